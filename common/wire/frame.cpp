@@ -1,0 +1,22 @@
+// Frame header validation: every frame from a peer passes here before any byte is used.
+#include "common/wire/frame.h"
+
+#include <string>
+
+namespace rgpu::wire {
+
+Status validate(const FrameHeader& h) {
+  if (h.magic != kFrameMagic)
+    return RGPU_ERROR(kProtocol, "bad frame magic 0x" + std::to_string(h.magic) + " (not an rgpu peer?)");
+  if (h.kind < static_cast<uint16_t>(FrameKind::kControl) || h.kind > static_cast<uint16_t>(FrameKind::kLast))
+    return RGPU_ERROR(kProtocol, "unknown frame kind " + std::to_string(h.kind));
+  if (h.payload_len > kMaxPayload)
+    return RGPU_ERROR(kProtocol, "frame payload of " + std::to_string(h.payload_len) + " bytes exceeds the limit of " +
+                                     std::to_string(kMaxPayload));
+  if (h.bulk_len > kMaxBulk)
+    return RGPU_ERROR(kProtocol, "frame bulk of " + std::to_string(h.bulk_len) + " bytes exceeds the limit of " +
+                                     std::to_string(kMaxBulk));
+  return Status::ok();
+}
+
+}  // namespace rgpu::wire

@@ -1,0 +1,51 @@
+// The frame: a fixed 32-byte header, then `payload_len` bytes of payload (control FlatBuffer,
+// encoded call arguments or results), then `bulk_len` bytes of bulk data (memcpy contents) that
+// travel as separate scatter/gather segments and are never copied into the payload.
+// All integers are little-endian (both ends are x86-64; the header is validated, not trusted).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/status.h"
+
+namespace rgpu::wire {
+
+inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
+inline constexpr uint32_t kProtocolVersion = 1;
+
+enum class FrameKind : uint16_t {
+  kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)
+  kCall = 2,        // method = call id; payload = encoded arguments; bulk = input data
+  kReply = 3,       // method = call id; seq = the call's; payload = i32 status + outputs; bulk = output data
+  kAsyncError = 4,  // seq = the failed async call's; payload = i32 status + call id
+  kData = 5,        // seq = an async D2H copy's; bulk = its bytes, for the client to land
+  kCallback = 6,    // server -> client: run host callback; payload = u64 callback id
+  kOutput = 7,      // server -> client: device printf / worker stdout bytes in bulk
+  kLast = kOutput,
+};
+
+struct FrameHeader {
+  uint32_t magic;
+  uint16_t kind;
+  uint16_t flags;
+  uint32_t method;
+  uint32_t payload_len;
+  uint64_t seq;
+  uint64_t bulk_len;
+};
+static_assert(sizeof(FrameHeader) == 32);
+
+// Limits checked before anything is allocated for a frame.
+inline constexpr uint32_t kMaxPayload = 64u << 20;          // 64 MiB (module images travel in payload)
+inline constexpr uint64_t kMaxBulk = uint64_t{16} << 30;    // 16 GiB, one memcpy
+
+inline FrameHeader make_header(FrameKind kind, uint32_t method, uint64_t seq, uint32_t payload_len,
+                               uint64_t bulk_len, uint16_t flags = 0) {
+  return FrameHeader{kFrameMagic, static_cast<uint16_t>(kind), flags, method, payload_len, seq, bulk_len};
+}
+
+// Checks magic, kind and sizes; says what is wrong in the status.
+Status validate(const FrameHeader& h);
+
+}  // namespace rgpu::wire

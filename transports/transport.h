@@ -1,0 +1,57 @@
+// The transport interface: a reliable, ordered byte connection that moves frames
+// (header + payload + bulk segments) with gather writes, and receives into caller-chosen memory so
+// bulk data lands where it belongs without an extra copy.
+//
+// Each family lives in its own folder (tcp/, later shm/ and rdma/) and registers one line in
+// transport.cpp. Addresses are "host:port" (TCP) or "scheme://..." for other families.
+//
+// Threading: one thread may send while another receives. Concurrent senders must serialise
+// themselves (the client's call pipe and the server's reply path each hold one send lock).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "common/status.h"
+#include "common/wire/frame.h"
+
+namespace rgpu::transport {
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  // Writes header, payload and bulk segments as one frame. The header's lengths must match.
+  virtual Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
+                            std::span<const iovec> bulk) = 0;
+  // Reads exactly n bytes into dst (a frame header, a payload or bulk data).
+  virtual Status recv_exact(void* dst, size_t n) = 0;
+  // Reads and discards n bytes (bulk nobody wants, e.g. after an error).
+  virtual Status skip(uint64_t n) = 0;
+  // Wakes a blocked recv_exact with kClosed; both directions stop.
+  virtual void shutdown() = 0;
+  // For log lines: "tcp 127.0.0.1:51234".
+  virtual std::string peer() const = 0;
+
+  // Reads the next frame header and validates it.
+  Status recv_header(wire::FrameHeader& header);
+};
+
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  virtual Result<std::unique_ptr<Connection>> accept() = 0;
+  virtual std::string address() const = 0;  // the bound address, with the real port if 0 was asked
+  virtual bool is_loopback() const = 0;
+  // The listening socket's descriptor, so a forking server can close it in children.
+  virtual int native_handle() const = 0;
+};
+
+Result<std::unique_ptr<Connection>> connect(const std::string& address);
+Result<std::unique_ptr<Listener>> listen(const std::string& address);
+
+}  // namespace rgpu::transport
