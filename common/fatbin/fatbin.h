@@ -1,0 +1,74 @@
+// The fatbin container that nvcc embeds in host binaries, read without any NVIDIA library.
+// Layout facts (DESIGN.md, CUDA 13): wrapper (24 bytes, magic 0x466243B1, version 1 or 2 for
+// -rdc, pointer to the container); container header (16 bytes, magic 0xBA55ED50, u16 version,
+// u16 header size, u64 payload size); then entries, each with its own header (u16 kind 1 PTX /
+// 2 ELF, u32 header size at 4, u64 payload size at 8, u32 arch at 28, u64 flags at 40 with 0x2000
+// LZ4 and 0x8000 zstd, u64 uncompressed size at 56).
+//
+// Every read is bounds-checked against a caller-given limit: a truncated or corrupt fatbin yields
+// a Status that says what is wrong, never a crash.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rgpu::fatbin {
+
+inline constexpr uint32_t kWrapperMagic = 0x466243B1;
+inline constexpr uint32_t kContainerMagic = 0xBA55ED50;
+
+enum class EntryKind : uint16_t { kPtx = 1, kElf = 2 };
+enum class Compression { kNone, kLz4, kZstd };
+
+struct Entry {
+  EntryKind kind;
+  uint32_t arch;                      // e.g. 90 for sm_90 / compute_90
+  Compression compression;
+  uint64_t uncompressed_size;
+  std::span<const uint8_t> header;    // the entry's own header bytes (kept to rebuild a container)
+  std::span<const uint8_t> payload;   // as stored (possibly compressed)
+};
+
+struct Container {
+  std::span<const uint8_t> bytes;     // the whole container, header included
+  std::vector<Entry> entries;
+};
+
+// Reads a container that starts at `data` (at most data.size() bytes are touched).
+Result<Container> parse_container(std::span<const uint8_t> data);
+
+// Reads the containers that a registration wrapper (the pointer given to __cudaRegisterFatBinary)
+// refers to: one for version 1, each of the NULL-terminated list for version 2 (-rdc).
+// `readable` bounds how far into memory the container may be read (it lives in the host binary's
+// mapped image; callers pass a conservative bound found from /proc/self/maps).
+Result<std::vector<Container>> parse_wrapper(const void* wrapper, size_t (*readable)(const void* p));
+
+// The payload, decompressed if needed.
+Result<std::vector<uint8_t>> decompress(const Entry& entry);
+
+// A new container holding only the entries useful to a GPU of compute capability `arch`
+// (e.g. 90): the best ELF with arch <= `arch` of the same major family, and the newest PTX with
+// arch <= `arch` as a JIT fallback. Returns the full container when nothing matches.
+std::vector<uint8_t> select_for_arch(const Container& c, uint32_t arch);
+
+// 64-bit content hash (FNV-1a) used to key uploaded modules.
+uint64_t content_hash(std::span<const uint8_t> bytes);
+
+// Kernel parameter layout read from the image itself (for the emulated backend, which has no
+// cuFuncGetParamInfo): from an ELF's .nv.info.<kernel> EIATTR_KPARAM_INFO, or from PTX .entry
+// declarations.
+struct KernelParams {
+  std::string name;
+  struct Param {
+    uint32_t offset;
+    uint32_t size;
+  };
+  std::vector<Param> params;
+};
+Result<std::vector<KernelParams>> kernel_params(const Container& c);
+
+}  // namespace rgpu::fatbin

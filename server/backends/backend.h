@@ -1,0 +1,96 @@
+// A backend executes a session's calls: `cuda` on the real GPU, `emulated` in host memory.
+// The generated dispatchers call the CUDA Runtime through `cudart()`; the hand-written handlers
+// (modules, launches) use the rest of this interface.
+//
+// One backend instance lives in each session's worker process (rgpud forks one per client), so a
+// backend holds process-wide state freely and everything is released when the worker exits.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+struct cudaFuncAttributes;
+
+namespace rgpu::gen::cudart {
+struct Api;
+}
+
+namespace rgpu::server {
+
+struct KernelParam {
+  uint32_t offset;
+  uint32_t size;
+};
+
+struct LoadedFunction {
+  std::string name;
+  void* handle = nullptr;  // CUfunction, or the emulated backend's record
+  std::vector<KernelParam> params;
+};
+
+struct LoadedVariable {
+  std::string name;
+  uint64_t address = 0;  // device address
+  uint64_t size = 0;
+};
+
+struct LoadedModule {
+  void* handle = nullptr;  // CUmodule, or the emulated backend's record
+  std::vector<LoadedFunction> functions;  // in the order of the names asked for
+  std::vector<LoadedVariable> variables;
+};
+
+struct LaunchRequest {
+  void* function = nullptr;     // LoadedFunction::handle
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t shared_mem = 0;
+  void* stream = nullptr;       // the real cudaStream_t (already translated from the client id)
+  bool cooperative = false;
+  // The kernel's argument buffer, packed by the client at the offsets of the parameter layout.
+  std::span<const uint8_t> args;
+  const std::vector<KernelParam>* params = nullptr;
+};
+
+struct DeviceSummary {
+  std::string name;
+  uint64_t total_memory = 0;
+  int major = 0;
+  int minor = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* name() const = 0;
+  // Called once in the worker before the first call; loads libraries, creates the context.
+  virtual Status init() = 0;
+  virtual const gen::cudart::Api& cudart() const = 0;
+  virtual std::vector<DeviceSummary> devices() = 0;
+  // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
+  virtual uint32_t arch(int device) = 0;
+
+  // Returns a cudaError_t. Loads `image` (a fatbin container, cubin or PTX) and looks up each
+  // named function (with its parameter layout) and variable (address and size).
+  virtual int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
+                              const std::vector<std::string>& variables, LoadedModule* out) = 0;
+  virtual int32_t unload_module(void* module) = 0;
+  virtual int32_t launch(const LaunchRequest& request) = 0;
+  virtual int32_t function_attributes(void* function, cudaFuncAttributes* out) = 0;
+  // attr is a cudaFuncAttribute value.
+  virtual int32_t set_function_attribute(void* function, int attr, int value) = 0;
+  virtual int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem,
+                                              unsigned flags, int* num_blocks) = 0;
+  // Bytes of device memory this process holds now (for the session-end log line).
+  virtual uint64_t memory_in_use() = 0;
+};
+
+std::unique_ptr<Backend> make_cuda_backend();
+std::unique_ptr<Backend> make_emulated_backend();
+
+}  // namespace rgpu::server
