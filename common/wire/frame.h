@@ -38,7 +38,7 @@ static_assert(sizeof(FrameHeader) == 32);
 
 // Limits checked before anything is allocated for a frame.
 inline constexpr uint32_t kMaxPayload = 64u << 20;          // 64 MiB (module images travel in payload)
-inline constexpr uint64_t kMaxBulk = uint64_t{16} << 30;    // 16 GiB, one memcpy
+inline constexpr uint64_t kMaxBulk = uint64_t{256} << 20;   // 256 MiB; larger copies are chunked by the client
 
 inline FrameHeader make_header(FrameKind kind, uint32_t method, uint64_t seq, uint32_t payload_len,
                                uint64_t bulk_len, uint16_t flags = 0) {
