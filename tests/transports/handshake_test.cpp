@@ -1,0 +1,260 @@
+// The handshake over real TCP connections: success with and without a token, refusals with
+// messages both sides can act on, and bad client input answered with an error.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+
+#include "common/wire/control.h"
+#include "tests/transports/connected_pair.h"
+#include "transports/handshake.h"
+
+using namespace rgpu;
+using namespace rgpu::transport;
+using Catch::Contains;
+
+namespace {
+
+ClientIdentity client_identity() { return ClientIdentity{1, 0x1234abcd5678ef00ull, "0.1.0", "laptop", 4242}; }
+ServerIdentity server_identity(std::string token) {
+  return ServerIdentity{1, 0x1234abcd5678ef00ull, "0.1.0", std::move(token)};
+}
+
+Welcome sample_welcome() {
+  return Welcome{77, "emulated", {{0, "Emulated H200", 141ull << 30, 9, 0}, {1, "Emulated L4", 24ull << 30, 8, 9}}};
+}
+
+struct Outcome {
+  Status server;
+  Status client;
+  ClientIdentity seen_by_server;
+  Welcome welcome;
+};
+
+// Runs both sides; the server welcomes the client if it authenticated.
+Outcome run_handshake(const ClientIdentity& client, std::string_view client_token, const ServerIdentity& server) {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  Outcome out;
+  auto server_side = std::async(std::launch::async, [&] {
+    Status s = server_authenticate(*pair.server, server, &out.seen_by_server);
+    if (s.is_ok()) s = send_welcome(*pair.server, sample_welcome());
+    return s;
+  });
+  out.client = client_handshake(*pair.client, client, client_token, &out.welcome);
+  out.server = server_side.get();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("handshake: a client without a token joins a server without one") {
+  Outcome o = run_handshake(client_identity(), "", server_identity(""));
+  REQUIRE(o.server.is_ok());
+  REQUIRE(o.client.is_ok());
+  CHECK(o.seen_by_server.protocol_version == 1);
+  CHECK(o.seen_by_server.api_hash == 0x1234abcd5678ef00ull);
+  CHECK(o.seen_by_server.client_version == "0.1.0");
+  CHECK(o.seen_by_server.host == "laptop");
+  CHECK(o.seen_by_server.pid == 4242);
+  CHECK(o.welcome.session_id == 77);
+  CHECK(o.welcome.backend == "emulated");
+  REQUIRE(o.welcome.devices.size() == 2);
+  CHECK(o.welcome.devices[0].name == "Emulated H200");
+  CHECK(o.welcome.devices[0].total_memory == 141ull << 30);
+  CHECK(o.welcome.devices[0].major == 9);
+  CHECK(o.welcome.devices[1].ordinal == 1);
+  CHECK(o.welcome.devices[1].minor == 9);
+}
+
+TEST_CASE("handshake: the right token is accepted") {
+  Outcome o = run_handshake(client_identity(), "s3cret", server_identity("s3cret"));
+  CHECK(o.server.is_ok());
+  CHECK(o.client.is_ok());
+  CHECK(o.welcome.session_id == 77);
+}
+
+TEST_CASE("handshake: a client token is ignored by a server that needs none") {
+  Outcome o = run_handshake(client_identity(), "s3cret", server_identity(""));
+  CHECK(o.server.is_ok());
+  CHECK(o.client.is_ok());
+}
+
+TEST_CASE("handshake: a wrong token is refused, with the same message on both sides") {
+  Outcome o = run_handshake(client_identity(), "guess", server_identity("s3cret"));
+  const char* reason = "authentication failed: the client's RGPU_TOKEN does not match the server's";
+  CHECK(o.server.code() == Code::kAuth);
+  CHECK_THAT(o.server.message(), Contains(reason));
+  CHECK(o.client.code() == Code::kAuth);
+  CHECK_THAT(o.client.message(), Contains(reason));
+  CHECK(o.seen_by_server.host == "laptop");  // the server can log who was refused
+}
+
+TEST_CASE("handshake: a missing token is refused with a hint to set RGPU_TOKEN") {
+  Outcome o = run_handshake(client_identity(), "", server_identity("s3cret"));
+  CHECK(o.server.code() == Code::kAuth);
+  CHECK(o.client.code() == Code::kAuth);
+  CHECK_THAT(o.server.message(), Contains("set RGPU_TOKEN"));
+  CHECK_THAT(o.client.message(), Contains("set RGPU_TOKEN"));
+}
+
+TEST_CASE("handshake: a protocol version mismatch names both versions") {
+  ClientIdentity newer = client_identity();
+  newer.protocol_version = 2;
+  newer.client_version = "0.2.0";
+  Outcome o = run_handshake(newer, "", server_identity(""));
+  for (const Status& s : {o.server, o.client}) {
+    CHECK(s.code() == Code::kAuth);
+    CHECK_THAT(s.message(), Contains("protocol version mismatch: client speaks 2, server speaks 1"));
+    CHECK_THAT(s.message(), Contains("upgrade rgpu on the older side"));
+    CHECK_THAT(s.message(), Contains("client rgpu 0.2.0, server rgpu 0.1.0"));
+  }
+}
+
+TEST_CASE("handshake: an API hash mismatch names both hashes in hex") {
+  ClientIdentity other = client_identity();
+  other.api_hash = 0xfeed;
+  Outcome o = run_handshake(other, "", server_identity(""));
+  for (const Status& s : {o.server, o.client}) {
+    CHECK(s.code() == Code::kAuth);
+    CHECK_THAT(s.message(), Contains("client API hash 0x000000000000feed"));
+    CHECK_THAT(s.message(), Contains("server API hash 0x1234abcd5678ef00"));
+  }
+}
+
+TEST_CASE("handshake: a server that cannot start the session refuses after authenticating") {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  auto server_side = std::async(std::launch::async, [&] {
+    ClientIdentity who;
+    RGPU_TRY(server_authenticate(*pair.server, server_identity(""), &who));
+    return send_refused(*pair.server, "no GPU is free: all 8 devices are fully sliced");
+  });
+  Welcome w;
+  Status s = client_handshake(*pair.client, client_identity(), "", &w);
+  CHECK(server_side.get().is_ok());
+  CHECK(s.code() == Code::kAuth);
+  CHECK_THAT(s.message(), Contains("refused the session: no GPU is free: all 8 devices are fully sliced"));
+}
+
+namespace {
+
+// What the server made of raw client bytes, and the reason of the Refused it answered with.
+struct ServerVerdict {
+  Status server;
+  std::string refusal;  // empty when it sent none
+};
+
+// Connects a plain socket, writes `bytes` (then half-closes unless keep_open), and lets the server
+// authenticate whatever arrives.
+ServerVerdict feed_server(std::span<const uint8_t> bytes, bool keep_open = false,
+                          std::chrono::milliseconds timeout = std::chrono::milliseconds{0}) {
+  auto listener = transport::listen("127.0.0.1:0");
+  REQUIRE(listener.is_ok());
+  auto server_side = std::async(std::launch::async, [&] {
+    RGPU_ASSIGN_OR_RETURN(auto connection, listener.value()->accept());
+    ClientIdentity who;
+    return server_authenticate(*connection, server_identity("s3cret"), &who, timeout);
+  });  // the server's connection closes when it returns, ending the raw client's read below
+  test::RawSocket raw(listener.value()->address());
+  raw.write_all(bytes);
+  if (!keep_open) raw.close_write();
+  ServerVerdict verdict;
+  verdict.server = server_side.get();
+  std::vector<uint8_t> reply = raw.read_to_end();
+  wire::FrameHeader h{};
+  if (reply.size() >= sizeof h) {
+    std::memcpy(&h, reply.data(), sizeof h);
+    REQUIRE(wire::validate(h).is_ok());
+    REQUIRE(h.method == static_cast<uint32_t>(wire::fb::ControlType::Refused));
+    REQUIRE(reply.size() == sizeof h + h.payload_len);
+    std::vector<uint8_t> payload(reply.begin() + sizeof h, reply.end());
+    auto refused = wire::verify_control<wire::fb::Refused>(payload);
+    REQUIRE(refused.is_ok());
+    verdict.refusal = wire::view(refused.value()->reason());
+  }
+  return verdict;
+}
+
+std::vector<uint8_t> frame_bytes(const wire::FrameHeader& h, std::span<const uint8_t> payload) {
+  std::vector<uint8_t> bytes(sizeof h);
+  std::memcpy(bytes.data(), &h, sizeof h);
+  bytes.insert(bytes.end(), payload.begin(), payload.end());
+  return bytes;
+}
+
+std::vector<uint8_t> hello_payload() {
+  flatbuffers::FlatBufferBuilder b;
+  b.Finish(wire::fb::CreateHelloDirect(b, 1, 0x1234abcd5678ef00ull, "0.1.0", "laptop", 1));
+  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+wire::FrameHeader hello_header(uint32_t payload_len, uint64_t bulk_len = 0) {
+  return wire::make_header(wire::FrameKind::kControl, static_cast<uint32_t>(wire::fb::ControlType::Hello), 0,
+                           payload_len, bulk_len);
+}
+
+}  // namespace
+
+TEST_CASE("handshake: bytes that are not rgpu's are refused, not trusted") {
+  // Exactly one header's worth, all of which the server reads: closing a socket with unread
+  // input resets the connection, which could discard the refusal before the client reads it.
+  const std::string http = "GET / HTTP/1.1\r\nHost: gpu-17\r\n\r\n";
+  REQUIRE(http.size() == sizeof(wire::FrameHeader));
+  ServerVerdict v = feed_server({reinterpret_cast<const uint8_t*>(http.data()), http.size()});
+  CHECK(v.server.code() == Code::kProtocol);
+  CHECK_THAT(v.server.message(), Contains("bad frame magic"));
+  CHECK_THAT(v.refusal, Contains("bad frame magic"));
+}
+
+TEST_CASE("handshake: a Hello that is not a valid FlatBuffer is refused") {
+  std::vector<uint8_t> junk(64, 0xA5);
+  ServerVerdict v = feed_server(frame_bytes(hello_header(64), junk));
+  CHECK(v.server.code() == Code::kProtocol);
+  CHECK_THAT(v.server.message(), Contains("malformed control message Hello"));
+  CHECK_THAT(v.refusal, Contains("malformed control message Hello"));
+}
+
+TEST_CASE("handshake: a truncated Hello ends the handshake with kClosed") {
+  auto payload = hello_payload();
+  auto bytes = frame_bytes(hello_header(static_cast<uint32_t>(payload.size())), payload);
+  bytes.resize(bytes.size() - 5);
+  ServerVerdict v = feed_server(bytes);
+  CHECK(v.server.code() == Code::kClosed);
+  CHECK(v.refusal.empty());  // nobody is left to tell
+}
+
+TEST_CASE("handshake: an oversized Hello is refused before anything is allocated for it") {
+  ServerVerdict v = feed_server(frame_bytes(hello_header(kMaxHandshakePayload + 1), {}), /*keep_open=*/true);
+  CHECK(v.server.code() == Code::kProtocol);
+  CHECK_THAT(v.server.message(), Contains("exceeds the limit"));
+  CHECK_THAT(v.refusal, Contains("exceeds the limit"));
+}
+
+TEST_CASE("handshake: a Hello with bulk data is refused") {
+  ServerVerdict v = feed_server(frame_bytes(hello_header(100, 1 << 30), {}), /*keep_open=*/true);
+  CHECK(v.server.code() == Code::kProtocol);
+  CHECK_THAT(v.refusal, Contains("bulk"));
+}
+
+TEST_CASE("handshake: a client that says nothing is dropped after the timeout") {
+  const auto start = std::chrono::steady_clock::now();
+  ServerVerdict v = feed_server({}, /*keep_open=*/true, std::chrono::milliseconds(200));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(v.server.code() == Code::kClosed);
+  CHECK_THAT(v.server.message(), Contains("no complete handshake within 200 ms"));
+  CHECK(waited >= std::chrono::milliseconds(200));
+  CHECK(waited < std::chrono::seconds(5));
+}
+
+TEST_CASE("handshake: a timeout that does not pass changes nothing") {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  auto server_side = std::async(std::launch::async, [&] {
+    ClientIdentity who;
+    RGPU_TRY(server_authenticate(*pair.server, server_identity(""), &who, std::chrono::seconds(30)));
+    return send_welcome(*pair.server, sample_welcome());
+  });
+  Welcome w;
+  CHECK(client_handshake(*pair.client, client_identity(), "", &w).is_ok());
+  CHECK(server_side.get().is_ok());
+  CHECK(w.session_id == 77);
+}

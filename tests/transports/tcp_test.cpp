@@ -1,0 +1,113 @@
+// TCP specifics: address parsing, loopback detection, socket options, connect and bind failures.
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <fstream>
+#include <future>
+
+#include "tests/transports/connected_pair.h"
+#include "transports/tcp/tcp_address.h"
+#include "transports/tcp/tcp_connection.h"
+
+using namespace rgpu;
+using transport::tcp::parse_address;
+
+namespace {
+
+int int_option(int fd, int level, int option) {
+  int value = -1;
+  socklen_t len = sizeof value;
+  REQUIRE(getsockopt(fd, level, option, &value, &len) == 0);
+  return value;
+}
+
+int64_t sysctl_value(const char* path) {
+  std::ifstream in(path);
+  int64_t v = 0;
+  in >> v;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("tcp: addresses parse as host:port and [v6]:port") {
+  auto a = parse_address("gpu-7.example:7000");
+  REQUIRE(a.is_ok());
+  CHECK(a->host == "gpu-7.example");
+  CHECK(a->port == 7000);
+  auto b = parse_address("[::1]:0");
+  REQUIRE(b.is_ok());
+  CHECK(b->host == "::1");
+  CHECK(b->port == 0);
+  auto c = parse_address(":7000");
+  REQUIRE(c.is_ok());
+  CHECK(c->host.empty());
+}
+
+TEST_CASE("tcp: malformed addresses are rejected with the reason") {
+  const char* bad = GENERATE("gpu", "gpu:", "gpu:http", "gpu:65536", "gpu:-1", "::1:7000", "[::1]7000", "[::1:7000",
+                             "");
+  auto r = parse_address(bad);
+  CHECK(r.status().code() == Code::kInvalidArgument);
+  CHECK_THAT(r.status().message(), Catch::Contains("expected host:port"));
+}
+
+TEST_CASE("tcp: loopback is 127.0.0.0/8 and ::1, and not the wildcard address") {
+  auto v4 = transport::tcp::listen("127.0.0.1:0");
+  REQUIRE(v4.is_ok());
+  CHECK(v4.value()->is_loopback());
+  CHECK(v4.value()->address().starts_with("127.0.0.1:"));
+  auto other = transport::tcp::listen("127.1.2.3:0");
+  REQUIRE(other.is_ok());
+  CHECK(other.value()->is_loopback());
+  auto v6 = transport::tcp::listen("[::1]:0");
+  REQUIRE(v6.is_ok());
+  CHECK(v6.value()->is_loopback());
+  CHECK(v6.value()->address().starts_with("[::1]:"));
+  auto any = transport::tcp::listen("0.0.0.0:0");
+  REQUIRE(any.is_ok());
+  CHECK_FALSE(any.value()->is_loopback());
+}
+
+TEST_CASE("tcp: sockets have TCP_NODELAY, close-on-exec and the configured buffers") {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  const bool big_buffers_allowed = sysctl_value("/proc/sys/net/core/rmem_max") >= (4 << 20) &&
+                                   sysctl_value("/proc/sys/net/core/wmem_max") >= (4 << 20);
+  for (auto* c : {pair.client.get(), pair.server.get()}) {
+    int fd = static_cast<transport::tcp::TcpConnection*>(c)->native_handle();
+    CHECK(int_option(fd, IPPROTO_TCP, TCP_NODELAY) != 0);
+    CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
+    if (big_buffers_allowed) {  // the kernel reports twice the size asked for
+      CHECK(int_option(fd, SOL_SOCKET, SO_RCVBUF) >= (4 << 20));
+      CHECK(int_option(fd, SOL_SOCKET, SO_SNDBUF) >= (4 << 20));
+    }
+  }
+  CHECK((fcntl(pair.listener->native_handle(), F_GETFD) & FD_CLOEXEC) != 0);
+  CHECK(int_option(pair.listener->native_handle(), SOL_SOCKET, SO_REUSEADDR) != 0);
+  CHECK(pair.client->peer() == "tcp " + pair.listener->address());
+  CHECK(pair.server->peer().starts_with("tcp 127.0.0.1:"));
+}
+
+TEST_CASE("tcp: connecting where nobody listens is kUnavailable and names the address") {
+  std::string address;
+  {
+    auto l = transport::tcp::listen("127.0.0.1:0");  // a port that was free a moment ago
+    REQUIRE(l.is_ok());
+    address = l.value()->address();
+  }
+  auto c = transport::tcp::connect(address);
+  CHECK(c.status().code() == Code::kUnavailable);
+  CHECK_THAT(c.status().message(), Catch::Contains("cannot connect to " + address));
+}
+
+TEST_CASE("tcp: listening on a port already in use fails with the reason") {
+  auto first = transport::tcp::listen("127.0.0.1:0");
+  REQUIRE(first.is_ok());
+  auto second = transport::tcp::listen(first.value()->address());
+  CHECK(second.status().code() == Code::kUnavailable);
+  CHECK_THAT(second.status().message(), Catch::Contains("bind"));
+}

@@ -1,0 +1,223 @@
+// The connection handshake: Hello, Challenge, Proof, then Welcome or Refused.
+#include "transports/handshake.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <stop_token>
+#include <thread>
+
+#include "common/auth.h"
+#include "common/wire/control.h"
+
+namespace rgpu::transport {
+
+namespace fb = wire::fb;
+
+namespace {
+
+Status send_control(Connection& connection, fb::ControlType type, const flatbuffers::FlatBufferBuilder& builder) {
+  return connection.send_frame(wire::control_header(type, builder.GetSize()), wire::control_bytes(builder), {});
+}
+
+// Reads the next handshake message into payload: it must be `want`, or Refused when the peer is
+// the server. The header is validated and the size bounded before anything is allocated.
+Status recv_message(Connection& connection, fb::ControlType want, bool refusal_allowed, std::vector<uint8_t>& payload,
+                    bool* refused) {
+  wire::FrameHeader header;
+  RGPU_TRY(connection.recv_header(header));
+  *refused = refusal_allowed && header.kind == static_cast<uint16_t>(wire::FrameKind::kControl) &&
+             header.method == static_cast<uint32_t>(fb::ControlType::Refused);
+  RGPU_TRY(wire::expect_control(header, *refused ? fb::ControlType::Refused : want));
+  if (header.payload_len > kMaxHandshakePayload)
+    return RGPU_ERROR(kProtocol, "handshake message " + wire::control_type_name(header.method) + " of " +
+                                     std::to_string(header.payload_len) + " bytes exceeds the limit of " +
+                                     std::to_string(kMaxHandshakePayload));
+  payload.resize(header.payload_len);
+  return connection.recv_exact(payload.data(), payload.size());
+}
+
+std::string hex64(uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// Why a client and a server cannot talk, naming both sides' versions; empty when they can.
+std::string incompatibility(uint32_t client_protocol, uint64_t client_api, std::string_view client_version,
+                            uint32_t server_protocol, uint64_t server_api, std::string_view server_version) {
+  const std::string versions =
+      " (client rgpu " + std::string(client_version) + ", server rgpu " + std::string(server_version) + ")";
+  if (client_protocol != server_protocol)
+    return "protocol version mismatch: client speaks " + std::to_string(client_protocol) + ", server speaks " +
+           std::to_string(server_protocol) + " — upgrade rgpu on the older side" + versions;
+  if (client_api != server_api)
+    return "API mismatch: client API hash " + hex64(client_api) + ", server API hash " + hex64(server_api) +
+           " — client and server were generated from different CUDA API specs; install the same rgpu build "
+           "on both sides" +
+           versions;
+  return {};
+}
+
+// The message of a status without its file:line trail: what a peer is told.
+std::string_view first_line(const Status& status) {
+  std::string_view m = status.message();
+  return m.substr(0, m.find('\n'));
+}
+
+// Shuts the connection down if the handshake is still running when the timeout passes.
+class Watchdog {
+ public:
+  Watchdog(Connection& connection, std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) return;
+    thread_ = std::jthread([this, &connection, timeout](std::stop_token stop) {
+      std::mutex mutex;
+      std::condition_variable_any cv;
+      std::unique_lock lock(mutex);
+      if (!cv.wait_for(lock, stop, timeout, [&] { return stop.stop_requested(); })) {
+        expired_.store(true);
+        connection.shutdown();
+      }
+    });
+  }
+  // Stops watching; true when the timeout had already passed.
+  bool finish() {
+    if (thread_.joinable()) {
+      thread_.request_stop();
+      thread_.join();
+    }
+    return expired_.load();
+  }
+
+ private:
+  std::atomic<bool> expired_{false};
+  std::jthread thread_;
+};
+
+Status authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out) {
+  std::vector<uint8_t> payload;
+  bool refused = false;
+  RGPU_TRY(recv_message(connection, fb::ControlType::Hello, false, payload, &refused));
+  RGPU_ASSIGN_OR_RETURN(const fb::Hello* hello, wire::verify_control<fb::Hello>(payload));
+  out->protocol_version = hello->protocol_version();
+  out->api_hash = hello->api_hash();
+  out->client_version = wire::view(hello->client_version());
+  out->host = wire::view(hello->host());
+  out->pid = hello->pid();
+
+  std::string problem = incompatibility(out->protocol_version, out->api_hash, out->client_version,
+                                        server.protocol_version, server.api_hash, server.server_version);
+  if (!problem.empty()) return RGPU_ERROR(kAuth, problem);
+
+  const auth::Nonce nonce = auth::random_nonce();
+  const bool auth_required = !server.token.empty();
+  flatbuffers::FlatBufferBuilder builder(256);
+  builder.Finish(fb::CreateChallenge(builder, server.protocol_version, server.api_hash,
+                                     builder.CreateString(server.server_version),
+                                     builder.CreateVector(nonce.data(), nonce.size()), auth_required));
+  RGPU_TRY(send_control(connection, fb::ControlType::Challenge, builder));
+
+  RGPU_TRY(recv_message(connection, fb::ControlType::Proof, false, payload, &refused));
+  RGPU_ASSIGN_OR_RETURN(const fb::Proof* proof, wire::verify_control<fb::Proof>(payload));
+  if (!auth_required) return Status::ok();
+  std::span<const uint8_t> mac;
+  if (proof->mac()) mac = {proof->mac()->data(), proof->mac()->size()};
+  if (mac.empty())
+    return RGPU_ERROR(kAuth, "authentication required: this server has a token and the client sent none — set "
+                             "RGPU_TOKEN on the client to the server's token");
+  const auth::Mac expected = auth::hmac_sha256(server.token, nonce);
+  if (!auth::equal_constant_time(mac, expected))
+    return RGPU_ERROR(kAuth, "authentication failed: the client's RGPU_TOKEN does not match the server's");
+  return Status::ok();
+}
+
+}  // namespace
+
+Status server_authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out,
+                           std::chrono::milliseconds timeout) {
+  Watchdog watchdog(connection, timeout);
+  Status status = authenticate(connection, server, out);
+  if (watchdog.finish())
+    return RGPU_ERROR(kClosed, "client " + connection.peer() + " sent no complete handshake within " +
+                                   std::to_string(timeout.count()) + " ms");
+  if (status.is_ok() || status.code() == Code::kClosed) return status;
+  // Best effort: the peer may be gone or not an rgpu client at all; the original error is what counts.
+  (void)send_refused(connection, first_line(status));
+  return status;
+}
+
+Status send_welcome(Connection& connection, const Welcome& welcome) {
+  flatbuffers::FlatBufferBuilder builder(512);
+  std::vector<flatbuffers::Offset<fb::DeviceInfo>> devices;
+  devices.reserve(welcome.devices.size());
+  for (const DeviceInfo& d : welcome.devices)
+    devices.push_back(fb::CreateDeviceInfo(builder, d.ordinal, builder.CreateString(d.name), d.total_memory,
+                                           d.major, d.minor));
+  builder.Finish(fb::CreateWelcome(builder, welcome.session_id, builder.CreateString(welcome.backend),
+                                   builder.CreateVector(devices)));
+  if (builder.GetSize() > kMaxHandshakePayload)
+    return RGPU_ERROR(kInvalidArgument, "Welcome of " + std::to_string(builder.GetSize()) +
+                                            " bytes exceeds the handshake limit of " +
+                                            std::to_string(kMaxHandshakePayload));
+  return send_control(connection, fb::ControlType::Welcome, builder);
+}
+
+Status send_refused(Connection& connection, std::string_view reason) {
+  flatbuffers::FlatBufferBuilder builder(256);
+  // A reason longer than a handshake message may carry is cut, so the client can still read it.
+  wire::build_refused(builder, reason.substr(0, kMaxHandshakePayload / 2));
+  return send_control(connection, fb::ControlType::Refused, builder);
+}
+
+Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token, Welcome* out) {
+  flatbuffers::FlatBufferBuilder builder(256);
+  builder.Finish(fb::CreateHello(builder, client.protocol_version, client.api_hash,
+                                 builder.CreateString(client.client_version), builder.CreateString(client.host),
+                                 client.pid));
+  RGPU_TRY(send_control(connection, fb::ControlType::Hello, builder));
+
+  std::vector<uint8_t> payload;
+  bool refused = false;
+  auto refusal = [&]() -> Status {
+    RGPU_ASSIGN_OR_RETURN(const fb::Refused* r, wire::verify_control<fb::Refused>(payload));
+    return RGPU_ERROR(kAuth, "rgpud at " + connection.peer() + " refused the session: " +
+                                 std::string(wire::view(r->reason())));
+  };
+
+  RGPU_TRY(recv_message(connection, fb::ControlType::Challenge, true, payload, &refused));
+  if (refused) return refusal();
+  RGPU_ASSIGN_OR_RETURN(const fb::Challenge* challenge, wire::verify_control<fb::Challenge>(payload));
+  std::string problem = incompatibility(client.protocol_version, client.api_hash, client.client_version,
+                                        challenge->protocol_version(), challenge->api_hash(),
+                                        wire::view(challenge->server_version()));
+  if (!problem.empty()) return RGPU_ERROR(kAuth, problem);
+
+  builder.Clear();
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> mac;
+  if (challenge->auth_required() && !token.empty()) {
+    const auto* nonce = challenge->nonce();
+    if (!nonce || nonce->size() != auth::kNonceSize)
+      return RGPU_ERROR(kProtocol, "server challenge carries a nonce of " + std::to_string(nonce ? nonce->size() : 0) +
+                                       " bytes, not " + std::to_string(auth::kNonceSize));
+    const auth::Mac m = auth::hmac_sha256(token, {nonce->data(), nonce->size()});
+    mac = builder.CreateVector(m.data(), m.size());
+  }
+  builder.Finish(fb::CreateProof(builder, mac));
+  RGPU_TRY(send_control(connection, fb::ControlType::Proof, builder));
+
+  RGPU_TRY(recv_message(connection, fb::ControlType::Welcome, true, payload, &refused));
+  if (refused) return refusal();
+  RGPU_ASSIGN_OR_RETURN(const fb::Welcome* welcome, wire::verify_control<fb::Welcome>(payload));
+  out->session_id = welcome->session_id();
+  out->backend = wire::view(welcome->backend());
+  out->devices.clear();
+  if (welcome->devices()) {
+    for (const fb::DeviceInfo* d : *welcome->devices())
+      out->devices.push_back(DeviceInfo{d->ordinal(), std::string(wire::view(d->name())), d->total_memory(),
+                                        d->major(), d->minor()});
+  }
+  return Status::ok();
+}
+
+}  // namespace rgpu::transport

@@ -1,0 +1,72 @@
+// The connection handshake, over any Connection:
+//   client Hello{protocol, api hash, version, host, pid}
+//   server Challenge{protocol, api hash, version, nonce, auth_required}
+//   client Proof{HMAC-SHA256(token, nonce)}
+//   server Welcome{session id, backend, devices} | Refused{reason}
+// The server side has two steps because it initialises its GPU backend between them. The protocol
+// version and API hash come from the caller (which knows the generated kApiHash), so transports
+// do not depend on generated code. Every message is verified before use; a peer's bad input is a
+// Status, never a crash.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+#include "transports/transport.h"
+
+namespace rgpu::transport {
+
+struct ClientIdentity {
+  uint32_t protocol_version = 0;
+  uint64_t api_hash = 0;
+  std::string client_version;  // rgpu version, for messages
+  std::string host;
+  uint32_t pid = 0;
+};
+
+struct ServerIdentity {
+  uint32_t protocol_version = 0;
+  uint64_t api_hash = 0;
+  std::string server_version;
+  std::string token;  // empty: no authentication required
+};
+
+struct DeviceInfo {
+  int32_t ordinal = 0;
+  std::string name;
+  uint64_t total_memory = 0;
+  int32_t major = 0;
+  int32_t minor = 0;
+};
+
+struct Welcome {
+  uint64_t session_id = 0;
+  std::string backend;  // "cuda" or "emulated"
+  std::vector<DeviceInfo> devices;
+};
+
+// Control frames of the handshake are small; a larger payload is refused before allocation.
+inline constexpr uint32_t kMaxHandshakePayload = 64 << 10;
+
+// Runs the client side. A refusal comes back as Code::kAuth carrying the server's reason; an
+// empty token sends an empty proof (a server that requires one refuses, saying to set RGPU_TOKEN).
+Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
+                        Welcome* out);
+
+// Server step one: reads and checks the Hello, sends the Challenge, checks the Proof. On any
+// failure it sends Refused with the reason (when the connection still works) before returning the
+// error. *out is filled as soon as a Hello is read, so a caller can log who was refused.
+// A non-zero timeout bounds the whole step: when it passes the connection is shut down and the
+// step fails with kClosed ("no handshake within ...").
+Status server_authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out,
+                           std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
+
+// Server step two: accept the session, or refuse it (e.g. the backend could not start).
+Status send_welcome(Connection& connection, const Welcome& welcome);
+Status send_refused(Connection& connection, std::string_view reason);
+
+}  // namespace rgpu::transport

@@ -1,0 +1,170 @@
+// TCP connections: connecting, framing onto the byte stream, and socket tuning.
+#include "transports/tcp/tcp_connection.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "transports/tcp/tcp_address.h"
+#include "transports/tcp/tcp_context.h"
+
+namespace rgpu::transport::tcp {
+
+namespace asio = boost::asio;
+
+namespace {
+
+const Tunable kTcpBuffer{"RGPU_TCP_BUFFER", "4194304",
+                         "TCP socket send/receive buffer in bytes; 0, or more than net.core.[rw]mem_max, "
+                         "leaves the kernel's autotuning"};
+
+constexpr size_t kSkipChunk = 64 << 10;
+
+// asio's transfer_all() caps every system call at 64 KiB; bulk data moves in far larger calls.
+struct TransferEverything {
+  size_t operator()(const boost::system::error_code& ec, size_t) const {
+    return ec ? 0 : size_t{1} << 30;
+  }
+};
+
+int64_t read_sysctl(const char* path) {
+  std::ifstream in(path);
+  int64_t value = 0;
+  return in >> value ? value : 0;
+}
+
+// Setting a size switches off autotuning, and the kernel clamps it to its maximum; a clamped,
+// fixed buffer is worse than autotuning, so a size the kernel would clamp is not applied.
+void set_one_buffer(int fd, int option, const char* option_name, int64_t want, int64_t kernel_max) {
+  if (want > kernel_max) {
+    RGPU_LOG_DEBUG("tcp: %s of %lld exceeds the kernel maximum %lld; keeping autotuning", option_name,
+                   static_cast<long long>(want), static_cast<long long>(kernel_max));
+    return;
+  }
+  int value = static_cast<int>(want);
+  if (setsockopt(fd, SOL_SOCKET, option, &value, sizeof value) != 0)
+    RGPU_LOG_WARN("tcp: setsockopt(%s, %d) failed: %s", option_name, value, std::strerror(errno));
+}
+
+}  // namespace
+
+void set_buffer_sizes(int fd) {
+  static const int64_t rmem_max = read_sysctl("/proc/sys/net/core/rmem_max");
+  static const int64_t wmem_max = read_sysctl("/proc/sys/net/core/wmem_max");
+  const int64_t want = kTcpBuffer.get_int();
+  if (want <= 0) return;
+  set_one_buffer(fd, SO_SNDBUF, "SO_SNDBUF", want, wmem_max);
+  set_one_buffer(fd, SO_RCVBUF, "SO_RCVBUF", want, rmem_max);
+}
+
+Status set_close_on_exec(int fd) {
+  int flags = fcntl(fd, F_GETFD);
+  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0)
+    return RGPU_ERROR(kIo, std::string("fcntl(FD_CLOEXEC) failed: ") + std::strerror(errno));
+  return Status::ok();
+}
+
+TcpConnection::TcpConnection(asio::ip::tcp::socket socket, std::string peer)
+    : socket_(std::move(socket)), peer_(std::move(peer)) {
+  send_buffers_.reserve(8);
+}
+
+Result<std::unique_ptr<Connection>> TcpConnection::adopt(asio::ip::tcp::socket socket) {
+  boost::system::error_code ec;
+  auto remote = socket.remote_endpoint(ec);
+  if (ec) return RGPU_ERROR(kClosed, "TCP peer went away before the connection was set up: " + ec.message());
+  socket.set_option(asio::ip::tcp::no_delay(true), ec);
+  if (ec) return RGPU_ERROR(kIo, "cannot set TCP_NODELAY: " + ec.message());
+  return std::unique_ptr<Connection>(new TcpConnection(std::move(socket), "tcp " + format_endpoint(remote)));
+}
+
+Status TcpConnection::io_error(const boost::system::error_code& ec, const char* what, uint64_t done,
+                               uint64_t want) const {
+  std::string progress = " after " + std::to_string(done) + " of " + std::to_string(want) + " bytes";
+  if (shut_down_.load(std::memory_order_acquire))
+    return RGPU_ERROR(kClosed, "connection " + peer_ + " was shut down (" + what + progress + ")");
+  if (ec == asio::error::eof)
+    return RGPU_ERROR(kClosed, "peer " + peer_ + " closed the connection (" + what + progress + ")");
+  if (ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+      ec == asio::error::connection_aborted)
+    return RGPU_ERROR(kClosed, "connection " + peer_ + " lost: " + ec.message() + " (" + what + progress + ")");
+  return RGPU_ERROR(kIo, std::string(what) + " on " + peer_ + " failed: " + ec.message() + progress);
+}
+
+Status TcpConnection::send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
+                                 std::span<const iovec> bulk) {
+  send_buffers_.clear();
+  send_buffers_.emplace_back(&header, sizeof header);
+  if (!payload.empty()) send_buffers_.emplace_back(payload.data(), payload.size());
+  uint64_t bulk_bytes = 0;
+  for (const iovec& segment : bulk) {
+    if (segment.iov_len == 0) continue;
+    send_buffers_.emplace_back(segment.iov_base, segment.iov_len);
+    bulk_bytes += segment.iov_len;
+  }
+  if (payload.size() != header.payload_len || bulk_bytes != header.bulk_len)
+    return RGPU_ERROR(kInvalidArgument, "frame header says " + std::to_string(header.payload_len) + " + " +
+                                            std::to_string(header.bulk_len) + " bytes but " +
+                                            std::to_string(payload.size()) + " + " + std::to_string(bulk_bytes) +
+                                            " were given");
+  const uint64_t total = sizeof header + payload.size() + bulk_bytes;
+  boost::system::error_code ec;
+  size_t sent = asio::write(socket_, send_buffers_, TransferEverything{}, ec);
+  if (ec) return io_error(ec, "send", sent, total);
+  return Status::ok();
+}
+
+Status TcpConnection::recv_exact(void* dst, size_t n) {
+  boost::system::error_code ec;
+  size_t got = asio::read(socket_, asio::buffer(dst, n), TransferEverything{}, ec);
+  if (ec) return io_error(ec, "receive", got, n);
+  return Status::ok();
+}
+
+Status TcpConnection::skip(uint64_t n) {
+  if (n == 0) return Status::ok();
+  if (!skip_buffer_) skip_buffer_ = std::make_unique<uint8_t[]>(kSkipChunk);
+  for (uint64_t left = n; left > 0;) {
+    size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, kSkipChunk));
+    boost::system::error_code ec;
+    size_t got = asio::read(socket_, asio::buffer(skip_buffer_.get(), chunk), ec);
+    if (ec) return io_error(ec, "skip", n - left + got, n);
+    left -= got;
+  }
+  return Status::ok();
+}
+
+void TcpConnection::shutdown() {
+  shut_down_.store(true, std::memory_order_release);
+  // The descriptor stays open until destruction, so a thread blocked on it cannot see it reused;
+  // shutdown(2) wakes that thread with end-of-file.
+  ::shutdown(socket_.native_handle(), SHUT_RDWR);
+}
+
+Result<std::unique_ptr<Connection>> connect(const std::string& address) {
+  RGPU_ASSIGN_OR_RETURN(HostPort hp, parse_address(address));
+  RGPU_ASSIGN_OR_RETURN(auto endpoints, resolve(hp, /*passive=*/false));
+  boost::system::error_code ec;
+  for (const auto& endpoint : endpoints) {
+    asio::ip::tcp::socket socket(sync_context());
+    socket.open(endpoint.protocol(), ec);
+    if (ec) continue;
+    RGPU_TRY(set_close_on_exec(socket.native_handle()));
+    set_buffer_sizes(socket.native_handle());  // before connect, so the window scale covers it
+    socket.connect(endpoint, ec);
+    if (!ec) return TcpConnection::adopt(std::move(socket));
+  }
+  return RGPU_ERROR(kUnavailable, "cannot connect to " + address + ": " + ec.message());
+}
+
+}  // namespace rgpu::transport::tcp

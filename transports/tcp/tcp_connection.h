@@ -1,0 +1,54 @@
+// TCP connections: synchronous Boost.Asio sockets with TCP_NODELAY, large socket buffers and
+// one gather write per frame. Also declares the family's entry points used by transport.cpp.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include "transports/transport.h"
+
+namespace rgpu::transport::tcp {
+
+class TcpConnection final : public Connection {
+ public:
+  // Takes a connected, close-on-exec socket and turns on TCP_NODELAY.
+  static Result<std::unique_ptr<Connection>> adopt(boost::asio::ip::tcp::socket socket);
+
+  Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
+                    std::span<const iovec> bulk) override;
+  Status recv_exact(void* dst, size_t n) override;
+  Status skip(uint64_t n) override;
+  void shutdown() override;
+  std::string peer() const override { return peer_; }
+
+  int native_handle() { return socket_.native_handle(); }
+
+ private:
+  TcpConnection(boost::asio::ip::tcp::socket socket, std::string peer);
+  Status io_error(const boost::system::error_code& ec, const char* what, uint64_t done, uint64_t want) const;
+
+  boost::asio::ip::tcp::socket socket_;
+  const std::string peer_;
+  std::atomic<bool> shut_down_{false};
+  std::vector<boost::asio::const_buffer> send_buffers_;  // reused by every send_frame
+  std::unique_ptr<uint8_t[]> skip_buffer_;               // made by the first skip
+};
+
+// Applies RGPU_TCP_BUFFER (SO_SNDBUF/SO_RCVBUF) to a socket before it connects or listens;
+// accepted sockets inherit the listener's sizes.
+void set_buffer_sizes(int fd);
+
+// Marks a descriptor close-on-exec, so a child a user program execs does not hold our connection
+// open after the program dies (the server would not see it go away).
+Status set_close_on_exec(int fd);
+
+// "host:port" or "[v6]:port".
+Result<std::unique_ptr<Connection>> connect(const std::string& address);
+// "host:port"; port 0 picks a free port, which the listener's address() reports.
+Result<std::unique_ptr<Listener>> listen(const std::string& address);
+
+}  // namespace rgpu::transport::tcp
