@@ -1,0 +1,124 @@
+// The allocation map of the virtual devices.
+#include "server/backends/emulated/device_memory.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+#include "server/backends/emulated/device_spec.h"
+
+namespace rgpu::server::emulated {
+namespace {
+
+// Below this, backing comes from the heap (many small cudaMallocs must not each cost a mapping);
+// above, from mmap, whose pages are committed only when touched.
+constexpr uint64_t kMapThreshold = 1 << 20;
+
+}  // namespace
+
+Allocation::Allocation(int dev, uint64_t bytes, uint64_t accounted)
+    : size(bytes), footprint(accounted), device(dev), mapped(accounted >= kMapThreshold) {
+  if (mapped) {
+    void* p = mmap(nullptr, footprint, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    data = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+  } else {
+    data = static_cast<uint8_t*>(::operator new(footprint, std::align_val_t{kAllocationAlignment}, std::nothrow));
+  }
+}
+
+Allocation::~Allocation() {
+  if (!data) return;
+  if (mapped)
+    munmap(data, footprint);
+  else
+    ::operator delete(data, std::align_val_t{kAllocationAlignment});
+}
+
+void DeviceMemory::configure(int devices, uint64_t bytes_per_device) {
+  std::lock_guard lock(mu_);
+  by_address_.clear();
+  used_.assign(static_cast<size_t>(devices), 0);
+  capacity_ = bytes_per_device;
+}
+
+cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
+  *out = nullptr;
+  if (size == 0) return cudaSuccess;
+  if (size > capacity_) return cudaErrorMemoryAllocation;
+  uint64_t footprint = (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  {
+    std::lock_guard lock(mu_);
+    if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
+    if (footprint > capacity_ - used_[device]) return cudaErrorMemoryAllocation;
+    used_[device] += footprint;  // reserved before the (unlocked) host allocation
+  }
+  auto allocation = std::make_shared<Allocation>(device, size, footprint);
+  std::lock_guard lock(mu_);
+  if (!allocation->data) {
+    used_[device] -= footprint;
+    return cudaErrorMemoryAllocation;
+  }
+  *out = allocation->data;
+  by_address_.emplace(reinterpret_cast<uintptr_t>(allocation->data), std::move(allocation));
+  return cudaSuccess;
+}
+
+cudaError_t DeviceMemory::free(const void* ptr) {
+  if (!ptr) return cudaSuccess;
+  std::shared_ptr<Allocation> victim;  // destroyed after the lock is released
+  std::lock_guard lock(mu_);
+  auto it = by_address_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == by_address_.end()) return cudaErrorInvalidValue;
+  victim = std::move(it->second);
+  by_address_.erase(it);
+  used_[victim->device] -= victim->footprint;
+  return cudaSuccess;
+}
+
+DeviceRange DeviceMemory::find(const void* address, uint64_t length, int device) const {
+  uintptr_t start = reinterpret_cast<uintptr_t>(address);
+  std::lock_guard lock(mu_);
+  auto it = by_address_.upper_bound(start);
+  if (it == by_address_.begin()) return {};
+  --it;
+  const Allocation& a = *it->second;
+  uint64_t offset = start - it->first;
+  if (offset >= a.size || length > a.size - offset) return {};
+  if (device >= 0 && a.device != device) return {};
+  return {it->second, a.data + offset};
+}
+
+bool DeviceMemory::is_device_pointer(const void* address) const { return static_cast<bool>(find(address, 0)); }
+
+uint64_t DeviceMemory::used(int device) const {
+  std::lock_guard lock(mu_);
+  return device >= 0 && static_cast<size_t>(device) < used_.size() ? used_[device] : 0;
+}
+
+uint64_t DeviceMemory::used_total() const {
+  std::lock_guard lock(mu_);
+  uint64_t total = 0;
+  for (uint64_t u : used_) total += u;
+  return total;
+}
+
+uint64_t DeviceMemory::capacity() const {
+  std::lock_guard lock(mu_);
+  return capacity_;
+}
+
+void DeviceMemory::release_device(int device) {
+  std::vector<std::shared_ptr<Allocation>> victims;  // destroyed after the lock is released
+  std::lock_guard lock(mu_);
+  for (auto it = by_address_.begin(); it != by_address_.end();) {
+    if (it->second->device == device) {
+      used_[device] -= it->second->footprint;
+      victims.push_back(std::move(it->second));
+      it = by_address_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace rgpu::server::emulated

@@ -1,0 +1,66 @@
+// Device memory of the virtual GPUs: host RAM behind an address -> allocation map that accounts
+// each device's use against its configured size and validates every device range before use.
+//
+// A device address is the host address of the allocation's backing store (so addresses are
+// unique and never collide with the daemon's own buffers), but nothing here dereferences a
+// device address that find() has not confirmed lies wholly inside a live allocation.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace rgpu::server::emulated {
+
+struct Allocation {
+  Allocation(int device, uint64_t size, uint64_t footprint);
+  ~Allocation();
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+
+  uint8_t* data = nullptr;  // nullptr when the host had no memory to back it
+  uint64_t size;            // as asked for
+  uint64_t footprint;       // accounted bytes (size rounded up to the allocation alignment)
+  int device;
+  bool mapped;              // large allocations are mmap'ed (lazily committed zero pages)
+};
+
+// A range confirmed to lie inside one allocation; holding it keeps the memory alive even if the
+// allocation is freed meanwhile by another thread.
+struct DeviceRange {
+  std::shared_ptr<Allocation> allocation;
+  uint8_t* data = nullptr;
+  explicit operator bool() const { return data != nullptr; }
+};
+
+class DeviceMemory {
+ public:
+  // One capacity per device.
+  void configure(int devices, uint64_t bytes_per_device);
+  // cudaErrorMemoryAllocation past the device's capacity (or when the host has no memory).
+  // A zero-byte request succeeds with a null pointer, as CUDA does.
+  cudaError_t allocate(int device, uint64_t size, void** out);
+  // cudaErrorInvalidValue unless `ptr` is the start of a live allocation; null is a no-op.
+  cudaError_t free(const void* ptr);
+  // The range [address, address + length) if it lies wholly inside one live allocation (of
+  // `device`, unless device is -1); an empty result otherwise. A zero length needs a valid start.
+  DeviceRange find(const void* address, uint64_t length, int device = -1) const;
+  bool is_device_pointer(const void* address) const;
+  uint64_t used(int device) const;
+  uint64_t used_total() const;
+  uint64_t capacity() const;
+  // Frees every allocation of `device` (cudaDeviceReset).
+  void release_device(int device);
+
+ private:
+  mutable std::mutex mu_;
+  std::map<uintptr_t, std::shared_ptr<Allocation>> by_address_;
+  std::vector<uint64_t> used_;
+  uint64_t capacity_ = 0;
+};
+
+}  // namespace rgpu::server::emulated

@@ -1,0 +1,89 @@
+// Emulated CUDA Runtime: events. A record stamps the steady clock when it runs (at once, or at
+// each replay of the graph that captured it).
+#include <chrono>
+
+#include "server/backends/emulated/runtime.h"
+#include "server/backends/emulated/runtime_state.h"
+
+namespace rgpu::server::emulated {
+namespace {
+
+constexpr unsigned kEventFlags = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+
+cudaError_t stamp(cudaEvent_t event) {
+  std::lock_guard lock(state().mu);
+  Event* e = state().find_event(event);
+  if (!e) return cudaErrorInvalidResourceHandle;  // destroyed since it was captured
+  e->recorded = true;
+  e->when = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+
+cudaError_t known_event(cudaEvent_t event) {
+  std::lock_guard lock(state().mu);
+  return state().find_event(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+}  // namespace
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return emulated::cudaEventCreateWithFlags(event, cudaEventDefault); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  if (!event || (flags & ~kEventFlags)) return cudaErrorInvalidValue;
+  if ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)) return cudaErrorInvalidValue;
+  RuntimeState& s = state();
+  if (!s.valid_device(current_device())) return cudaErrorInvalidDevice;
+  auto e = std::make_unique<Event>();
+  e->device = current_device();
+  e->flags = flags;
+  std::lock_guard lock(s.mu);
+  *event = reinterpret_cast<cudaEvent_t>(e.get());
+  s.events.emplace(e.get(), std::move(e));
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  std::lock_guard lock(state().mu);
+  return state().events.erase(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return emulated::cudaEventRecordWithFlags(event, stream, cudaEventRecordDefault);
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  if (flags != cudaEventRecordDefault && flags != cudaEventRecordExternal) return cudaErrorInvalidValue;
+  RuntimeState& s = state();
+  {
+    std::lock_guard lock(s.mu);
+    Event* e = s.find_event(event);
+    if (!e) return cudaErrorInvalidResourceHandle;
+    Stream* st = nullptr;
+    if (cudaError_t err = s.resolve_stream(stream, &st); err != cudaSuccess) return err;
+    if (st && st->capture) {
+      if (st->capture->invalidated) return cudaErrorStreamCaptureInvalidated;
+      e->captured_in = st->capture;  // lets another stream join the capture by waiting on it
+      st->capture->graph->ops.push_back([event] { return stamp(event); });
+      return cudaSuccess;
+    }
+    e->captured_in.reset();
+  }
+  return stamp(event);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) { return known_event(event); }
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) { return known_event(event); }
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  Event* a = state().find_event(start);
+  Event* b = state().find_event(end);
+  if (!a || !b || !a->recorded || !b->recorded) return cudaErrorInvalidResourceHandle;
+  if ((a->flags | b->flags) & cudaEventDisableTiming) return cudaErrorInvalidResourceHandle;
+  *ms = std::chrono::duration<float, std::milli>(b->when - a->when).count();
+  return cudaSuccess;
+}
+
+}  // namespace rgpu::server::emulated

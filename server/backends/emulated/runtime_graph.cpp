@@ -1,0 +1,164 @@
+// Emulated CUDA Runtime: stream capture and graphs. A captured graph is the ordered list of the
+// operations issued to the capturing streams; an executable graph replays them in that order
+// (a valid serialisation of any dependency graph CUDA would have built).
+#include <algorithm>
+
+#include "server/backends/emulated/runtime.h"
+#include "server/backends/emulated/runtime_state.h"
+
+namespace rgpu::server::emulated {
+namespace {
+
+constexpr unsigned long long kInstantiateFlags = cudaGraphInstantiateFlagAutoFreeOnLaunch |
+                                                 cudaGraphInstantiateFlagUpload |
+                                                 cudaGraphInstantiateFlagDeviceLaunch |
+                                                 cudaGraphInstantiateFlagUseNodePriority;
+
+bool valid_mode(cudaStreamCaptureMode mode) {
+  return mode == cudaStreamCaptureModeGlobal || mode == cudaStreamCaptureModeThreadLocal ||
+         mode == cudaStreamCaptureModeRelaxed;
+}
+
+cudaStreamCaptureMode& thread_capture_mode() {
+  thread_local cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+  return mode;
+}
+
+cudaStreamCaptureStatus capture_status(const Stream* s) {
+  if (!s || !s->capture) return cudaStreamCaptureStatusNone;
+  return s->capture->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
+}
+
+}  // namespace
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
+  if (!valid_mode(mode)) return cudaErrorInvalidValue;
+  RuntimeState& st = state();
+  std::lock_guard lock(st.mu);
+  Stream* s = nullptr;
+  if (cudaError_t err = st.resolve_stream(stream, &s); err != cudaSuccess) return err;
+  if (!s) return cudaErrorStreamCaptureUnsupported;  // the built-in streams cannot capture
+  if (s->capture) return cudaErrorIllegalState;
+  auto capture = std::make_shared<Capture>();
+  capture->id = st.next_capture_id++;
+  capture->mode = mode;
+  capture->graph = std::make_shared<Graph>();
+  capture->graph->device = s->device;
+  capture->origin = stream;
+  s->capture = std::move(capture);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
+  if (!pGraph) return cudaErrorInvalidValue;
+  RuntimeState& st = state();
+  std::lock_guard lock(st.mu);
+  Stream* s = nullptr;
+  if (cudaError_t err = st.resolve_stream(stream, &s); err != cudaSuccess) return err;
+  if (!s || !s->capture) return cudaErrorIllegalState;
+  std::shared_ptr<Capture> capture = s->capture;
+  if (capture->origin != stream) return cudaErrorStreamCaptureUnmatched;
+  for (auto& [handle, other] : st.streams)  // streams that joined the capture leave it too
+    if (other->capture == capture) other->capture.reset();
+  *pGraph = nullptr;
+  if (capture->invalidated) return cudaErrorStreamCaptureInvalidated;
+  auto graph = std::make_unique<Graph>(std::move(*capture->graph));
+  *pGraph = reinterpret_cast<cudaGraph_t>(graph.get());
+  st.graphs.emplace(graph.get(), std::move(graph));
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t stream, enum cudaStreamCaptureStatus* pCaptureStatus) {
+  if (!pCaptureStatus) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  Stream* s = nullptr;
+  if (cudaError_t err = state().resolve_stream(stream, &s); err != cudaSuccess) return err;
+  *pCaptureStatus = capture_status(s);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus* captureStatus_out,
+                                     unsigned long long* id_out, cudaGraph_t* graph_out,
+                                     const cudaGraphNode_t** dependencies_out,
+                                     const cudaGraphEdgeData** edgeData_out, size_t* numDependencies_out) {
+  if (!captureStatus_out) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  Stream* s = nullptr;
+  if (cudaError_t err = state().resolve_stream(stream, &s); err != cudaSuccess) return err;
+  *captureStatus_out = capture_status(s);
+  bool active = *captureStatus_out != cudaStreamCaptureStatusNone;
+  if (id_out) *id_out = active ? s->capture->id : 0;
+  // The capture's graph has no cudaGraph_t handle until it ends; the graph is a list, not nodes.
+  if (graph_out) *graph_out = nullptr;
+  if (dependencies_out) *dependencies_out = nullptr;
+  if (edgeData_out) *edgeData_out = nullptr;
+  if (numDependencies_out) *numDependencies_out = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode* mode) {
+  if (!mode || !valid_mode(*mode)) return cudaErrorInvalidValue;
+  std::swap(*mode, thread_capture_mode());
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t* pGraph, unsigned int flags) {
+  if (!pGraph || flags != 0) return cudaErrorInvalidValue;
+  auto graph = std::make_unique<Graph>();
+  graph->device = current_device();
+  std::lock_guard lock(state().mu);
+  *pGraph = reinterpret_cast<cudaGraph_t>(graph.get());
+  state().graphs.emplace(graph.get(), std::move(graph));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  if (!pGraphExec || (flags & ~kInstantiateFlags)) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  auto it = state().graphs.find(graph);
+  if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
+  auto exec = std::make_unique<GraphExec>();
+  exec->device = it->second->device;
+  exec->ops = it->second->ops;
+  *pGraphExec = reinterpret_cast<cudaGraphExec_t>(exec.get());
+  state().execs.emplace(exec.get(), std::move(exec));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  return emulated::cudaGraphInstantiate(pGraphExec, graph, flags);
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  std::vector<Operation> ops;
+  {
+    std::lock_guard lock(state().mu);
+    auto it = state().execs.find(graphExec);
+    if (it == state().execs.end()) return cudaErrorInvalidResourceHandle;
+    ops = it->second->ops;
+  }
+  return state().enqueue(stream, [ops = std::move(ops)] {
+    for (const Operation& op : ops)
+      if (cudaError_t err = op(); err != cudaSuccess) return err;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  std::lock_guard lock(state().mu);
+  if (!state().execs.count(graphExec)) return cudaErrorInvalidResourceHandle;
+  Stream* s = nullptr;
+  return state().resolve_stream(stream, &s);
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  std::lock_guard lock(state().mu);
+  return state().graphs.erase(graph) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  std::lock_guard lock(state().mu);
+  return state().execs.erase(graphExec) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+}
+
+}  // namespace rgpu::server::emulated

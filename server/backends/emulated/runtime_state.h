@@ -1,0 +1,112 @@
+// Process-wide state of the emulated CUDA Runtime: configuration, device memory, and the streams,
+// events and graphs that the cudaStream_t / cudaEvent_t / cudaGraph_t handles point at.
+//
+// Every handle is validated against its table before use (an unknown handle is
+// cudaErrorInvalidResourceHandle, never a dereference). Work is done eagerly when issued, except
+// on a capturing stream, where it is appended to the capture's graph instead. `mu` guards the
+// tables and is never held while an operation or a user callback runs.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "server/backends/emulated/device_memory.h"
+#include "server/backends/emulated/device_spec.h"
+
+namespace rgpu::server::emulated {
+
+// One unit of device work (a copy, a memset, a kernel launch record, a host function).
+using Operation = std::function<cudaError_t()>;
+
+struct Graph {
+  int device = 0;
+  std::vector<Operation> ops;  // in issue order: a valid serialisation of the captured work
+};
+
+struct GraphExec {
+  int device = 0;
+  std::vector<Operation> ops;
+};
+
+struct Capture {
+  uint64_t id = 0;
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeGlobal;
+  std::shared_ptr<Graph> graph;
+  void* origin = nullptr;  // the stream that began it (only it may end it)
+  bool invalidated = false;
+};
+
+struct Stream {
+  int device = 0;
+  unsigned flags = 0;
+  int priority = 0;
+  uint64_t id = 0;
+  std::shared_ptr<Capture> capture;  // set while the stream is capturing (or joined a capture)
+};
+
+struct Event {
+  int device = 0;
+  unsigned flags = 0;
+  bool recorded = false;
+  std::chrono::steady_clock::time_point when;
+  std::shared_ptr<Capture> captured_in;  // the capture its last record belongs to, if any
+};
+
+struct DeviceSettings {
+  size_t limits[cudaLimitPersistingL2CacheSize + 1];
+  cudaFuncCache cache_config = cudaFuncCachePreferNone;
+  unsigned flags = 0;
+  uint64_t peers = 0;  // bit d: peer access to device d enabled
+  DeviceSettings();
+};
+
+class RuntimeState {
+ public:
+  static RuntimeState& get();
+
+  DeviceConfig config;
+  Status config_status;  // why config has no devices, when it was invalid
+  DeviceMemory memory;
+
+  std::mutex mu;
+  std::unordered_map<void*, std::unique_ptr<Stream>> streams;
+  std::unordered_map<void*, std::unique_ptr<Event>> events;
+  std::unordered_map<void*, std::unique_ptr<Graph>> graphs;
+  std::unordered_map<void*, std::unique_ptr<GraphExec>> execs;
+  std::vector<DeviceSettings> settings;
+  uint64_t next_stream_id = 3;  // 0..2 are the built-in streams
+  uint64_t next_capture_id = 1;
+
+  bool valid_device(int device) const { return device >= 0 && device < config.count; }
+  // With mu held: the stream behind a handle; builtin streams (0, cudaStreamLegacy,
+  // cudaStreamPerThread) give success and a null Stream*.
+  cudaError_t resolve_stream(cudaStream_t handle, Stream** out);
+  Event* find_event(cudaEvent_t handle);
+
+  // Runs `op` now, or records it when `stream` is capturing. The caller has validated what the
+  // operation will touch, so that a bad argument fails at issue time even under capture.
+  cudaError_t enqueue(cudaStream_t stream, Operation op);
+  // For operations a capturing stream forbids (synchronize, query, a callback): invalidates the
+  // capture and returns cudaErrorStreamCaptureUnsupported; cudaSuccess when not capturing.
+  cudaError_t forbid_in_capture(cudaStream_t stream);
+  // Destroys every stream, event and graph of `device`, frees its memory, restores its settings.
+  void reset_device(int device);
+
+ private:
+  RuntimeState();
+};
+
+inline RuntimeState& state() { return RuntimeState::get(); }
+
+// The calling thread's current device (CUDA keeps it per thread; default 0).
+int& current_device();
+
+}  // namespace rgpu::server::emulated

@@ -1,0 +1,120 @@
+// The emulated runtime's entry points by name: the resolver given to load_api. Each entry is
+// checked at compile time to have exactly the type of the real function in cuda_runtime_api.h.
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+
+#include "server/backends/emulated/runtime.h"
+
+namespace rgpu::server::emulated {
+namespace {
+
+struct Entry {
+  const char* name;
+  void* fn;
+};
+
+// `Real` comes from decltype only: the real function is declared, never linked.
+template <typename Real, typename Emulated>
+void* checked(Emulated fn) {
+  static_assert(std::is_same_v<Emulated, Real>, "an emulated function's type differs from cuda_runtime_api.h");
+  return reinterpret_cast<void*>(fn);
+}
+
+#define RGPU_EMULATED(fn) Entry{#fn, checked<decltype(&::fn)>(&emulated::fn)}
+
+const Entry kTable[] = {
+    RGPU_EMULATED(cudaGetDeviceCount),
+    RGPU_EMULATED(cudaSetDevice),
+    RGPU_EMULATED(cudaGetDevice),
+    RGPU_EMULATED(cudaInitDevice),
+    RGPU_EMULATED(cudaDeviceReset),
+    RGPU_EMULATED(cudaDeviceSynchronize),
+    RGPU_EMULATED(cudaDeviceGetLimit),
+    RGPU_EMULATED(cudaDeviceSetLimit),
+    RGPU_EMULATED(cudaDeviceGetCacheConfig),
+    RGPU_EMULATED(cudaDeviceSetCacheConfig),
+    RGPU_EMULATED(cudaSetDeviceFlags),
+    RGPU_EMULATED(cudaGetDeviceFlags),
+    RGPU_EMULATED(cudaDeviceGetStreamPriorityRange),
+    RGPU_EMULATED(cudaGetDeviceProperties),
+    RGPU_EMULATED(cudaDeviceGetAttribute),
+    RGPU_EMULATED(cudaDeviceGetPCIBusId),
+    RGPU_EMULATED(cudaDeviceGetByPCIBusId),
+    RGPU_EMULATED(cudaDeviceCanAccessPeer),
+    RGPU_EMULATED(cudaDeviceEnablePeerAccess),
+    RGPU_EMULATED(cudaDeviceDisablePeerAccess),
+    RGPU_EMULATED(cudaDriverGetVersion),
+    RGPU_EMULATED(cudaRuntimeGetVersion),
+    RGPU_EMULATED(cudaMemGetInfo),
+    RGPU_EMULATED(cudaMalloc),
+    RGPU_EMULATED(cudaFree),
+    RGPU_EMULATED(cudaMallocPitch),
+    RGPU_EMULATED(cudaMallocAsync),
+    RGPU_EMULATED(cudaFreeAsync),
+    RGPU_EMULATED(cudaMemset),
+    RGPU_EMULATED(cudaMemsetAsync),
+    RGPU_EMULATED(cudaMemset2D),
+    RGPU_EMULATED(cudaMemset2DAsync),
+    RGPU_EMULATED(cudaMemcpy),
+    RGPU_EMULATED(cudaMemcpyAsync),
+    RGPU_EMULATED(cudaMemcpy2D),
+    RGPU_EMULATED(cudaMemcpy2DAsync),
+    RGPU_EMULATED(cudaMemcpyPeer),
+    RGPU_EMULATED(cudaMemcpyPeerAsync),
+    RGPU_EMULATED(cudaStreamCreate),
+    RGPU_EMULATED(cudaStreamCreateWithFlags),
+    RGPU_EMULATED(cudaStreamCreateWithPriority),
+    RGPU_EMULATED(cudaStreamDestroy),
+    RGPU_EMULATED(cudaStreamQuery),
+    RGPU_EMULATED(cudaStreamSynchronize),
+    RGPU_EMULATED(cudaStreamGetPriority),
+    RGPU_EMULATED(cudaStreamGetFlags),
+    RGPU_EMULATED(cudaStreamGetDevice),
+    RGPU_EMULATED(cudaStreamGetId),
+    RGPU_EMULATED(cudaStreamWaitEvent),
+    RGPU_EMULATED(cudaStreamAddCallback),
+    RGPU_EMULATED(cudaLaunchHostFunc),
+    RGPU_EMULATED(cudaEventCreate),
+    RGPU_EMULATED(cudaEventCreateWithFlags),
+    RGPU_EMULATED(cudaEventDestroy),
+    RGPU_EMULATED(cudaEventRecord),
+    RGPU_EMULATED(cudaEventRecordWithFlags),
+    RGPU_EMULATED(cudaEventQuery),
+    RGPU_EMULATED(cudaEventSynchronize),
+    RGPU_EMULATED(cudaEventElapsedTime),
+    RGPU_EMULATED(cudaStreamBeginCapture),
+    RGPU_EMULATED(cudaStreamEndCapture),
+    RGPU_EMULATED(cudaStreamIsCapturing),
+    RGPU_EMULATED(cudaStreamGetCaptureInfo),
+    RGPU_EMULATED(cudaThreadExchangeStreamCaptureMode),
+    RGPU_EMULATED(cudaGraphCreate),
+    RGPU_EMULATED(cudaGraphInstantiate),
+    RGPU_EMULATED(cudaGraphInstantiateWithFlags),
+    RGPU_EMULATED(cudaGraphLaunch),
+    RGPU_EMULATED(cudaGraphUpload),
+    RGPU_EMULATED(cudaGraphDestroy),
+    RGPU_EMULATED(cudaGraphExecDestroy),
+};
+
+#undef RGPU_EMULATED
+
+void* lookup(std::string_view name) {
+  for (const Entry& e : kTable)
+    if (name == e.name) return e.fn;
+  return nullptr;
+}
+
+}  // namespace
+
+void* resolve(const char* name, void*) {
+  if (!name) return nullptr;
+  std::string_view n(name);
+  if (void* fn = lookup(n)) return fn;
+  // The per-thread-default-stream variants (_ptds, _ptsz) have the plain function's type; with all
+  // work done at issue time the per-thread and legacy default streams behave alike.
+  if (n.ends_with("_ptds") || n.ends_with("_ptsz")) return lookup(n.substr(0, n.size() - 5));
+  return nullptr;
+}
+
+}  // namespace rgpu::server::emulated
