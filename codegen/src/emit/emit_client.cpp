@@ -1,0 +1,146 @@
+// Emitter: <lib>_client.cpp -- the exported stubs (forwarded and unsupported), the remote::
+// forwarders, and the reference table that makes a missing hand-written function a link error.
+#include <algorithm>
+
+#include "emit_util.h"
+#include "emitters.h"
+
+namespace rgpu::codegen {
+
+namespace {
+
+std::string bytes_of(const ParamPlan& p) { return "(" + p.count + ") * sizeof(" + p.elem + ")"; }
+
+// Body of remote::<name>: encode, send, decode the reply.
+std::string forwarder(const Model& m, const Function& f, bool sync) {
+  const StatusSpec& st = m.spec.status;
+  std::string s = st.type + " " + f.name + "(" + param_list(*f.sig, true) + ") {\n";
+  s += "  ::rgpu::client::Call rgpu_call(" + id_name(f) + ", ::rgpu::client::CallClass::" +
+       (sync ? "kSync" : "kAsync") + ");\n";
+  s += "  [[maybe_unused]] ::rgpu::wire::Encoder& rgpu_args = rgpu_call.args();\n";
+  bool has_out = false;
+  for (const auto& p : f.params) {
+    switch (p.how) {
+      case Marshal::kValue:
+        s += "  rgpu_args.put(" + p.name + ");\n";
+        break;
+      case Marshal::kHandle:
+        s += "  rgpu_args.put<uint64_t>(::rgpu::gen::handle_id(" + p.name + "));\n";
+        break;
+      case Marshal::kDeviceAddr:
+        s += "  ::rgpu::gen::put_device(rgpu_args, " + p.name + ");\n";
+        break;
+      case Marshal::kIn:
+      case Marshal::kInOut:
+        s += "  ::rgpu::gen::put_in_bytes(rgpu_args, " + p.name + ", " + p.name + " ? " + bytes_of(p) + " : 0);\n";
+        has_out |= p.how == Marshal::kInOut;
+        break;
+      case Marshal::kOut:
+        s += "  rgpu_args.put<uint8_t>(" + p.name + " != nullptr);\n";
+        has_out = true;
+        break;
+      case Marshal::kString:
+        s += "  rgpu_args.put_string(" + p.name + ");\n";
+        break;
+      case Marshal::kInHandles:
+        s += "  ::rgpu::gen::put_handles(rgpu_args, " + p.name + ", " + p.count + ");\n";
+        break;
+      case Marshal::kNewHandle:
+        s += "  const uint64_t rgpu_id_" + p.name + " = " + p.name + " ? ::rgpu::client::new_handle_id() : 0;\n";
+        s += "  rgpu_args.put<uint64_t>(rgpu_id_" + p.name + ");\n";
+        break;
+    }
+  }
+  // Out sizes are fixed before the call: the server computed them from the same inputs.
+  for (const auto& p : f.params) {
+    if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
+      s += "  const size_t rgpu_bytes_" + p.name + " = " + p.name + " ? " + bytes_of(p) + " : 0;\n";
+    }
+  }
+  s += std::string("  const int32_t rgpu_rc = rgpu_call.") + (sync ? "invoke" : "post") + "();\n";
+  s += "  if (rgpu_rc == ::rgpu::client::kStatusUnavailable) return " + st.unavailable + ";\n";
+  bool new_handles = std::any_of(f.params.begin(), f.params.end(),
+                                 [](const ParamPlan& p) { return p.how == Marshal::kNewHandle; });
+  if ((sync && has_out) || new_handles) {
+    s += "  if (static_cast<" + st.type + ">(rgpu_rc) != " + st.success + ") return static_cast<" + st.type +
+         ">(rgpu_rc);\n";
+  }
+  if (sync && has_out) {
+    s += "  if (rgpu_call.replied()) {\n    ::rgpu::wire::Decoder& rgpu_reply = rgpu_call.results();\n";
+    for (const auto& p : f.params) {
+      if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
+        s += "    ::rgpu::gen::get_out_bytes(rgpu_reply, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
+      }
+    }
+    s += "    if (!rgpu_reply.ok()) return " + st.bad_reply + ";\n  }\n";
+  }
+  for (const auto& p : f.params) {
+    if (p.how == Marshal::kNewHandle) {
+      s += "  if (" + p.name + ") *" + p.name + " = ::rgpu::gen::handle_from_id<" + p.handle_type + ">(rgpu_id_" +
+           p.name + ");\n";
+    }
+  }
+  s += "  return static_cast<" + st.type + ">(rgpu_rc);\n}\n\n";
+  return s;
+}
+
+std::string finish(const Model& m, const std::string& expr) {
+  return m.spec.status.finish.empty() ? expr : m.spec.status.finish + "(" + expr + ")";
+}
+
+}  // namespace
+
+std::string unsupported_stub(const Model& m, const std::string& name, const std::string& result,
+                             const std::string& params) {
+  std::string s = "extern \"C\" RGPU_GEN_EXPORT " + result + " " + name + "(" + params + ") {\n";
+  s += "  ::rgpu::client::report_unsupported(\"" + name + "\");\n";
+  if (result == m.spec.status.type) {
+    s += "  return " + finish(m, m.spec.status.not_supported) + ";\n";
+  } else if (result != "void") {
+    s += "  return {};\n";
+  }
+  return s + "}\n\n";
+}
+
+std::string emit_client(const Model& m) {
+  std::string s = cpp_banner("Client side of " + m.spec.library + ": exported stubs, remote:: forwarders, manual reference table.");
+  s += include_lines(m) + "\n#include \"client/runtime/call.h\"\n";
+  if (!m.spec.status.finish_header.empty()) s += "#include \"" + m.spec.status.finish_header + "\"\n";
+  s += "#include \"codegen/support/gen_marshal.h\"\n" + gen_include(m, "_decls.h") + gen_include(m, "_ids.h") +
+       gen_include(m, "_remote.h");
+  s += "\n// Some exports are deprecated in the headers; defining and referencing them is the point here.\n";
+  s += "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n\n";
+
+  s += "namespace " + gen_namespace(m) + "::remote {\n\n";
+  for (const auto& f : m.functions) {
+    if (f.generated_stub && f.cls != CallClass::kUnsupported) {
+      s += forwarder(m, f, f.cls != CallClass::kAsync);
+    } else if (f.remote_forwarder) {
+      s += forwarder(m, f, true);
+    }
+  }
+  s += "}  // namespace " + gen_namespace(m) + "::remote\n\n";
+
+  for (const auto& f : m.functions) {
+    if (!f.generated_stub || !f.declared()) continue;
+    if (f.cls == CallClass::kUnsupported) {
+      s += unsupported_stub(m, f.name, f.sig->result.spelling, param_list(*f.sig, false));
+      continue;
+    }
+    s += "extern \"C\" RGPU_GEN_EXPORT " + f.sig->result.spelling + " " + f.name + "(" + param_list(*f.sig, true) +
+         ") {\n  return " + finish(m, gen_namespace(m) + "::remote::" + f.name + "(" + arg_list(*f.sig) + ")") +
+         ";\n}\n\n";
+  }
+
+  s += "// Hand-written exports declared by the headers: referenced so that a missing one fails the link.\n";
+  s += "[[gnu::used]] static void* const kManualRefs[] = {\n";
+  for (const auto& f : m.functions) {
+    if (f.client_file && f.declared()) {
+      s += "    reinterpret_cast<void*>(&::" + f.name + "),  // client/runtime/" + *f.client_file + "\n";
+    }
+  }
+  s += "    nullptr,\n};\n";
+  return s;
+}
+
+}  // namespace rgpu::codegen

@@ -1,0 +1,32 @@
+// Emitter: <lib>_client_nodecl.cpp -- exports no parsed header declares: unsupported stubs, and
+// references to the hand-written ones (declared here with a placeholder C signature).
+#include "emit_util.h"
+#include "emitters.h"
+
+namespace rgpu::codegen {
+
+std::string unsupported_stub(const Model& m, const std::string& name, const std::string& result,
+                             const std::string& params);
+
+std::string emit_client_nodecl(const Model& m) {
+  std::string s = cpp_banner("Client exports of " + m.spec.library + " that no parsed header declares.");
+  s += include_lines(m) + "\n#include \"client/runtime/call.h\"\n";
+  if (!m.spec.status.finish_header.empty()) s += "#include \"" + m.spec.status.finish_header + "\"\n";
+  s += "#include \"codegen/support/gen_marshal.h\"\n\n";
+  std::string refs;
+  s += "// Hand-written elsewhere; only their addresses are taken here.\nextern \"C\" {\n";
+  for (const auto& f : m.functions) {
+    if (f.declared() || !f.client_file) continue;
+    s += "void " + f.name + "();  // client/runtime/" + *f.client_file + "\n";
+    refs += "    reinterpret_cast<void*>(&::" + f.name + "),\n";
+  }
+  s += "}\n\n";
+  s += "// The callers' signatures are unknown here; every one of these returns " + m.spec.status.type + ".\n";
+  for (const auto& f : m.functions) {
+    if (!f.declared() && f.cls == CallClass::kUnsupported) s += unsupported_stub(m, f.name, m.spec.status.type, "");
+  }
+  s += "[[gnu::used]] static void* const kManualRefs[] = {\n" + refs + "    nullptr,\n};\n";
+  return s;
+}
+
+}  // namespace rgpu::codegen

@@ -1,0 +1,359 @@
+// Model: classification, marshalling plans and validation of one library.
+#include "model.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace rgpu::codegen {
+
+uint32_t fnv1a32(const std::string& s) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) h = (h ^ c) * 16777619u;
+  return h;
+}
+
+namespace {
+
+uint64_t fnv1a64(uint64_t h, const std::string& s) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+const char* marshal_name(Marshal m) {
+  switch (m) {
+    case Marshal::kValue: return "value";
+    case Marshal::kHandle: return "handle";
+    case Marshal::kDeviceAddr: return "device";
+    case Marshal::kIn: return "in";
+    case Marshal::kOut: return "out";
+    case Marshal::kInOut: return "inout";
+    case Marshal::kString: return "string";
+    case Marshal::kInHandles: return "in-handles";
+    case Marshal::kNewHandle: return "new-handle";
+  }
+  return "?";
+}
+
+class Builder {
+ public:
+  Builder(const Spec& spec, std::vector<std::string>* errors) : spec_(spec), errors_(errors) {
+    for (const auto& [type, kind] : spec.handles) handle_kind_[type] = kind;
+    pods_.insert(spec.pod_types.begin(), spec.pod_types.end());
+  }
+
+  void error(const Where& w, const std::string& msg) {
+    errors_->push_back((w.file.empty() ? spec_.path : w.str()) + ": " + msg);
+  }
+
+  // Fills f.params; returns false (after reporting why) when a parameter cannot be marshalled.
+  bool plan(Function& f, const EntrySpec* entry) {
+    const std::string fix = "mark " + f.name + " `client: FILE` (with `server: FILE` or `server: none`), or describe the parameter under `params:`";
+    bool ok = true;
+    std::set<std::string> names;
+    for (const Param& p : f.sig->params) names.insert(p.name);
+    if (entry) {
+      for (const auto& [pname, ps] : entry->params) {
+        if (!names.count(pname)) {
+          std::string list;
+          for (const auto& n : f.sig->params) list += (list.empty() ? "" : ", ") + n.name;
+          error(ps.where, f.name + " has no parameter '" + pname + "'; its parameters are: " + list);
+          ok = false;
+        }
+      }
+    }
+    for (const Param& p : f.sig->params) {
+      const ParamSpec* ps = nullptr;
+      if (entry) {
+        auto it = entry->params.find(p.name);
+        if (it != entry->params.end()) ps = &it->second;
+      }
+      std::string why;
+      ParamPlan plan;
+      if (!plan_param(p, ps, &plan, &why)) {
+        error(ps ? ps->where : f.where, "cannot marshal parameter '" + p.name + "' (" + p.type.spelling + ") of " +
+                                            f.name + ": " + why + "; " + fix);
+        ok = false;
+        continue;
+      }
+      f.params.push_back(std::move(plan));
+    }
+    return ok;
+  }
+
+  bool plan_param(const Param& p, const ParamSpec* ps, ParamPlan* out, std::string* why) {
+    out->name = p.name;
+    out->type = p.type.spelling;
+    out->value_type = p.type.unqualified;
+    out->is_enum = p.type.is_enum;
+    out->is_bool = p.type.is_bool;
+    std::optional<std::string> dir = ps ? ps->dir : std::nullopt;
+    if (ps && ps->count) out->count = *ps->count;
+
+    if (auto h = handle_kind_.find(p.type.unqualified); h != handle_kind_.end()) {
+      out->how = Marshal::kHandle;
+      out->handle_type = h->first;
+      out->handle_kind = h->second;
+      return true;
+    }
+    switch (p.type.shape) {
+      case Shape::kScalar:
+        out->how = Marshal::kValue;
+        return true;
+      case Shape::kRecord:
+        if (p.type.record_has_pointer && !pods_.count(bare(p.type.unqualified))) {
+          *why = "the struct holds pointers (list it under pod_types if they are device addresses)";
+          return false;
+        }
+        out->how = Marshal::kValue;
+        return true;
+      case Shape::kFunctionPointer:
+        *why = "a function pointer cannot cross the network";
+        return false;
+      case Shape::kPointer:
+        return plan_pointer(p, ps, dir, out, why);
+      default:
+        *why = "unsupported parameter type";
+        return false;
+    }
+  }
+
+  bool plan_pointer(const Param& p, const ParamSpec* ps, const std::optional<std::string>& dir, ParamPlan* out,
+                    std::string* why) {
+    const TypeInfo& pt = p.pointee;
+    if (dir == "device") {
+      out->how = Marshal::kDeviceAddr;
+      return true;
+    }
+    if (auto h = handle_kind_.find(pt.unqualified); h != handle_kind_.end()) {
+      out->handle_type = h->first;
+      out->handle_kind = h->second;
+      if ((p.pointee_const && !dir) || dir == "in") {
+        out->how = Marshal::kInHandles;
+        return true;
+      }
+      if (!p.pointee_const && (!dir || dir == "out") && out->count == "1") {
+        out->how = Marshal::kNewHandle;
+        return true;
+      }
+      *why = "only `const " + h->first + "*` or `dir: in` (ids in) and a single `" + h->first +
+             "*` (a new handle) are marshalled; the server cannot hand out handles it created";
+      return false;
+    }
+    if (ps && ps->string) {
+      if (pt.unqualified != "char" || !p.pointee_const) {
+        *why = "`string: true` needs a const char*";
+        return false;
+      }
+      out->how = Marshal::kString;
+      return true;
+    }
+    if (!dir) {
+      if (pt.shape == Shape::kVoid) {
+        out->how = Marshal::kDeviceAddr;
+        return true;
+      }
+      if (pt.unqualified == "char" && p.pointee_const) {
+        out->how = Marshal::kString;
+        return true;
+      }
+    }
+    switch (pt.shape) {
+      case Shape::kVoid:
+        out->elem = "uint8_t";
+        break;
+      case Shape::kScalar:
+        out->elem = pt.unqualified;
+        break;
+      case Shape::kRecord:
+        if (pt.record_has_pointer && !pods_.count(bare(pt.unqualified))) {
+          *why = "the struct it points to holds pointers (list it under pod_types if they are device addresses)";
+          return false;
+        }
+        out->elem = pt.unqualified;
+        break;
+      case Shape::kPointer:
+        if (!dir) {
+          *why = "a pointer to a pointer needs an explicit `dir:` (the inner pointers then travel as device addresses)";
+          return false;
+        }
+        out->elem = pt.unqualified;
+        break;
+      default:
+        *why = "it points to something that cannot be copied";
+        return false;
+    }
+    std::string d = dir ? *dir : (p.pointee_const ? "in" : "out");
+    if (p.pointee_const && d != "in") {
+      *why = "a pointer to const can only be `dir: in`";
+      return false;
+    }
+    out->how = d == "in" ? Marshal::kIn : d == "out" ? Marshal::kOut : Marshal::kInOut;
+    return true;
+  }
+
+  // "struct cudaPitchedPtr" -> "cudaPitchedPtr"
+  static std::string bare(std::string s) {
+    for (const char* prefix : {"struct ", "union ", "enum "}) {
+      if (s.rfind(prefix, 0) == 0) s = s.substr(std::string(prefix).size());
+    }
+    return s;
+  }
+
+  bool known_kind(const std::string& kind) const {
+    for (const auto& [type, k] : spec_.handles) {
+      if (k == kind) return true;
+    }
+    return false;
+  }
+
+  const Spec& spec_;
+  std::vector<std::string>* errors_;
+  std::map<std::string, std::string> handle_kind_;
+  std::set<std::string> pods_;
+};
+
+}  // namespace
+
+bool read_exports(const std::string& path, std::vector<std::string>* out, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = path + ": cannot read the exports list";
+    return false;
+  }
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    out->push_back(line);
+  }
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+  return true;
+}
+
+bool build_model(const Spec& spec, const std::vector<std::string>& exports, const SignatureMap& signatures,
+                 Model* out, std::vector<std::string>* errors) {
+  Builder b(spec, errors);
+  std::set<std::string> exported(exports.begin(), exports.end());
+  std::map<std::string, const EntrySpec*> exact;
+  for (const auto& e : spec.functions) {
+    exact[e.name] = &e;
+    if (!exported.count(e.name)) {
+      b.error(e.where, e.name + " is not exported by " + spec.soname + " (not in " + spec.exports_path +
+                           "); fix the name or remove the entry");
+    }
+  }
+  std::vector<bool> pattern_used(spec.patterns.size(), false);
+  std::map<uint32_t, std::string> ids;
+
+  Model m;
+  m.spec = spec;
+  m.exports = exports;
+  m.handles = spec.handles;
+  for (const auto& [type, kind] : spec.handles) {
+    (void)type;
+    if (kind.empty()) b.error({}, "handle type " + type + " needs a kind");
+  }
+
+  for (const std::string& name : exports) {
+    Function f;
+    f.name = name;
+    const EntrySpec* entry = nullptr;
+    if (auto it = exact.find(name); it != exact.end()) {
+      entry = it->second;
+      f.classified_by = "entry";
+    } else {
+      for (size_t i = 0; i < spec.patterns.size(); ++i) {
+        if (fnmatch(spec.patterns[i].name.c_str(), name.c_str(), 0) == 0) {
+          entry = &spec.patterns[i];
+          pattern_used[i] = true;
+          f.classified_by = "pattern " + entry->name;
+          break;
+        }
+      }
+    }
+    if (entry) {
+      f.where = entry->where;
+      f.cls = entry->cls;
+      f.client_file = entry->client;
+      if (entry->server && *entry->server != "none") f.server_file = entry->server;
+      f.blocking = entry->blocking;
+      f.destroys = entry->destroys;
+    } else {
+      f.cls = spec.default_class;
+      f.classified_by = "default";
+    }
+    bool server_none = entry && entry->server == "none";
+    if (auto s = signatures.find(name); s != signatures.end()) f.sig = s->second;
+    f.id = fnv1a32(name);
+    if (auto [it, inserted] = ids.emplace(f.id, name); !inserted) {
+      b.error(f.where, "call id collision between " + it->second + " and " + name + " (FNV-1a-32); rename cannot help: change the id scheme");
+    }
+
+    const Where& w = f.where;
+    if (f.cls == CallClass::kUnsupported) {
+      if (f.client_file || f.server_file || f.blocking || f.destroys) {
+        b.error(w, name + " is unsupported: drop client/server/blocking/destroys or give it a class");
+      }
+      f.generated_stub = true;
+      m.functions.push_back(std::move(f));
+      continue;
+    }
+    if (f.cls == CallClass::kLocal && !f.client_file) {
+      b.error(w, name + " is local but has no hand-written client side; add `client: FILE`");
+    }
+    if (!f.client_file && server_none) {
+      b.error(w, name + " is forwarded by a generated stub but has `server: none`; remove it or add `client: FILE`");
+    }
+    f.generated_stub = !f.client_file;
+    f.has_server = !server_none;
+    f.generated_server = f.has_server && !f.server_file;
+    f.remote_forwarder = f.client_file && f.generated_server;
+    bool needs_plan = f.generated_stub || f.generated_server;
+    if (f.blocking && f.cls != CallClass::kSync) b.error(w, name + ": only sync calls can be `blocking: true`");
+    if (f.destroys && !b.known_kind(*f.destroys)) {
+      b.error(w, name + ": destroys '" + *f.destroys + "' is not a handle kind listed under handles");
+    }
+    if (needs_plan) {
+      if (!f.sig) {
+        b.error(w, name + " is not declared by any parsed header, so it cannot be generated; mark it `client: FILE` and `server: FILE`/`server: none`, or unsupported");
+      } else if (f.sig->result.unqualified != spec.status.type) {
+        b.error(w, name + " returns " + f.sig->result.spelling + ", not " + spec.status.type +
+                       "; mark it `client: FILE` with `server: none`, or unsupported");
+      } else if (b.plan(f, entry && f.classified_by == "entry" ? entry : nullptr)) {
+        for (const auto& p : f.params) {
+          if (f.cls == CallClass::kAsync && (p.how == Marshal::kOut || p.how == Marshal::kInOut)) {
+            b.error(w, name + " is async but returns data through '" + p.name + "'; make it sync");
+          }
+        }
+        if (f.destroys) {
+          bool found = std::any_of(f.params.begin(), f.params.end(), [&](const ParamPlan& p) {
+            return p.how == Marshal::kHandle && p.handle_kind == *f.destroys;
+          });
+          if (!found) b.error(w, name + ": destroys '" + *f.destroys + "' but takes no handle of that kind");
+        }
+      }
+    }
+    m.functions.push_back(std::move(f));
+  }
+  for (size_t i = 0; i < spec.patterns.size(); ++i) {
+    if (!pattern_used[i]) {
+      b.error(spec.patterns[i].where, "pattern '" + spec.patterns[i].name +
+                                          "' matches no export left by the exact entries; remove it");
+    }
+  }
+
+  uint64_t h = 14695981039346656037ull;
+  for (const auto& f : m.functions) {
+    h = fnv1a64(h, f.name + "|" + class_name(f.cls) + "|" + (f.client_file ? "c" : "") + (f.has_server ? "s" : ""));
+    for (const auto& p : f.params) h = fnv1a64(h, p.type + ":" + marshal_name(p.how) + ":" + p.count);
+  }
+  m.api_hash = h;
+  *out = std::move(m);
+  return errors->empty();
+}
+
+}  // namespace rgpu::codegen

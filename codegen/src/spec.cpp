@@ -1,0 +1,209 @@
+// Spec: strict YAML loading with file:line on every entry.
+#include "spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+namespace rgpu::codegen {
+
+const char* class_name(CallClass c) {
+  switch (c) {
+    case CallClass::kLocal: return "local";
+    case CallClass::kAsync: return "async";
+    case CallClass::kSync: return "sync";
+    case CallClass::kUnsupported: return "unsupported";
+  }
+  return "?";
+}
+
+namespace {
+
+// Thrown inside the loader only; load_spec turns it into its error string.
+struct SpecError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Loader {
+ public:
+  explicit Loader(std::string path) : path_(std::move(path)) {}
+
+  Where at(const YAML::Node& n) const { return {path_, n.Mark().line + 1}; }
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& msg) const {
+    throw SpecError(at(n).str() + ": " + msg);
+  }
+
+  // Checks that `n` is a map whose keys are unique and among `allowed`.
+  void check_keys(const YAML::Node& n, const std::string& what, const std::set<std::string>& allowed) const {
+    if (!n.IsMap()) fail(n, what + " must be a map");
+    std::set<std::string> seen;
+    for (const auto& kv : n) {
+      std::string key = kv.first.as<std::string>();
+      if (!seen.insert(key).second) fail(kv.first, "duplicate key '" + key + "' in " + what + "; keep one");
+      if (!allowed.count(key)) {
+        std::string list;
+        for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+        fail(kv.first, "unknown key '" + key + "' in " + what + "; allowed keys: " + list);
+      }
+    }
+  }
+
+  std::string str(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsScalar()) fail(n, what + " must be a string");
+    return n.as<std::string>();
+  }
+
+  bool boolean(const YAML::Node& n, const std::string& what) const {
+    bool v = false;
+    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) fail(n, what + " must be true or false");
+    return v;
+  }
+
+  CallClass call_class(const YAML::Node& n) const {
+    std::string s = str(n, "class");
+    if (s == "local") return CallClass::kLocal;
+    if (s == "async") return CallClass::kAsync;
+    if (s == "sync") return CallClass::kSync;
+    if (s == "unsupported") return CallClass::kUnsupported;
+    fail(n, "unknown class '" + s + "'; use local, async, sync or unsupported");
+  }
+
+  std::vector<std::string> str_list(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsSequence()) fail(n, what + " must be a list");
+    std::vector<std::string> v;
+    for (const auto& e : n) v.push_back(str(e, what + " entry"));
+    return v;
+  }
+
+  ParamSpec param(const YAML::Node& n, const std::string& what) const {
+    check_keys(n, what, {"dir", "count", "string"});
+    ParamSpec p;
+    p.where = at(n);
+    if (n["dir"]) {
+      p.dir = str(n["dir"], "dir");
+      static const std::set<std::string> dirs = {"in", "out", "inout", "device"};
+      if (!dirs.count(*p.dir)) fail(n["dir"], "unknown dir '" + *p.dir + "'; use in, out, inout or device");
+    }
+    if (n["count"]) p.count = str(n["count"], "count");
+    if (n["string"]) p.string = boolean(n["string"], "string");
+    return p;
+  }
+
+  EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
+    std::set<std::string> keys = {"class", "client", "server", "blocking", "destroys", "params"};
+    if (pattern) keys = {"match", "class", "client", "server"};
+    std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
+    check_keys(n, what, keys);
+    EntrySpec e;
+    e.name = name;
+    if (!n["class"]) fail(n, what + " needs a class (local, async, sync or unsupported)");
+    e.cls = call_class(n["class"]);
+    if (n["client"]) e.client = str(n["client"], "client");
+    if (n["server"]) e.server = str(n["server"], "server");
+    if (n["blocking"]) e.blocking = boolean(n["blocking"], "blocking");
+    if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
+    return e;
+  }
+
+  Spec load(const YAML::Node& root) {
+    check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "status",
+                                  "handles", "pod_types", "functions", "patterns", "default"});
+    Spec s;
+    s.path = path_;
+    for (const char* required : {"library", "soname", "exports", "headers", "status"}) {
+      if (!root[required]) fail(root, std::string("the spec needs '") + required + "'");
+    }
+    s.library = str(root["library"], "library");
+    s.soname = str(root["soname"], "soname");
+    s.exports_path = (std::filesystem::path(path_).parent_path() / str(root["exports"], "exports")).string();
+    s.headers = str_list(root["headers"], "headers");
+    if (root["per_thread_variants"]) s.per_thread_variants = boolean(root["per_thread_variants"], "per_thread_variants");
+
+    const YAML::Node& st = root["status"];
+    check_keys(st, "status", {"type", "success", "not_supported", "invalid_handle", "unavailable", "bad_reply", "finish", "finish_header"});
+    for (const char* k : {"type", "success", "not_supported", "invalid_handle", "unavailable", "bad_reply"}) {
+      if (!st[k]) fail(st, std::string("status needs '") + k + "'");
+    }
+    s.status = {str(st["type"], "status.type"), str(st["success"], "status.success"),
+                str(st["not_supported"], "status.not_supported"), str(st["invalid_handle"], "status.invalid_handle"),
+                str(st["unavailable"], "status.unavailable"), str(st["bad_reply"], "status.bad_reply"),
+                st["finish"] ? str(st["finish"], "status.finish") : "",
+                st["finish_header"] ? str(st["finish_header"], "status.finish_header") : ""};
+    if (s.status.finish.empty() != s.status.finish_header.empty()) {
+      fail(st, "status.finish and status.finish_header go together; give both or neither");
+    }
+
+    if (root["handles"]) {
+      const YAML::Node& h = root["handles"];
+      if (!h.IsMap()) fail(h, "handles must be a map of type: kind");
+      std::set<std::string> seen;
+      for (const auto& kv : h) {
+        std::string type = kv.first.as<std::string>();
+        if (!seen.insert(type).second) fail(kv.first, "duplicate handle type '" + type + "'; keep one");
+        s.handles.emplace_back(type, str(kv.second, "handle kind"));
+      }
+    }
+    if (root["pod_types"]) s.pod_types = str_list(root["pod_types"], "pod_types");
+
+    if (root["functions"]) {
+      const YAML::Node& fns = root["functions"];
+      if (!fns.IsMap()) fail(fns, "functions must be a map of name: {class: ...}");
+      std::set<std::string> seen;
+      for (const auto& kv : fns) {
+        std::string name = kv.first.as<std::string>();
+        if (!seen.insert(name).second) {
+          fail(kv.first, "duplicate entry for function " + name + "; merge the two entries into one");
+        }
+        EntrySpec e = entry(kv.second, name, false);
+        e.where = at(kv.first);
+        if (const YAML::Node& params = kv.second["params"]) {
+          if (!params.IsMap()) fail(params, name + " params must be a map of parameter: {dir: ...}");
+          for (const auto& pkv : params) {
+            std::string pname = pkv.first.as<std::string>();
+            ParamSpec p = param(pkv.second, name + " parameter " + pname);
+            p.where = at(pkv.first);
+            if (!e.params.emplace(pname, p).second) {
+              fail(pkv.first, "duplicate parameter '" + pname + "' in " + name + " params; keep one");
+            }
+          }
+        }
+        s.functions.push_back(std::move(e));
+      }
+    }
+    if (root["patterns"]) {
+      const YAML::Node& pats = root["patterns"];
+      if (!pats.IsSequence()) fail(pats, "patterns must be a list of {match: GLOB, class: ...}");
+      for (const auto& p : pats) {
+        if (!p.IsMap() || !p["match"]) fail(p, "a pattern needs 'match: GLOB'");
+        EntrySpec e = entry(p, str(p["match"], "match"), true);
+        e.where = at(p);
+        s.patterns.push_back(std::move(e));
+      }
+    }
+    if (root["default"]) s.default_class = call_class(root["default"]);
+    return s;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+bool load_spec(const std::string& path, Spec* out, std::string* error) {
+  try {
+    YAML::Node root = YAML::LoadFile(path);
+    *out = Loader(path).load(root);
+    return true;
+  } catch (const SpecError& e) {
+    *error = e.what();
+  } catch (const YAML::Exception& e) {
+    *error = path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg;
+  }
+  return false;
+}
+
+}  // namespace rgpu::codegen

@@ -1,0 +1,62 @@
+// Spec: the YAML file of one library, parsed strictly (unknown or duplicate keys are errors) into
+// plain structs that remember the file:line of each entry. The model gives it meaning.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rgpu::codegen {
+
+enum class CallClass { kLocal, kAsync, kSync, kUnsupported };
+const char* class_name(CallClass c);
+
+struct Where {
+  std::string file;
+  int line = 0;
+  std::string str() const { return file + ":" + std::to_string(line); }
+};
+
+struct ParamSpec {
+  Where where;
+  std::optional<std::string> dir;  // in, out, inout, device
+  std::optional<std::string> count;
+  bool string = false;
+};
+
+// One function entry or one pattern; a pattern carries `match`.
+struct EntrySpec {
+  Where where;
+  std::string name;  // exact name, or the glob of a pattern
+  CallClass cls = CallClass::kUnsupported;
+  std::optional<std::string> client;  // hand-written client file
+  std::optional<std::string> server;  // hand-written server file, or "none"
+  bool blocking = false;
+  std::optional<std::string> destroys;  // handle kind
+  std::map<std::string, ParamSpec> params;
+};
+
+struct StatusSpec {
+  std::string type, success, not_supported, invalid_handle, unavailable, bad_reply, finish, finish_header;
+};
+
+struct Spec {
+  std::string path;
+  std::string library;
+  std::string soname;
+  std::string exports_path;  // resolved relative to the spec
+  std::vector<std::string> headers;
+  bool per_thread_variants = false;
+  StatusSpec status;
+  std::vector<std::pair<std::string, std::string>> handles;  // type -> kind, in spec order
+  std::vector<std::string> pod_types;  // records whose pointers are device addresses
+  std::vector<EntrySpec> functions;
+  std::vector<EntrySpec> patterns;
+  CallClass default_class = CallClass::kUnsupported;
+};
+
+// Returns false with *error = "file:line: what is wrong; how to fix it".
+bool load_spec(const std::string& path, Spec* out, std::string* error);
+
+}  // namespace rgpu::codegen

@@ -1,0 +1,156 @@
+// Hand-written helpers that the generated client stubs and server dispatchers share: how pointer
+// arguments become bytes on the wire and back, with every decode bounds-checked.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/log.h"
+#include "common/wire/codec.h"
+
+#define RGPU_GEN_EXPORT __attribute__((visibility("default")))
+
+namespace rgpu::gen {
+
+// The largest output buffer a peer may make the server allocate for one pointer argument.
+inline constexpr size_t kMaxOutBytes = size_t{1} << 28;
+
+template <typename H>
+uint64_t handle_id(H h) {
+  if constexpr (std::is_pointer_v<H>) {
+    return reinterpret_cast<uintptr_t>(h);
+  } else {
+    return static_cast<uint64_t>(h);
+  }
+}
+
+template <typename H>
+H handle_from_id(uint64_t id) {
+  if constexpr (std::is_pointer_v<H>) {
+    return reinterpret_cast<H>(static_cast<uintptr_t>(id));
+  } else {
+    return static_cast<H>(id);
+  }
+}
+
+// ---- client side ----
+
+inline void put_device(wire::Encoder& e, const void* p) { e.put<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
+
+inline void put_in_bytes(wire::Encoder& e, const void* p, size_t bytes) { e.put_bytes(p, bytes); }
+
+template <typename H>
+void put_handles(wire::Encoder& e, const H* p, size_t n) {
+  e.put<uint32_t>(p ? static_cast<uint32_t>(n) : wire::Encoder::kAbsent);
+  if (!p) return;
+  for (size_t i = 0; i < n; ++i) e.put<uint64_t>(handle_id(p[i]));
+}
+
+// Copies one out argument from the reply; a size other than expected marks the reply malformed.
+inline void get_out_bytes(wire::Decoder& d, void* p, size_t bytes) {
+  if (!p) return;
+  auto b = d.get_bytes();
+  if (!d.ok()) return;
+  if (b.size() != bytes) {
+    d.fail();
+    return;
+  }
+  if (bytes) std::memcpy(p, b.data(), bytes);
+}
+
+// ---- server side ----
+
+// Storage for an in, out or inout pointer argument, decoded from peer bytes.
+template <typename T>
+class Buffer {
+ public:
+  // in/inout: length-prefixed bytes, absent = null; the length must be whole elements.
+  bool read_in(wire::Decoder& d) {
+    auto b = d.get_bytes(&present_);
+    if (!d.ok() || b.size() % sizeof(T) != 0) return false;
+    count_ = b.size() / sizeof(T);
+    storage_.resize(count_ ? count_ : 1);
+    if (!b.empty()) std::memcpy(static_cast<void*>(storage_.data()), b.data(), b.size());
+    return true;
+  }
+  // out: one presence byte (0 or 1).
+  bool read_presence(wire::Decoder& d) {
+    uint8_t p = d.get<uint8_t>();
+    present_ = p == 1;
+    return d.ok() && p <= 1;
+  }
+  // out: room for n elements, bounded so a peer cannot make the server allocate without limit.
+  bool allocate(size_t n) {
+    if (!present_) return true;
+    if (n > kMaxOutBytes / sizeof(T)) return false;
+    count_ = n;
+    storage_.assign(n ? n : 1, T{});
+    return true;
+  }
+  // in/inout: the decoded element count must be what the call will read.
+  bool has_count(size_t n) const { return !present_ || count_ == n; }
+  T* get() { return present_ ? storage_.data() : nullptr; }
+  void write(wire::Encoder& out) const {
+    if (present_) out.put_bytes(storage_.data(), count_ * sizeof(T));
+  }
+
+ private:
+  std::vector<T> storage_;
+  size_t count_ = 0;
+  bool present_ = false;
+};
+
+class String {
+ public:
+  bool read(wire::Decoder& d) {
+    auto s = d.get_string(&present_);
+    if (!d.ok() || s.find('\0') != std::string_view::npos) return false;
+    value_.assign(s);
+    return true;
+  }
+  const char* get() const { return present_ ? value_.c_str() : nullptr; }
+
+ private:
+  std::string value_;
+  bool present_ = false;
+};
+
+// A list of handle ids from the peer; resolved through the session's handle table.
+class HandleIds {
+ public:
+  bool read(wire::Decoder& d) {
+    uint32_t n = d.get<uint32_t>();
+    if (!d.ok()) return false;
+    present_ = n != wire::Encoder::kAbsent;
+    if (!present_) return true;
+    if (n > d.remaining() / sizeof(uint64_t)) return false;
+    ids_.resize(n);
+    for (auto& id : ids_) id = d.get<uint64_t>();
+    return d.ok();
+  }
+  bool has_count(size_t n) const { return !present_ || ids_.size() == n; }
+  template <typename Table, typename Kind, typename H>
+  bool resolve(const Table& table, Kind kind, std::vector<H>* out) const {
+    out->resize(ids_.empty() ? 1 : ids_.size());
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      if (!table.resolve(kind, ids_[i], &(*out)[i])) return false;
+    }
+    return true;
+  }
+  bool present() const { return present_; }
+
+ private:
+  std::vector<uint64_t> ids_;
+  bool present_ = false;
+};
+
+// The backend lacks this entry point: log once, answer not supported.
+inline void report_not_available(std::atomic<bool>& logged, const char* name) {
+  if (!logged.exchange(true)) RGPU_LOG_WARN("%s is not available on this backend", name);
+}
+
+}  // namespace rgpu::gen
