@@ -1,0 +1,247 @@
+// Emulated runtime: streams, events and elapsed time, host callbacks, capture and graph replay.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "tests/unit/emulated/emulated_test_env.h"
+
+namespace emu = rgpu::server::emulated;
+using rgpu::server::emulated::test::FreshDevices;
+
+namespace {
+const auto kBogusStream = reinterpret_cast<cudaStream_t>(0x4242);
+const auto kBogusEvent = reinterpret_cast<cudaEvent_t>(0x4343);
+}  // namespace
+
+TEST_CASE_METHOD(FreshDevices, "streams keep their flags, priority and device", "[emulated]") {
+  int least = 1, greatest = 1;
+  REQUIRE(emu::cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess);
+  CHECK(least == 0);
+  CHECK(greatest < least);
+
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest - 10) == cudaSuccess);
+  int priority = 0;
+  unsigned flags = 0;
+  int device = -1;
+  unsigned long long id = 0;
+  REQUIRE(emu::cudaStreamGetPriority(s, &priority) == cudaSuccess);
+  CHECK(priority == greatest);  // clamped, as CUDA does
+  REQUIRE(emu::cudaStreamGetFlags(s, &flags) == cudaSuccess);
+  CHECK(flags == cudaStreamNonBlocking);
+  REQUIRE(emu::cudaStreamGetDevice(s, &device) == cudaSuccess);
+  CHECK(device == 0);
+  REQUIRE(emu::cudaStreamGetId(s, &id) == cudaSuccess);
+  CHECK(id > 2);
+  CHECK(emu::cudaStreamQuery(s) == cudaSuccess);
+  CHECK(emu::cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(emu::cudaStreamQuery(nullptr) == cudaSuccess);
+  CHECK(emu::cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
+  CHECK(emu::cudaStreamCreateWithFlags(&s, 0x8) == cudaErrorInvalidValue);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+  CHECK(emu::cudaStreamDestroy(s) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaStreamQuery(s) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaStreamSynchronize(kBogusStream) == cudaErrorInvalidResourceHandle);
+}
+
+TEST_CASE_METHOD(FreshDevices, "events record steady-clock times", "[emulated]") {
+  cudaEvent_t start = nullptr, stop = nullptr, untimed = nullptr, never = nullptr;
+  REQUIRE(emu::cudaEventCreate(&start) == cudaSuccess);
+  REQUIRE(emu::cudaEventCreateWithFlags(&stop, cudaEventBlockingSync) == cudaSuccess);
+  REQUIRE(emu::cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(emu::cudaEventCreate(&never) == cudaSuccess);
+  CHECK(emu::cudaEventCreateWithFlags(&never, cudaEventInterprocess) == cudaErrorInvalidValue);
+
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(emu::cudaEventRecord(start, s) == cudaSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(emu::cudaEventRecord(stop, s) == cudaSuccess);
+  REQUIRE(emu::cudaEventRecord(untimed, nullptr) == cudaSuccess);
+  CHECK(emu::cudaEventQuery(stop) == cudaSuccess);
+  CHECK(emu::cudaEventSynchronize(stop) == cudaSuccess);
+  CHECK(emu::cudaStreamWaitEvent(s, stop, 0) == cudaSuccess);
+
+  float ms = -1;
+  REQUIRE(emu::cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
+  CHECK(ms >= 5.0f);
+  CHECK(ms < 5000.0f);
+  CHECK(emu::cudaEventElapsedTime(&ms, start, untimed) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaEventElapsedTime(&ms, start, never) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaEventElapsedTime(&ms, start, kBogusEvent) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaEventRecord(kBogusEvent, s) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaEventRecord(start, kBogusStream) == cudaErrorInvalidResourceHandle);
+  CHECK(emu::cudaStreamWaitEvent(s, kBogusEvent, 0) == cudaErrorInvalidResourceHandle);
+
+  for (cudaEvent_t e : {start, stop, untimed, never}) REQUIRE(emu::cudaEventDestroy(e) == cudaSuccess);
+  CHECK(emu::cudaEventQuery(start) == cudaErrorInvalidResourceHandle);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE_METHOD(FreshDevices, "host functions and stream callbacks run when issued", "[emulated]") {
+  struct Seen {
+    int host_fn = 0;
+    int callback = 0;
+    cudaStream_t stream = nullptr;
+    cudaError_t status = cudaErrorUnknown;
+  } seen;
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(emu::cudaLaunchHostFunc(s, [](void* p) { ++static_cast<Seen*>(p)->host_fn; }, &seen) == cudaSuccess);
+  CHECK(seen.host_fn == 1);
+  auto callback = [](cudaStream_t stream, cudaError_t status, void* p) {
+    auto* x = static_cast<Seen*>(p);
+    ++x->callback;
+    x->stream = stream;
+    x->status = status;
+  };
+  REQUIRE(emu::cudaStreamAddCallback(s, callback, &seen, 0) == cudaSuccess);
+  CHECK(seen.callback == 1);
+  CHECK(seen.stream == s);
+  CHECK(seen.status == cudaSuccess);
+  CHECK(emu::cudaStreamAddCallback(s, callback, &seen, 1) == cudaErrorInvalidValue);
+  CHECK(emu::cudaLaunchHostFunc(kBogusStream, [](void*) {}, nullptr) == cudaErrorInvalidResourceHandle);
+  CHECK(seen.callback == 1);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE_METHOD(FreshDevices, "a captured memset/memcpy sequence is recorded, not run, and replays", "[emulated]") {
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  void* a = nullptr;
+  void* b = nullptr;
+  REQUIRE(emu::cudaMalloc(&a, 256) == cudaSuccess);
+  REQUIRE(emu::cudaMalloc(&b, 256) == cudaSuccess);
+  REQUIRE(emu::cudaMemset(a, 0, 256) == cudaSuccess);
+  REQUIRE(emu::cudaMemset(b, 0, 256) == cudaSuccess);
+  int host_calls = 0;
+
+  REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  REQUIRE(emu::cudaStreamIsCapturing(s, &status) == cudaSuccess);
+  CHECK(status == cudaStreamCaptureStatusActive);
+  unsigned long long capture_id = 0;
+  REQUIRE(emu::cudaStreamGetCaptureInfo(s, &status, &capture_id, nullptr, nullptr, nullptr, nullptr) == cudaSuccess);
+  CHECK(capture_id != 0);
+  CHECK(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaErrorIllegalState);
+  REQUIRE(emu::cudaMemsetAsync(a, 0x11, 128, s) == cudaSuccess);
+  REQUIRE(emu::cudaMemcpyAsync(b, a, 256, cudaMemcpyDeviceToDevice, s) == cudaSuccess);
+  REQUIRE(emu::cudaLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &host_calls) == cudaSuccess);
+  // Arguments are still checked at capture time.
+  CHECK(emu::cudaMemsetAsync(static_cast<char*>(a) + 200, 0, 100, s) == cudaErrorInvalidValue);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  REQUIRE(graph != nullptr);
+  REQUIRE(emu::cudaStreamIsCapturing(s, &status) == cudaSuccess);
+  CHECK(status == cudaStreamCaptureStatusNone);
+
+  std::vector<uint8_t> back(256);
+  REQUIRE(emu::cudaMemcpy(back.data(), b, 256, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(std::all_of(back.begin(), back.end(), [](uint8_t v) { return v == 0; }));  // nothing ran yet
+  CHECK(host_calls == 0);
+
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(emu::cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);  // the executable graph stands alone
+  REQUIRE(emu::cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(emu::cudaMemcpy(back.data(), b, 256, cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (size_t i = 0; i < 256; ++i) CHECK(back[i] == (i < 128 ? 0x11 : 0));
+  CHECK(host_calls == 1);
+
+  // Replaying repeats the whole sequence.
+  REQUIRE(emu::cudaMemset(a, 0, 256) == cudaSuccess);
+  REQUIRE(emu::cudaMemset(b, 0x77, 256) == cudaSuccess);
+  REQUIRE(emu::cudaGraphLaunch(exec, s) == cudaSuccess);
+  REQUIRE(emu::cudaGraphLaunch(exec, nullptr) == cudaSuccess);
+  REQUIRE(emu::cudaMemcpy(back.data(), b, 256, cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (size_t i = 0; i < 256; ++i) CHECK(back[i] == (i < 128 ? 0x11 : 0));
+  CHECK(host_calls == 3);
+
+  // A freed allocation makes the replay fail cleanly instead of touching freed memory.
+  REQUIRE(emu::cudaFree(a) == cudaSuccess);
+  CHECK(emu::cudaGraphLaunch(exec, s) == cudaErrorInvalidValue);
+
+  REQUIRE(emu::cudaGraphExecDestroy(exec) == cudaSuccess);
+  CHECK(emu::cudaGraphLaunch(exec, s) == cudaErrorInvalidResourceHandle);
+  REQUIRE(emu::cudaFree(b) == cudaSuccess);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE_METHOD(FreshDevices, "capture rules", "[emulated]") {
+  cudaStream_t s = nullptr, side = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(emu::cudaStreamCreate(&side) == cudaSuccess);
+  cudaGraph_t graph = nullptr;
+
+  SECTION("built-in streams cannot capture") {
+    CHECK(emu::cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeGlobal) == cudaErrorStreamCaptureUnsupported);
+    CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorIllegalState);
+  }
+  SECTION("synchronizing a capturing stream invalidates the capture") {
+    REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+    CHECK(emu::cudaStreamSynchronize(s) == cudaErrorStreamCaptureUnsupported);
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    REQUIRE(emu::cudaStreamIsCapturing(s, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusInvalidated);
+    CHECK(emu::cudaLaunchHostFunc(s, [](void*) {}, nullptr) == cudaErrorStreamCaptureInvalidated);
+    CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
+    CHECK(graph == nullptr);
+  }
+  SECTION("a stream joins a capture by waiting on an event recorded in it") {
+    void* d = nullptr;
+    REQUIRE(emu::cudaMalloc(&d, 64) == cudaSuccess);
+    REQUIRE(emu::cudaMemset(d, 0, 64) == cudaSuccess);
+    cudaEvent_t fork = nullptr, join = nullptr;
+    REQUIRE(emu::cudaEventCreateWithFlags(&fork, cudaEventDisableTiming) == cudaSuccess);
+    REQUIRE(emu::cudaEventCreateWithFlags(&join, cudaEventDisableTiming) == cudaSuccess);
+    REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(emu::cudaEventRecord(fork, s) == cudaSuccess);
+    REQUIRE(emu::cudaStreamWaitEvent(side, fork, 0) == cudaSuccess);
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    REQUIRE(emu::cudaStreamIsCapturing(side, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusActive);
+    REQUIRE(emu::cudaMemsetAsync(d, 0x22, 64, side) == cudaSuccess);
+    REQUIRE(emu::cudaEventRecord(join, side) == cudaSuccess);
+    REQUIRE(emu::cudaStreamWaitEvent(s, join, 0) == cudaSuccess);
+    CHECK(emu::cudaStreamEndCapture(side, &graph) == cudaErrorStreamCaptureUnmatched);
+    REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
+    REQUIRE(emu::cudaStreamIsCapturing(side, &status) == cudaSuccess);
+    CHECK(status == cudaStreamCaptureStatusNone);
+
+    uint8_t byte = 0;
+    REQUIRE(emu::cudaMemcpy(&byte, d, 1, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(byte == 0);
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(emu::cudaGraphInstantiateWithFlags(&exec, graph, cudaGraphInstantiateFlagAutoFreeOnLaunch) ==
+            cudaSuccess);
+    REQUIRE(emu::cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(emu::cudaMemcpy(&byte, static_cast<uint8_t*>(d) + 63, 1, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(byte == 0x22);
+    REQUIRE(emu::cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(emu::cudaEventDestroy(fork) == cudaSuccess);
+    REQUIRE(emu::cudaEventDestroy(join) == cudaSuccess);
+    REQUIRE(emu::cudaFree(d) == cudaSuccess);
+  }
+  SECTION("graph handles are checked") {
+    cudaGraphExec_t exec = nullptr;
+    CHECK(emu::cudaGraphInstantiate(&exec, reinterpret_cast<cudaGraph_t>(0x99), 0) ==
+          cudaErrorInvalidResourceHandle);
+    CHECK(emu::cudaGraphDestroy(reinterpret_cast<cudaGraph_t>(0x99)) == cudaErrorInvalidResourceHandle);
+    REQUIRE(emu::cudaGraphCreate(&graph, 0) == cudaSuccess);
+    REQUIRE(emu::cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    CHECK(emu::cudaGraphUpload(exec, s) == cudaSuccess);
+    CHECK(emu::cudaGraphLaunch(exec, s) == cudaSuccess);  // an empty graph does nothing
+    REQUIRE(emu::cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
+  }
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  REQUIRE(emu::cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+  CHECK(mode == cudaStreamCaptureModeGlobal);
+  REQUIRE(emu::cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess);
+  CHECK(mode == cudaStreamCaptureModeRelaxed);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+  REQUIRE(emu::cudaStreamDestroy(side) == cudaSuccess);
+}
