@@ -1,5 +1,6 @@
 // GPU suite, error case: an invalid launch configuration is refused at launch; cudaGetLastError reports it once
-// (it is not sticky) and the next valid launch works.
+// (it is not sticky) and the next valid launch works. The error's name is printed, not assumed: CUDA 12 said
+// cudaErrorInvalidConfiguration for 2048 threads per block, CUDA 13 on an H200 says cudaErrorInvalidValue.
 #include "suite_check.h"
 
 __global__ void set_ones(int* data, int n) {
@@ -26,9 +27,9 @@ int main() {
   say("grid z 1048576, peeked: %s\n", cudaGetErrorName(grid_too_large));
   say("cudaGetLastError after peek: %s\n", cudaGetErrorName(peeked_still));
   say("cudaDeviceSynchronize: %s\n", cudaGetErrorName(sync));
-  expect(too_many_threads == cudaErrorInvalidConfiguration, "too many threads reported");
+  expect(too_many_threads != cudaSuccess, "too many threads refused");
   expect(read_again == cudaSuccess, "error cleared after reading it");
-  expect(grid_too_large == cudaErrorInvalidConfiguration && peeked_still == grid_too_large,
+  expect(grid_too_large != cudaSuccess && peeked_still == grid_too_large,
          "peek leaves the error for the next read");
   expect(sync == cudaSuccess, "the context is still usable");
 
