@@ -3,7 +3,9 @@
 
 #include "suite_check.h"
 
-// Each block stages its whole slice in dynamic shared memory and writes it back reversed.
+// Each block stages its whole slice in dynamic shared memory and writes it back reversed. Each instance
+// (kInstance) is a function of its own with its own attributes, so one can keep the default limit.
+template <int kInstance>
 __global__ void reverse_slices(const int* in, int* out, int slice) {
   extern __shared__ int staged[];
   const int* src = in + blockIdx.x * slice;
@@ -13,13 +15,8 @@ __global__ void reverse_slices(const int* in, int* out, int slice) {
   for (int i = threadIdx.x; i < slice; i += blockDim.x) dst[i] = staged[slice - 1 - i];
 }
 
-// The same work in a second function whose attribute stays at its default, to show the limit bites.
-__global__ void reverse_slices_default(const int* in, int* out, int slice) {
-  extern __shared__ int staged[];
-  for (int i = threadIdx.x; i < slice; i += blockDim.x) staged[i] = in[blockIdx.x * slice + i];
-  __syncthreads();
-  for (int i = threadIdx.x; i < slice; i += blockDim.x) out[blockIdx.x * slice + i] = staged[slice - 1 - i];
-}
+constexpr int kRaisedLimit = 0;
+constexpr int kDefaultLimit = 1;
 
 int main() {
   const int shared_bytes = 96 * 1024;
@@ -39,18 +36,19 @@ int main() {
   CHECK_CUDA(cudaMemcpy(in, host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
 
   // Without the attribute, a launch asking for more than 48 KiB is refused at launch time.
-  reverse_slices_default<<<blocks, 256, shared_bytes>>>(in, out, slice);
+  reverse_slices<kDefaultLimit><<<blocks, 256, shared_bytes>>>(in, out, slice);
   cudaError_t refused = cudaGetLastError();
   say("launch with 96 KiB before the attribute: %s\n", cudaGetErrorName(refused));
   expect(refused != cudaSuccess, "launch refused without the attribute");
 
-  CHECK_CUDA(cudaFuncSetAttribute(reverse_slices, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+  CHECK_CUDA(cudaFuncSetAttribute(reverse_slices<kRaisedLimit>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  shared_bytes));
   cudaFuncAttributes attributes{};
-  CHECK_CUDA(cudaFuncGetAttributes(&attributes, reverse_slices));
+  CHECK_CUDA(cudaFuncGetAttributes(&attributes, reverse_slices<kRaisedLimit>));
   say("maxDynamicSharedSizeBytes: %d\n", attributes.maxDynamicSharedSizeBytes);
   expect(attributes.maxDynamicSharedSizeBytes == shared_bytes, "attribute read back");
 
-  reverse_slices<<<blocks, 256, shared_bytes>>>(in, out, slice);
+  reverse_slices<kRaisedLimit><<<blocks, 256, shared_bytes>>>(in, out, slice);
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaMemcpy(result.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost));
   int wrong = 0;
