@@ -1,0 +1,68 @@
+// The backend that runs a session's calls on the real GPU through dlopen()ed libcuda and
+// libcudart. Internal to this folder: the rest of rgpud sees only make_cuda_backend().
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+#include "server/backends/backend.h"
+#include "server/backends/cuda/cuda_driver_api.h"
+#include "server/backends/cuda/launch_config.h"
+#include "server/backends/cuda/shared_library.h"
+
+namespace rgpu::server::cuda {
+
+// The runtime entry points init() itself needs, apart from the generated table.
+struct RuntimeBootstrap {
+  decltype(&::cudaSetDevice) cudaSetDevice = nullptr;
+  decltype(&::cudaFree) cudaFree = nullptr;
+  decltype(&::cudaGetErrorString) cudaGetErrorString = nullptr;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend();
+  ~CudaBackend() override;
+
+  const char* name() const override { return "cuda"; }
+  Status init() override;
+  const gen::cudart::Api& cudart() const override;
+  std::vector<DeviceSummary> devices() override;
+  uint32_t arch(int device) override;
+
+  int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
+                      const std::vector<std::string>& variables, LoadedModule* out) override;
+  int32_t unload_module(void* module) override;
+  int32_t launch(const LaunchRequest& request) override;
+  int32_t function_attributes(void* function, cudaFuncAttributes* out) override;
+  int32_t set_function_attribute(void* function, int attr, int value) override;
+  int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
+                                      int* num_blocks) override;
+  uint64_t memory_in_use() override;
+
+ private:
+  Status load_driver();
+  Status load_runtime();
+  Status start_context();
+  // Makes the worker's context current on the calling thread when none is (helper threads).
+  // Returns false when no context could be made current.
+  bool make_context_current();
+  // Looks up every function and variable of a freshly loaded module.
+  int32_t resolve_module_symbols(CUmodule module, const std::vector<std::string>& functions,
+                                 const std::vector<std::string>& variables, LoadedModule* out);
+  cudaError_t read_param_layout(CUfunction function, std::vector<KernelParam>* params);
+
+  bool ready_ = false;
+  SharedLibrary driver_library_;
+  SharedLibrary runtime_library_;
+  DriverApi driver_;
+  RuntimeBootstrap runtime_;
+  std::unique_ptr<gen::cudart::Api> cudart_;
+  CUcontext context_ = nullptr;  // the primary context init() made current
+  LaunchLimits limits_;
+  uint64_t free_at_start_ = 0;  // device memory free after init, the baseline of memory_in_use()
+};
+
+}  // namespace rgpu::server::cuda
