@@ -37,6 +37,18 @@ class Encoder {
     buf_.resize(at + n);
     if (n) std::memcpy(buf_.data() + at, p, n);
   }
+  // Overwrites a value written earlier at byte offset `at` (e.g. a status placeholder).
+  template <typename T>
+  void patch(size_t at, const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (at + sizeof(T) <= buf_.size()) std::memcpy(buf_.data() + at, &v, sizeof(T));
+  }
+  // Appends n zero bytes and returns where they start (valid until the next put).
+  uint8_t* append_zeros(size_t n) {
+    size_t at = buf_.size();
+    buf_.resize(at + n);
+    return buf_.data() + at;
+  }
   // Length-prefixed bytes; a null pointer is sent as a distinct "absent" marker.
   void put_bytes(const void* p, size_t n) {
     put<uint32_t>(p ? static_cast<uint32_t>(n) : kAbsent);

@@ -25,6 +25,9 @@ enum class FrameKind : uint16_t {
   kLast = kOutput,
 };
 
+// kCall flags.
+inline constexpr uint16_t kFlagWantsReply = 1;  // the caller waits: always send a kReply
+
 struct FrameHeader {
   uint32_t magic;
   uint16_t kind;

@@ -2,6 +2,8 @@
 // library tables of the backend, the handle map, and the call's bulk data.
 #pragma once
 
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>

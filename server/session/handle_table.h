@@ -1,8 +1,11 @@
 // Client-side handle ids mapped to the backend's real handles (streams, events, graphs, ...).
-// Ids are chosen by the client, so creating a handle can be an async call.
+// Ids are chosen by the client, so creating a handle can be an async call. Thread-safe: blocking
+// calls resolve handles on helper threads while the session thread binds new ones.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <shared_mutex>
 #include <unordered_map>
 
 namespace rgpu::server {
@@ -17,15 +20,22 @@ class HandleTable {
   // pass through unchanged.
   static bool is_builtin(uint64_t id) { return id <= 2; }
 
-  void bind(HandleKind kind, uint64_t id, void* real) { map_[key(kind, id)] = real; }
-  void unbind(HandleKind kind, uint64_t id) { map_.erase(key(kind, id)); }
+  void bind(HandleKind kind, uint64_t id, void* real) {
+    std::unique_lock lock(mu_);
+    map_[Key{id, kind}] = real;
+  }
+  void unbind(HandleKind kind, uint64_t id) {
+    std::unique_lock lock(mu_);
+    map_.erase(Key{id, kind});
+  }
   // Returns false for an unknown id (the call then fails with the library's invalid-handle status).
   bool resolve(HandleKind kind, uint64_t id, void** real) const {
     if (is_builtin(id)) {
       *real = reinterpret_cast<void*>(id);
       return true;
     }
-    auto it = map_.find(key(kind, id));
+    std::shared_lock lock(mu_);
+    auto it = map_.find(Key{id, kind});
     if (it == map_.end()) return false;
     *real = it->second;
     return true;
@@ -37,11 +47,22 @@ class HandleTable {
     *real = reinterpret_cast<T>(p);
     return ok;
   }
-  size_t size() const { return map_.size(); }
+  size_t size() const {
+    std::shared_lock lock(mu_);
+    return map_.size();
+  }
 
  private:
-  static uint64_t key(HandleKind kind, uint64_t id) { return (id << 4) | static_cast<uint64_t>(kind); }
-  std::unordered_map<uint64_t, void*> map_;
+  struct Key {
+    uint64_t id;
+    HandleKind kind;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.id * 16 + static_cast<uint64_t>(k.kind)); }
+  };
+  mutable std::shared_mutex mu_;
+  std::unordered_map<Key, void*, KeyHash> map_;
 };
 
 }  // namespace rgpu::server

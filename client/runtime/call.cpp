@@ -1,0 +1,82 @@
+// Call: the per-call path used by every generated stub. Per-thread buffers keep it allocation-free
+// once warm.
+#include "client/runtime/call.h"
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "client/runtime/device.h"
+#include "client/runtime/pipe.h"
+#include "common/config.h"
+#include "common/log.h"
+
+namespace rgpu::client {
+namespace {
+
+const Tunable kSync{"RGPU_SYNC", "0", "1 makes every forwarded call synchronous (like CUDA_LAUNCH_BLOCKING)"};
+
+bool sync_mode() {
+  static const bool on = kSync.get_bool();
+  return on;
+}
+
+thread_local wire::Encoder t_args;
+thread_local std::vector<uint8_t> t_reply;
+
+}  // namespace
+
+Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), args_(&t_args) { args_->clear(); }
+
+Call::~Call() = default;
+
+void Call::expect_reply_bulk(void* dst, size_t n) {
+  reply_bulk_ = dst;
+  reply_bulk_len_ = n;
+}
+
+int32_t Call::invoke() {
+  Pipe& pipe = Pipe::get();
+  Waiter w;
+  w.payload = &t_reply;
+  // A sync call's output data comes in its reply; an async call's (posted synchronously under
+  // RGPU_SYNC) lands from a data frame ahead of the reply.
+  bool async_data = cls_ == CallClass::kAsync;
+  if (!async_data) {
+    w.bulk_dst = reply_bulk_;
+    w.bulk_len = reply_bulk_len_;
+  }
+  if (!pipe.send_call(id_, *args_, current_device(), &w, async_data ? reply_bulk_ : nullptr,
+                      async_data ? reply_bulk_len_ : 0))
+    return kStatusUnavailable;
+  pipe.wait(w);
+  if (w.lost) return kStatusUnavailable;
+  results_ = wire::Decoder(t_reply);
+  int32_t status = results_.get<int32_t>();
+  if (!results_.ok()) return kStatusUnavailable;
+  replied_ = true;
+  return status;
+}
+
+int32_t Call::post() {
+  if (sync_mode()) return invoke();
+  Pipe& pipe = Pipe::get();
+  if (!pipe.send_call(id_, *args_, current_device(), nullptr, reply_bulk_, reply_bulk_len_)) return kStatusUnavailable;
+  return 0;
+}
+
+uint64_t new_handle_id() {
+  static std::atomic<uint64_t> next{0x100};
+  return next.fetch_add(0x10, std::memory_order_relaxed);
+}
+
+void report_unsupported(const char* name) {
+  static std::mutex mu;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mu);
+  if (seen.insert(name).second)
+    std::fprintf(stderr, "rgpu: %s is not supported by rgpu yet; it returns the library's not-supported status\n", name);
+}
+
+}  // namespace rgpu::client

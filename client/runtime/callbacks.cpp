@@ -1,0 +1,52 @@
+// Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the client: the server puts a
+// host function in the stream that, when the stream reaches it, sends a callback frame; the
+// client's receiver runs the function before it reads any later frame, so a synchronisation that
+// follows returns only after the callback has run. The callback's id travels, never its address.
+#include <cuda_runtime_api.h>
+
+#include "client/runtime/call.h"
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/pipe.h"
+#include "gen/cudart/cudart_ids.h"
+
+namespace {
+
+cudaError_t enqueue(uint32_t id, cudaStream_t stream, std::function<void()> fn) {
+  rgpu::client::Pipe& pipe = rgpu::client::Pipe::get();
+  if (!pipe.available()) return rgpu::client::cudart_finish(cudaErrorNoDevice);
+  uint64_t cb = pipe.register_callback(std::move(fn));
+  rgpu::client::Call call(id, rgpu::client::CallClass::kAsync);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(stream));
+  call.args().put<uint64_t>(cb);
+  return rgpu::client::cudart_finish(static_cast<cudaError_t>(call.post()));
+}
+
+}  // namespace
+
+namespace ids = rgpu::gen::cudart;
+
+extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  if (!fn) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
+  return enqueue(ids::k_cudaLaunchHostFunc, stream, [fn, userData] { fn(userData); });
+}
+
+extern "C" cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
+  if (!fn) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
+  if (!stream) stream = cudaStreamPerThread;
+  return enqueue(ids::k_cudaLaunchHostFunc_ptsz, stream, [fn, userData] { fn(userData); });
+}
+
+extern "C" cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                             unsigned int flags) {
+  if (!callback || flags != 0) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
+  return enqueue(ids::k_cudaStreamAddCallback, stream,
+                 [callback, stream, userData] { callback(stream, cudaSuccess, userData); });
+}
+
+extern "C" cudaError_t cudaStreamAddCallback_ptsz(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
+                                                  unsigned int flags) {
+  if (!callback || flags != 0) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
+  if (!stream) stream = cudaStreamPerThread;
+  return enqueue(ids::k_cudaStreamAddCallback_ptsz, stream,
+                 [callback, stream, userData] { callback(stream, cudaSuccess, userData); });
+}

@@ -1,0 +1,253 @@
+// Kernel launches on the client: the call-configuration stack, every launch entry point (CUDA 13's
+// __cudaGetKernel/__cudaLaunchKernel, the classic cudaLaunchKernel, ExC and cooperative), argument
+// packing by the parameter layout the server reported, and function attributes and occupancy.
+// A launch is an async call: errors the GPU finds surface at the next synchronisation; what can
+// be checked here (configuration limits) fails at once, as CUDA does.
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <vector>
+
+#include "client/runtime/call.h"
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/device.h"
+#include "client/runtime/modules.h"
+#include "common/wire/launch_args.h"
+#include "gen/cudart/cudart_ids.h"
+
+namespace rgpu::client {
+namespace ids = gen::cudart;
+namespace {
+
+struct CallConfig {
+  dim3 grid, block;
+  size_t shared_mem;
+  cudaStream_t stream;
+};
+thread_local std::vector<CallConfig> t_configs;
+
+cudaError_t check_config(dim3 grid, dim3 block) {
+  const cudaDeviceProp* p = device_properties(current_device());
+  if (!p) return cudaErrorNoDevice;
+  uint64_t threads = uint64_t{block.x} * block.y * block.z;
+  if (threads == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0) return cudaErrorInvalidConfiguration;
+  if (threads > static_cast<uint64_t>(p->maxThreadsPerBlock)) return cudaErrorInvalidConfiguration;
+  if (block.x > static_cast<unsigned>(p->maxThreadsDim[0]) || block.y > static_cast<unsigned>(p->maxThreadsDim[1]) ||
+      block.z > static_cast<unsigned>(p->maxThreadsDim[2]))
+    return cudaErrorInvalidConfiguration;
+  if (grid.x > static_cast<unsigned>(p->maxGridSize[0]) || grid.y > static_cast<unsigned>(p->maxGridSize[1]) ||
+      grid.z > static_cast<unsigned>(p->maxGridSize[2]))
+    return cudaErrorInvalidConfiguration;
+  return cudaSuccess;
+}
+
+KernelRecord* loaded_kernel(const void* func, cudaError_t* st) {
+  KernelRecord* k = ModuleRegistry::get().kernel(func);
+  if (!k) {
+    *st = cudaErrorInvalidDeviceFunction;
+    return nullptr;
+  }
+  *st = ModuleRegistry::get().ensure_loaded(k->module);
+  return *st == cudaSuccess ? k : nullptr;
+}
+
+cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem, cudaStream_t stream,
+                   bool cooperative, bool per_thread) {
+  cudaError_t st;
+  KernelRecord* k = loaded_kernel(func, &st);
+  if (!k) return cudart_finish(st);
+  st = check_config(grid, block);
+  if (st != cudaSuccess) return cudart_finish(st);
+  if (!args && !k->params.empty()) return cudart_finish(cudaErrorInvalidValue);
+
+  wire::LaunchArgs a{};
+  a.function = k->server_id;
+  a.grid[0] = grid.x, a.grid[1] = grid.y, a.grid[2] = grid.z;
+  a.block[0] = block.x, a.block[1] = block.y, a.block[2] = block.z;
+  a.shared_mem = static_cast<uint32_t>(shared_mem);
+  a.cooperative = cooperative ? 1 : 0;
+  auto sid = reinterpret_cast<uint64_t>(stream);
+  a.stream = (per_thread && sid == 0) ? reinterpret_cast<uint64_t>(cudaStreamPerThread) : sid;
+
+  Call call(per_thread ? ids::k_cudaLaunchKernel_ptsz : ids::k_cudaLaunchKernel, CallClass::kAsync);
+  call.args().put(a);
+  // The packed argument buffer: each parameter copied to its offset.
+  wire::Encoder& e = call.args();
+  e.put<uint32_t>(k->args_size);
+  uint8_t* buf = e.append_zeros(k->args_size);
+  for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(buf + k->params[i].offset, args[i], k->params[i].size);
+  return cudart_finish(static_cast<cudaError_t>(call.post()));
+}
+
+}  // namespace
+}  // namespace rgpu::client
+
+using rgpu::client::cudart_finish;
+using rgpu::client::KernelRecord;
+
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
+  rgpu::client::t_configs.push_back({gridDim, blockDim, sharedMem, stream});
+  return 0;
+}
+
+extern "C" cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
+  auto& stack = rgpu::client::t_configs;
+  if (stack.empty()) return cudaErrorMissingConfiguration;
+  auto c = stack.back();
+  stack.pop_back();
+  *gridDim = c.grid;
+  *blockDim = c.block;
+  *sharedMem = c.shared_mem;
+  *static_cast<cudaStream_t*>(stream) = c.stream;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
+  KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(func);
+  if (!k) return cudart_finish(cudaErrorInvalidDeviceFunction);
+  *kernel = reinterpret_cast<cudaKernel_t>(k);
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                          size_t sharedMem, cudaStream_t stream) {
+  return rgpu::client::launch(kernel, gridDim, blockDim, args, sharedMem, stream, false, false);
+}
+
+extern "C" cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
+                                               size_t sharedMem, cudaStream_t stream) {
+  return rgpu::client::launch(kernel, gridDim, blockDim, args, sharedMem, stream, false, true);
+}
+
+extern "C" cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args, size_t sharedMem,
+                                        cudaStream_t stream) {
+  return rgpu::client::launch(func, gridDim, blockDim, args, sharedMem, stream, false, false);
+}
+
+extern "C" cudaError_t cudaLaunchKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                             size_t sharedMem, cudaStream_t stream) {
+  return rgpu::client::launch(func, gridDim, blockDim, args, sharedMem, stream, false, true);
+}
+
+extern "C" cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                                   size_t sharedMem, cudaStream_t stream) {
+  return rgpu::client::launch(func, gridDim, blockDim, args, sharedMem, stream, true, false);
+}
+
+extern "C" cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                                        size_t sharedMem, cudaStream_t stream) {
+  return rgpu::client::launch(func, gridDim, blockDim, args, sharedMem, stream, true, true);
+}
+
+namespace {
+cudaError_t launch_ex(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
+  if (!config) return cudart_finish(cudaErrorInvalidValue);
+  bool cooperative = false;
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute& at = config->attrs[i];
+    if (at.id == cudaLaunchAttributeCooperative) {
+      cooperative = at.val.cooperative != 0;
+    } else if (at.id != cudaLaunchAttributeIgnore) {
+      rgpu::client::report_unsupported("cudaLaunchKernelExC with launch attributes other than cooperative");
+      return cudart_finish(cudaErrorNotSupported);
+    }
+  }
+  return rgpu::client::launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
+                              cooperative, per_thread);
+}
+}  // namespace
+
+extern "C" cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return launch_ex(config, func, args, false);
+}
+
+extern "C" cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  return launch_ex(config, func, args, true);
+}
+
+namespace {
+// A sync query about a kernel: FunctionQuery in, status (+ a value) back.
+template <typename Out>
+cudaError_t function_query(uint32_t id, const void* func, int32_t a, int32_t b, uint64_t c, uint32_t flags, Out* out) {
+  cudaError_t st;
+  KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
+  if (!k) return st;
+  rgpu::client::Call call(id, rgpu::client::CallClass::kSync);
+  rgpu::wire::FunctionQuery q{k->server_id, a, b, c, flags, 0};
+  call.args().put(q);
+  auto r = static_cast<cudaError_t>(call.invoke());
+  if (r == cudaSuccess && out) *out = call.results().template get<Out>();
+  return r;
+}
+}  // namespace
+
+extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+  if (!attr) return cudart_finish(cudaErrorInvalidValue);
+  cudaError_t st;
+  KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
+  if (!k) return cudart_finish(st);
+  // Answered from the client's cache after the first query; attribute setters keep it current.
+  std::call_once(k->attrs_once, [&] {
+    k->attrs_status = function_query(rgpu::gen::cudart::k_cudaFuncGetAttributes, func, 0, 0, 0, 0, &k->attrs);
+  });
+  if (k->attrs_status != cudaSuccess) return cudart_finish(k->attrs_status);
+  *attr = k->attrs;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  cudaFuncAttributes current;
+  cudaError_t st = cudaFuncGetAttributes(&current, func);  // fills the cache before it is updated
+  if (st != cudaSuccess) return st;
+  st = function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetAttribute, func, attr, value, 0, 0, nullptr);
+  if (st != cudaSuccess) return cudart_finish(st);
+  KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(func);
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) k->attrs.maxDynamicSharedSizeBytes = value;
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) k->attrs.preferredShmemCarveout = value;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) {
+  return cudart_finish(
+      function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetCacheConfig, func, cacheConfig, 0, 0, 0, nullptr));
+}
+
+extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
+                                                                             int blockSize, size_t dynamicSMemSize,
+                                                                             unsigned int flags) {
+  if (!numBlocks) return cudart_finish(cudaErrorInvalidValue);
+  return cudart_finish(function_query(rgpu::gen::cudart::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, func,
+                                      blockSize, 0, dynamicSMemSize, flags, numBlocks));
+}
+
+extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,
+                                                                    size_t dynamicSMemSize) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize,
+                                                                cudaOccupancyDefault);
+}
+
+extern "C" cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func,
+                                                                 int numBlocks, int blockSize) {
+  (void)dynamicSmemSize;
+  (void)func;
+  (void)numBlocks;
+  (void)blockSize;
+  rgpu::client::report_unsupported("cudaOccupancyAvailableDynamicSMemPerBlock");
+  return cudart_finish(cudaErrorNotSupported);
+}
+
+extern "C" cudaError_t cudaFuncGetName(const char** name, const void* func) {
+  if (!name) return cudart_finish(cudaErrorInvalidValue);
+  KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(func);
+  if (!k) return cudart_finish(cudaErrorInvalidDeviceFunction);
+  *name = k->name.c_str();
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaGetFuncBySymbol(cudaFunction_t* functionPtr, const void* symbolPtr) {
+  if (!functionPtr) return cudart_finish(cudaErrorInvalidValue);
+  KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(symbolPtr);
+  if (!k) return cudart_finish(cudaErrorInvalidDeviceFunction);
+  *functionPtr = reinterpret_cast<cudaFunction_t>(k);
+  return cudaSuccess;
+}

@@ -1,0 +1,260 @@
+// cudaMemcpy* on the client: host-to-host stays local; H2D sends the bytes with the call; D2H
+// receives them in the reply (sync) or in a data frame that lands in user memory before the
+// stream's next synchronisation returns (async); D2D is forwarded. Copies above the chunk size go
+// as several calls so that no frame exceeds the wire's bulk limit.
+#include "client/runtime/memcpy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "client/runtime/call.h"
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/memory_map.h"
+#include "client/runtime/pipe.h"
+#include "common/config.h"
+#include "common/wire/copy_args.h"
+#include "common/wire/pitched.h"
+#include "common/wire/frame.h"
+#include "gen/cudart/cudart_ids.h"
+
+namespace rgpu::client {
+namespace ids = gen::cudart;
+
+namespace {
+
+const Tunable kChunk{"RGPU_COPY_CHUNK_MB", "64", "largest piece of a host<->device copy sent as one frame (MiB)"};
+
+size_t chunk_bytes() {
+  static const size_t c = std::clamp<size_t>(static_cast<size_t>(kChunk.get_int()), 1, wire::kMaxBulk >> 20) << 20;
+  return c;
+}
+
+uint64_t stream_id(cudaStream_t s, bool per_thread) {
+  auto id = reinterpret_cast<uint64_t>(s);
+  return (per_thread && id == 0) ? reinterpret_cast<uint64_t>(cudaStreamPerThread) : id;
+}
+
+// Resolves cudaMemcpyDefault from the memory map; reports whether each side is device memory.
+cudaMemcpyKind resolve(cudaMemcpyKind kind, const void* dst, const void* src) {
+  if (kind != cudaMemcpyDefault) return kind;
+  bool d_dev = MemoryMap::get().find_device(dst).has_value();
+  bool s_dev = MemoryMap::get().find_device(src).has_value();
+  if (d_dev && s_dev) return cudaMemcpyDeviceToDevice;
+  if (d_dev) return cudaMemcpyHostToDevice;
+  if (s_dev) return cudaMemcpyDeviceToHost;
+  return cudaMemcpyHostToHost;
+}
+
+int32_t send_copy(uint32_t id, bool async, const wire::Copy1D& a, const void* h2d, void* d2h) {
+  Call call(id, async ? CallClass::kAsync : CallClass::kSync);
+  call.args().put(a);
+  if (h2d) {
+    Pipe::get().wait_landings(h2d, a.count);
+    call.add_bulk(h2d, a.count);
+  }
+  if (d2h) call.expect_reply_bulk(d2h, a.count);
+  return async ? call.post() : call.invoke();
+}
+
+}  // namespace
+
+cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind kind, bool async,
+                        cudaStream_t stream, bool per_thread) {
+  if (count == 0) return cudaSuccess;
+  if (!dst || !src) return cudart_finish(cudaErrorInvalidValue);
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudart_finish(cudaErrorInvalidMemcpyDirection);
+  kind = resolve(kind, dst, src);
+  if (kind == cudaMemcpyHostToHost) {
+    Pipe::get().wait_landings(src, count);
+    std::memmove(dst, src, count);
+    return cudaSuccess;
+  }
+  uint32_t id = async ? (per_thread ? ids::k_cudaMemcpyAsync_ptsz : ids::k_cudaMemcpyAsync)
+                      : (per_thread ? ids::k_cudaMemcpy_ptds : ids::k_cudaMemcpy);
+  wire::Copy1D a{};
+  a.kind = kind;
+  a.device = -1;
+  a.src_device = -1;
+  a.stream = stream_id(stream, per_thread);
+  if (kind == cudaMemcpyDeviceToDevice) {
+    a.dst = reinterpret_cast<uint64_t>(dst);
+    a.src = reinterpret_cast<uint64_t>(src);
+    a.count = count;
+    return cudart_finish(static_cast<cudaError_t>(send_copy(id, async, a, nullptr, nullptr)));
+  }
+  // Host <-> device, in chunks.
+  const size_t chunk = chunk_bytes();
+  for (size_t off = 0; off < count; off += chunk) {
+    size_t n = std::min(chunk, count - off);
+    a.dst = reinterpret_cast<uint64_t>(dst) + off;
+    a.src = reinterpret_cast<uint64_t>(src) + off;
+    a.count = n;
+    int32_t st = kind == cudaMemcpyHostToDevice
+                     ? send_copy(id, async, a, static_cast<const char*>(src) + off, nullptr)
+                     : send_copy(id, async, a, nullptr, static_cast<char*>(dst) + off);
+    if (st != 0) return cudart_finish(static_cast<cudaError_t>(st));
+  }
+  return cudaSuccess;
+}
+
+namespace {
+
+// 2D and 3D copies between pitched memory; host sides are packed into / unpacked from a
+// contiguous buffer of width*height*depth bytes.
+cudaError_t copy_pitched(const cudaPitchedPtr& dst, const cudaPos& dpos, const cudaPitchedPtr& src, const cudaPos& spos,
+                         const cudaExtent& extent, cudaMemcpyKind kind, bool is_3d, bool async, cudaStream_t stream,
+                         bool per_thread, uint32_t id) {
+  if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
+  if (!dst.ptr || !src.ptr) return cudart_finish(cudaErrorInvalidValue);
+  if (extent.width > dst.pitch || extent.width > src.pitch) return cudart_finish(cudaErrorInvalidPitchValue);
+  auto at = [](const cudaPitchedPtr& p, const cudaPos& pos) {
+    size_t ysize = p.ysize ? p.ysize : 1;
+    return static_cast<char*>(p.ptr) + pos.z * p.pitch * ysize + pos.y * p.pitch + pos.x;
+  };
+  char* d = at(dst, dpos);
+  char* s = at(src, spos);
+  kind = resolve(kind, d, s);
+  const size_t slice_rows = extent.height;
+  auto rows = [&](const cudaPitchedPtr& p, char* base, auto&& fn) {
+    size_t ysize = p.ysize ? p.ysize : slice_rows;
+    for (size_t z = 0; z < extent.depth; ++z)
+      for (size_t y = 0; y < extent.height; ++y) fn(base + z * p.pitch * ysize + y * p.pitch, (z * extent.height + y) * extent.width);
+  };
+  if (kind == cudaMemcpyHostToHost) {
+    std::vector<char> tmp(extent.width * extent.height * extent.depth);
+    rows(src, s, [&](char* row, size_t off) { std::memcpy(tmp.data() + off, row, extent.width); });
+    rows(dst, d, [&](char* row, size_t off) { std::memcpy(row, tmp.data() + off, extent.width); });
+    return cudaSuccess;
+  }
+  wire::Copy3D a{};
+  a.dst = reinterpret_cast<uint64_t>(d);
+  a.dst_pitch = dst.pitch;
+  a.dst_ysize = dst.ysize ? dst.ysize : extent.height;
+  a.src = reinterpret_cast<uint64_t>(s);
+  a.src_pitch = src.pitch;
+  a.src_ysize = src.ysize ? src.ysize : extent.height;
+  a.width = extent.width;
+  a.height = extent.height;
+  a.depth = extent.depth;
+  a.kind = kind;
+  a.is_3d = is_3d ? 1 : 0;
+  a.stream = stream_id(stream, per_thread);
+  size_t packed = extent.width * extent.height * extent.depth;
+  if (kind != cudaMemcpyDeviceToDevice && packed > wire::kMaxBulk) return cudart_finish(cudaErrorInvalidValue);
+
+  Call call(id, async ? CallClass::kAsync : CallClass::kSync);
+  call.args().put(a);
+  std::vector<char> host;  // packed host rows (kept alive until the call is sent or answered)
+  if (kind == cudaMemcpyHostToDevice) {
+    host.resize(packed);
+    rows(src, s, [&](char* row, size_t off) { std::memcpy(host.data() + off, row, extent.width); });
+    call.add_bulk(host.data(), packed);
+    return cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));
+  }
+  if (kind == cudaMemcpyDeviceToHost) {
+    // Rows land in a packed buffer first, so this copy waits for its data even when async.
+    host.resize(packed);
+    call.expect_reply_bulk(host.data(), packed);
+    int32_t st = call.invoke();
+    if (st == 0) rows(dst, d, [&](char* row, size_t off) { std::memcpy(row, host.data() + off, extent.width); });
+    return cudart_finish(static_cast<cudaError_t>(st));
+  }
+  return cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));
+}
+
+cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                    cudaMemcpyKind kind, bool async, cudaStream_t stream, bool per_thread, uint32_t id) {
+  cudaPitchedPtr d = pitched(dst, dpitch, width, height);
+  cudaPitchedPtr s = pitched(const_cast<void*>(src), spitch, width, height);
+  return copy_pitched(d, cudaPos{0, 0, 0}, s, cudaPos{0, 0, 0}, cudaExtent{width, height, 1}, kind,
+                      false, async, stream, per_thread, id);
+}
+
+cudaError_t copy_3d(const cudaMemcpy3DParms* p, bool async, cudaStream_t stream, bool per_thread, uint32_t id) {
+  if (!p) return cudart_finish(cudaErrorInvalidValue);
+  if (p->srcArray || p->dstArray) {
+    report_unsupported("cudaMemcpy3D with CUDA arrays");
+    return cudart_finish(cudaErrorNotSupported);
+  }
+  return copy_pitched(p->dstPtr, p->dstPos, p->srcPtr, p->srcPos, p->extent, p->kind, true, async, stream, per_thread,
+                      id);
+}
+
+}  // namespace
+}  // namespace rgpu::client
+
+using rgpu::client::copy_linear;
+namespace ids = rgpu::gen::cudart;
+
+extern "C" cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  return copy_linear(dst, src, count, kind, false, nullptr, false);
+}
+extern "C" cudaError_t cudaMemcpy_ptds(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  return copy_linear(dst, src, count, kind, false, nullptr, true);
+}
+extern "C" cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  return copy_linear(dst, src, count, kind, true, stream, false);
+}
+extern "C" cudaError_t cudaMemcpyAsync_ptsz(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                                            cudaStream_t stream) {
+  return copy_linear(dst, src, count, kind, true, stream, true);
+}
+extern "C" cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                    size_t height, cudaMemcpyKind kind) {
+  return rgpu::client::copy_2d(dst, dpitch, src, spitch, width, height, kind, false, nullptr, false, ids::k_cudaMemcpy2D);
+}
+extern "C" cudaError_t cudaMemcpy2D_ptds(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                         size_t height, cudaMemcpyKind kind) {
+  return rgpu::client::copy_2d(dst, dpitch, src, spitch, width, height, kind, false, nullptr, true,
+                               ids::k_cudaMemcpy2D_ptds);
+}
+extern "C" cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                         size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  return rgpu::client::copy_2d(dst, dpitch, src, spitch, width, height, kind, true, stream, false,
+                               ids::k_cudaMemcpy2DAsync);
+}
+extern "C" cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                              size_t height, cudaMemcpyKind kind, cudaStream_t stream) {
+  return rgpu::client::copy_2d(dst, dpitch, src, spitch, width, height, kind, true, stream, true,
+                               ids::k_cudaMemcpy2DAsync_ptsz);
+}
+extern "C" cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
+  return rgpu::client::copy_3d(p, false, nullptr, false, ids::k_cudaMemcpy3D);
+}
+extern "C" cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms* p) {
+  return rgpu::client::copy_3d(p, false, nullptr, true, ids::k_cudaMemcpy3D_ptds);
+}
+extern "C" cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return rgpu::client::copy_3d(p, true, stream, false, ids::k_cudaMemcpy3DAsync);
+}
+extern "C" cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return rgpu::client::copy_3d(p, true, stream, true, ids::k_cudaMemcpy3DAsync_ptsz);
+}
+
+namespace {
+cudaError_t copy_peer(void* dst, int dst_device, const void* src, int src_device, size_t count, bool async,
+                      cudaStream_t stream) {
+  if (count == 0) return cudaSuccess;
+  rgpu::wire::Copy1D a{};
+  a.dst = reinterpret_cast<uint64_t>(dst);
+  a.src = reinterpret_cast<uint64_t>(src);
+  a.count = count;
+  a.kind = cudaMemcpyDeviceToDevice;
+  a.device = dst_device;
+  a.src_device = src_device;
+  a.stream = reinterpret_cast<uint64_t>(stream);
+  rgpu::client::Call call(async ? ids::k_cudaMemcpyPeerAsync : ids::k_cudaMemcpyPeer,
+                          async ? rgpu::client::CallClass::kAsync : rgpu::client::CallClass::kSync);
+  call.args().put(a);
+  return rgpu::client::cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));
+}
+}  // namespace
+
+extern "C" cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
+  return copy_peer(dst, dstDevice, src, srcDevice, count, false, nullptr);
+}
+extern "C" cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
+                                           cudaStream_t stream) {
+  return copy_peer(dst, dstDevice, src, srcDevice, count, true, stream);
+}

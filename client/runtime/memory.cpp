@@ -1,0 +1,145 @@
+// Memory kinds on the client: device allocations are made on the server and recorded in the
+// memory map; pinned host memory is ordinary client memory recorded as pinned (a network cannot
+// DMA into it, so "pinned" only changes which copies may be asynchronous); mapped (zero-copy) host
+// memory and managed memory cannot work across a network and say so.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "client/runtime/call.h"
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/device.h"
+#include "client/runtime/memory_map.h"
+#include "gen/cudart/cudart_remote.h"
+
+using rgpu::client::cudart_finish;
+using rgpu::client::MemoryMap;
+namespace remote = rgpu::gen::cudart::remote;
+
+namespace {
+
+cudaError_t record_device(cudaError_t st, void** p, size_t size) {
+  if (st == cudaSuccess && p && *p) MemoryMap::get().add_device(*p, size, rgpu::client::current_device());
+  return cudart_finish(st);
+}
+
+cudaError_t host_alloc(void** p, size_t size, unsigned flags) {
+  if (!p) return cudart_finish(cudaErrorInvalidValue);
+  void* mem = nullptr;
+  if (posix_memalign(&mem, 4096, size == 0 ? 1 : size) != 0) return cudart_finish(cudaErrorMemoryAllocation);
+  MemoryMap::get().add_host(mem, size, flags, true);
+  *p = mem;
+  return cudaSuccess;
+}
+
+}  // namespace
+
+extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
+  return record_device(remote::cudaMalloc(devPtr, size), devPtr, size);
+}
+
+extern "C" cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
+  cudaError_t st = remote::cudaMallocPitch(devPtr, pitch, width, height);
+  return record_device(st, devPtr, st == cudaSuccess && pitch ? *pitch * height : 0);
+}
+
+extern "C" cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream) {
+  return record_device(remote::cudaMallocAsync(devPtr, size, stream), devPtr, size);
+}
+
+extern "C" cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStream_t stream) {
+  return record_device(remote::cudaMallocAsync_ptsz(devPtr, size, stream), devPtr, size);
+}
+
+extern "C" cudaError_t cudaFree(void* devPtr) {
+  cudaError_t st = remote::cudaFree(devPtr);
+  if (st == cudaSuccess && devPtr) MemoryMap::get().remove_device(devPtr);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t stream) {
+  cudaError_t st = remote::cudaFreeAsync(devPtr, stream);
+  if (st == cudaSuccess && devPtr) MemoryMap::get().remove_device(devPtr);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaFreeAsync_ptsz(void* devPtr, cudaStream_t stream) {
+  cudaError_t st = remote::cudaFreeAsync_ptsz(devPtr, stream);
+  if (st == cudaSuccess && devPtr) MemoryMap::get().remove_device(devPtr);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaMallocHost(void** ptr, size_t size) { return host_alloc(ptr, size, cudaHostAllocDefault); }
+
+extern "C" cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
+  return host_alloc(pHost, size, flags);
+}
+
+extern "C" cudaError_t cudaFreeHost(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  auto r = MemoryMap::get().remove_host(ptr);
+  if (!r || !r->owned_host) return cudart_finish(cudaErrorInvalidValue);
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int flags) {
+  if (!ptr || size == 0) return cudart_finish(cudaErrorInvalidValue);
+  if (MemoryMap::get().find_host(ptr)) return cudart_finish(cudaErrorHostMemoryAlreadyRegistered);
+  MemoryMap::get().add_host(ptr, size, flags, false);
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaHostUnregister(void* ptr) {
+  auto r = MemoryMap::get().remove_host(ptr);
+  if (!r) return cudart_finish(cudaErrorHostMemoryNotRegistered);
+  if (r->owned_host) {  // cudaMallocHost memory is not unregistered this way; put it back
+    MemoryMap::get().add_host(ptr, r->size, r->host_flags, true);
+    return cudart_finish(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) {
+  if (!pFlags) return cudart_finish(cudaErrorInvalidValue);
+  auto r = MemoryMap::get().find_host(pHost);
+  if (!r) return cudart_finish(cudaErrorInvalidValue);
+  *pFlags = r->host_flags;
+  return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
+  (void)pDevice;
+  (void)pHost;
+  (void)flags;
+  std::fprintf(stderr,
+               "rgpu: cudaHostGetDevicePointer: mapped (zero-copy) host memory cannot be shared with a GPU across "
+               "the network; copy the data with cudaMemcpy instead\n");
+  return cudart_finish(cudaErrorNotSupported);
+}
+
+extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
+  (void)devPtr;
+  (void)size;
+  (void)flags;
+  rgpu::client::report_unsupported("cudaMallocManaged (managed memory)");
+  return cudart_finish(cudaErrorNotSupported);
+}
+
+extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
+  if (!attributes) return cudart_finish(cudaErrorInvalidValue);
+  std::memset(attributes, 0, sizeof *attributes);
+  if (auto d = MemoryMap::get().find_device(ptr)) {
+    attributes->type = cudaMemoryTypeDevice;
+    attributes->device = d->device;
+    attributes->devicePointer = const_cast<void*>(ptr);
+  } else if (auto h = MemoryMap::get().find_host(ptr)) {
+    attributes->type = cudaMemoryTypeHost;
+    attributes->device = rgpu::client::current_device();
+    attributes->hostPointer = const_cast<void*>(ptr);
+  } else {
+    attributes->type = cudaMemoryTypeUnregistered;
+    attributes->device = -2;  // what CUDA reports for memory it does not know
+  }
+  return cudaSuccess;
+}

@@ -1,0 +1,141 @@
+// Module bookkeeping and lazy upload (see modules.h).
+#include "client/runtime/modules.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include "client/runtime/device.h"
+#include "client/runtime/pipe.h"
+#include "common/fatbin/fatbin.h"
+#include "common/fatbin/mapped_memory.h"
+#include "common/log.h"
+#include "common/wire/control_generated.h"
+
+namespace rgpu::client {
+
+ModuleRegistry& ModuleRegistry::get() {
+  static ModuleRegistry* r = new ModuleRegistry();  // registration calls run in static constructors
+  return *r;
+}
+
+ModuleRecord* ModuleRegistry::add_module(const void* wrapper) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto m = std::make_unique<ModuleRecord>();
+  m->wrapper = wrapper;
+  m->id = next_id_++;
+  modules_.push_back(std::move(m));
+  return modules_.back().get();
+}
+
+void ModuleRegistry::remove_module(ModuleRecord* m) {
+  // Unregistration runs at process exit; the server drops the module with the session. Forget the
+  // host addresses (a dlclose'd library's may be reused) but keep the record alive: another
+  // thread may still hold a pointer into it.
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = kernels_.begin(); it != kernels_.end();) it = it->second->module == m ? kernels_.erase(it) : ++it;
+  for (auto it = vars_.begin(); it != vars_.end();) it = it->second->module == m ? vars_.erase(it) : ++it;
+}
+
+void ModuleRegistry::add_kernel(ModuleRecord* m, const void* host_fun, const char* device_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto k = std::make_unique<KernelRecord>();
+  k->module = m;
+  k->name = device_name ? device_name : "";
+  kernels_[host_fun] = k.get();
+  kernels_[k.get()] = k.get();
+  m->kernels.push_back(std::move(k));
+}
+
+void ModuleRegistry::add_var(ModuleRecord* m, const void* host_var, const char* device_name, size_t size) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto v = std::make_unique<VarRecord>();
+  v->module = m;
+  v->name = device_name ? device_name : "";
+  v->size = size;
+  vars_[host_var] = v.get();
+  m->vars.push_back(std::move(v));
+}
+
+KernelRecord* ModuleRegistry::kernel(const void* p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = kernels_.find(p);
+  return it == kernels_.end() ? nullptr : it->second;
+}
+
+VarRecord* ModuleRegistry::var(const void* p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = vars_.find(p);
+  return it == vars_.end() ? nullptr : it->second;
+}
+
+namespace {
+
+// The fatbin image to upload: the wrapper's container(s) reduced to the server GPU's slice.
+Result<std::vector<uint8_t>> module_image(const void* wrapper, uint32_t arch) {
+  RGPU_ASSIGN_OR_RETURN(std::vector<fatbin::Container> containers, fatbin::parse_wrapper(wrapper, &fatbin::readable_bytes_at));
+  if (containers.empty()) return RGPU_ERROR(kInvalidArgument, "the fatbin holds no container");
+  if (containers.size() > 1)
+    RGPU_LOG_WARN("a relocatable-device-code fatbin lists %zu containers; uploading the first", containers.size());
+  return fatbin::select_for_arch(containers.front(), arch);
+}
+
+}  // namespace
+
+cudaError_t ModuleRegistry::ensure_loaded(ModuleRecord* m) {
+  std::lock_guard<std::mutex> lock(m->load_mu);
+  if (m->load_tried) return m->load_status;
+  m->load_tried = true;
+  Pipe& pipe = Pipe::get();
+  if (!pipe.available()) return m->load_status = cudaErrorNoDevice;
+  const auto& devices = pipe.welcome().devices;
+  int dev = current_device();
+  if (dev < 0 || static_cast<size_t>(dev) >= devices.size()) return m->load_status = cudaErrorInvalidDevice;
+  uint32_t arch = static_cast<uint32_t>(devices[static_cast<size_t>(dev)].major * 10 + devices[static_cast<size_t>(dev)].minor);
+
+  auto image = module_image(m->wrapper, arch);
+  if (!image.is_ok()) {
+    std::fprintf(stderr, "rgpu: cannot read the device code registered by this program: %s\n",
+                 image.status().message().c_str());
+    return m->load_status = cudaErrorInvalidKernelImage;
+  }
+
+  flatbuffers::FlatBufferBuilder fbb(image->size() + 4096);
+  std::vector<flatbuffers::Offset<flatbuffers::String>> fnames, vnames;
+  for (auto& k : m->kernels) fnames.push_back(fbb.CreateString(k->name));
+  for (auto& v : m->vars) vnames.push_back(fbb.CreateString(v->name));
+  auto req = wire::fb::CreateModuleLoad(fbb, fatbin::content_hash(*image), fbb.CreateVector(*image), m->id,
+                                        fbb.CreateVector(fnames), fbb.CreateVector(vnames));
+  fbb.Finish(req);
+
+  std::vector<uint8_t> reply;
+  if (!pipe.control_round_trip(static_cast<uint32_t>(wire::fb::ControlType::ModuleLoad),
+                               {fbb.GetBufferPointer(), fbb.GetSize()}, &reply))
+    return m->load_status = cudaErrorNoDevice;
+  flatbuffers::Verifier verifier(reply.data(), reply.size());
+  if (!verifier.VerifyBuffer<wire::fb::ModuleLoaded>(nullptr)) return m->load_status = cudaErrorUnknown;
+  auto* loaded = flatbuffers::GetRoot<wire::fb::ModuleLoaded>(reply.data());
+  if (loaded->status() != cudaSuccess) return m->load_status = static_cast<cudaError_t>(loaded->status());
+  auto* fns = loaded->functions();
+  auto* vars = loaded->variables();
+  if (!fns || fns->size() != m->kernels.size() || !vars || vars->size() != m->vars.size())
+    return m->load_status = cudaErrorUnknown;
+  for (size_t i = 0; i < m->kernels.size(); ++i) {
+    KernelRecord& k = *m->kernels[i];
+    k.server_id = (m->id << 20) | i;
+    k.params.clear();
+    k.args_size = 0;
+    if (auto* ps = fns->Get(static_cast<flatbuffers::uoffset_t>(i))->params()) {
+      for (auto* p : *ps) {
+        k.params.push_back({p->offset(), p->size()});
+        k.args_size = std::max(k.args_size, p->offset() + p->size());
+      }
+    }
+  }
+  for (size_t i = 0; i < m->vars.size(); ++i) {
+    auto* v = vars->Get(static_cast<flatbuffers::uoffset_t>(i));
+    m->vars[i]->address = v->address();
+    if (v->size()) m->vars[i]->size = v->size();
+  }
+  return m->load_status = cudaSuccess;
+}
+
+}  // namespace rgpu::client

@@ -1,0 +1,276 @@
+// The call pipe: connection set-up, the send path, and the receiver thread.
+#include "client/runtime/pipe.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "common/config.h"
+#include "common/log.h"
+#include "gen/cudart/cudart_ids.h"
+
+namespace rgpu::client {
+namespace {
+
+const Tunable kServer{"RGPU_SERVER", "127.0.0.1:7070", "rgpud address (host:port) the client connects to"};
+const Tunable kToken{"RGPU_TOKEN", "", "shared secret for the challenge-response handshake with rgpud"};
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+}  // namespace
+
+Pipe& Pipe::get() {
+  static Pipe* pipe = new Pipe();  // intentionally leaked: see the header
+  return *pipe;
+}
+
+Pipe::Pipe() {
+  log_set_prefix("rgpu");
+  connect();
+}
+
+void Pipe::connect() {
+  server_address_ = kServer.get();
+  auto conn = transport::connect(server_address_);
+  Status st = conn.status();
+  if (st.is_ok()) {
+    transport::ClientIdentity id;
+    id.protocol_version = wire::kProtocolVersion;
+    id.api_hash = gen::cudart::kApiHash;
+    id.client_version = "0.1.0";
+    id.host = hostname();
+    id.pid = static_cast<uint32_t>(getpid());
+    st = transport::client_handshake(**conn, id, kToken.get(), &welcome_);
+  }
+  if (!st.is_ok()) {
+    std::string first_line = st.message().substr(0, st.message().find('\n'));
+    std::fprintf(stderr,
+                 "rgpu: no GPU available: cannot start a session with rgpud at %s: %s (start rgpud there, or set "
+                 "RGPU_SERVER=host:port)\n",
+                 server_address_.c_str(), first_line.c_str());
+    RGPU_LOG_DEBUG("%s", st.to_string().c_str());
+    return;
+  }
+  conn_ = std::move(*conn);
+  RGPU_LOG_DEBUG("session %llu with %s (%s backend, %zu devices)", static_cast<unsigned long long>(welcome_.session_id),
+                 server_address_.c_str(), welcome_.backend.c_str(), welcome_.devices.size());
+  std::thread([this] { receive_loop(); }).detach();
+}
+
+bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
+                     size_t landing_len) {
+  if (!available()) return false;
+  std::lock_guard<std::mutex> send_lock(send_mu_);
+  if (device != pipe_device_) {
+    // cudaSetDevice(int) on the server, encoded as its generated stub would, ahead of this call.
+    wire::Encoder e;
+    e.put<int32_t>(device);
+    auto p = e.payload();
+    auto sh = wire::make_header(wire::FrameKind::kCall, gen::cudart::k_cudaSetDevice, next_seq_++,
+                                static_cast<uint32_t>(p.size()), 0);
+    Status st = conn_->send_frame(sh, p, {});
+    if (!st.is_ok()) {
+      fail_all("sending a call failed: " + st.message());
+      return false;
+    }
+    pipe_device_ = device;
+  }
+  uint64_t seq = next_seq_++;
+  if (waiter || landing) {
+    std::lock_guard<std::mutex> lock(wait_mu_);
+    if (waiter) waiters_[seq] = waiter;
+    if (landing) landings_[seq] = Landing{landing, landing_len};
+  }
+  auto payload = args.payload();
+  auto h = wire::make_header(wire::FrameKind::kCall, id, seq, static_cast<uint32_t>(payload.size()), args.bulk_bytes(),
+                             waiter ? wire::kFlagWantsReply : 0);
+  Status st = conn_->send_frame(h, payload, args.bulk());
+  if (!st.is_ok()) {
+    fail_all("sending a call failed: " + st.message());
+    return false;
+  }
+  return true;
+}
+
+bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, std::vector<uint8_t>* reply) {
+  if (!available()) return false;
+  Waiter w;
+  w.payload = reply;
+  {
+    std::lock_guard<std::mutex> send_lock(send_mu_);
+    uint64_t seq = next_seq_++;
+    {
+      std::lock_guard<std::mutex> lock(wait_mu_);
+      waiters_[seq] = &w;
+    }
+    auto h = wire::make_header(wire::FrameKind::kControl, type, seq, static_cast<uint32_t>(payload.size()), 0);
+    Status st = conn_->send_frame(h, payload, {});
+    if (!st.is_ok()) {
+      fail_all("sending a control message failed: " + st.message());
+      return false;
+    }
+  }
+  wait(w);
+  return !w.lost;
+}
+
+void Pipe::wait(Waiter& waiter) {
+  std::unique_lock<std::mutex> lock(wait_mu_);
+  wait_cv_.wait(lock, [&] { return waiter.done; });
+}
+
+void Pipe::wait_landings(const void* p, size_t n) {
+  auto lo = reinterpret_cast<uintptr_t>(p);
+  auto hi = lo + n;
+  std::unique_lock<std::mutex> lock(wait_mu_);
+  wait_cv_.wait(lock, [&] {
+    if (broken_) return true;
+    for (auto& [seq, l] : landings_) {
+      auto a = reinterpret_cast<uintptr_t>(l.dst);
+      if (a < hi && lo < a + l.len) return false;
+    }
+    return true;
+  });
+}
+
+uint64_t Pipe::register_callback(std::function<void()> fn) {
+  std::lock_guard<std::mutex> lock(wait_mu_);
+  uint64_t id = next_callback_++;
+  callbacks_[id] = std::move(fn);
+  return id;
+}
+
+void Pipe::fail_all(const std::string& why) {
+  if (broken_.exchange(true)) return;
+  std::fprintf(stderr, "rgpu: lost the session with rgpud at %s: %s\n", server_address_.c_str(), why.c_str());
+  conn_->shutdown();
+  std::lock_guard<std::mutex> lock(wait_mu_);
+  for (auto& [seq, w] : waiters_) {
+    w->lost = true;
+    w->done = true;
+  }
+  waiters_.clear();
+  landings_.clear();
+  wait_cv_.notify_all();
+}
+
+void Pipe::land(uint64_t seq, uint64_t bulk_len) {
+  Landing l{nullptr, 0};
+  {
+    std::lock_guard<std::mutex> lock(wait_mu_);
+    auto it = landings_.find(seq);
+    if (it != landings_.end()) l = it->second;
+  }
+  Status st = (l.dst && l.len == bulk_len) ? conn_->recv_exact(l.dst, bulk_len) : conn_->skip(bulk_len);
+  if (!st.is_ok()) return fail_all(st.message());
+  std::lock_guard<std::mutex> lock(wait_mu_);
+  landings_.erase(seq);
+  wait_cv_.notify_all();
+}
+
+void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
+  wire::Decoder d(payload);
+  uint64_t id = d.get<uint64_t>();
+  std::function<void()> fn;
+  {
+    std::lock_guard<std::mutex> lock(wait_mu_);
+    auto it = callbacks_.find(id);
+    if (it != callbacks_.end()) {
+      fn = std::move(it->second);
+      callbacks_.erase(it);
+    }
+  }
+  (void)seq;
+  // Run before any later frame is read: a synchronisation reply that follows in the stream's
+  // order therefore returns only after the callback has run.
+  if (fn) fn();
+}
+
+void Pipe::receive_loop() {
+  std::vector<uint8_t> scratch;
+  for (;;) {
+    wire::FrameHeader h;
+    Status st = conn_->recv_header(h);
+    if (!st.is_ok()) return fail_all(st.code() == Code::kClosed ? "the server closed the connection" : st.message());
+    auto kind = static_cast<wire::FrameKind>(h.kind);
+    if (kind == wire::FrameKind::kData && h.payload_len == 0) {
+      land(h.seq, h.bulk_len);
+      continue;
+    }
+    if (kind == wire::FrameKind::kReply || kind == wire::FrameKind::kControl) {
+      Waiter* w = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(wait_mu_);
+        auto it = waiters_.find(h.seq);
+        if (it != waiters_.end()) w = it->second;
+      }
+      if (kind == wire::FrameKind::kControl && !w) {
+        // An unsolicited control message is the server's fatal error notice.
+        scratch.resize(h.payload_len);
+        st = conn_->recv_exact(scratch.data(), h.payload_len);
+        if (!st.is_ok()) return fail_all(st.message());
+        return fail_all("the server ended the session (control message " + std::to_string(h.method) + ")");
+      }
+      std::vector<uint8_t>& buf = (w && w->payload) ? *w->payload : scratch;
+      buf.resize(h.payload_len);
+      st = conn_->recv_exact(buf.data(), h.payload_len);
+      if (st.is_ok() && h.bulk_len) {
+        st = (w && w->bulk_dst && w->bulk_len == h.bulk_len) ? conn_->recv_exact(w->bulk_dst, h.bulk_len)
+                                                              : conn_->skip(h.bulk_len);
+      }
+      if (!st.is_ok()) return fail_all(st.message());
+      std::lock_guard<std::mutex> lock(wait_mu_);
+      if (w) {
+        waiters_.erase(h.seq);
+        w->done = true;
+        wait_cv_.notify_all();
+      }
+      continue;
+    }
+    scratch.resize(h.payload_len);
+    st = conn_->recv_exact(scratch.data(), h.payload_len);
+    if (!st.is_ok()) return fail_all(st.message());
+    switch (kind) {
+      case wire::FrameKind::kAsyncError: {
+        wire::Decoder d(scratch);
+        int32_t status = d.get<int32_t>();
+        uint32_t call = d.get<uint32_t>();
+        int32_t expected = 0;
+        async_error_.compare_exchange_strong(expected, status);
+        RGPU_LOG_DEBUG("async error %d from %s", status, gen::cudart::call_name(call));
+        break;
+      }
+      case wire::FrameKind::kCallback:
+        run_callback(h.seq, scratch);
+        break;
+      case wire::FrameKind::kOutput: {
+        // Device printf output and anything else the server-side worker printed for this session.
+        scratch.resize(h.bulk_len);
+        st = conn_->recv_exact(scratch.data(), h.bulk_len);
+        if (!st.is_ok()) return fail_all(st.message());
+        std::fflush(stdout);
+        size_t off = 0;
+        while (off < scratch.size()) {
+          ssize_t n = ::write(1, scratch.data() + off, scratch.size() - off);
+          if (n <= 0) break;
+          off += static_cast<size_t>(n);
+        }
+        continue;
+      }
+      default:
+        return fail_all("unexpected frame kind " + std::to_string(h.kind) + " from the server");
+    }
+    if (h.bulk_len) {
+      st = conn_->skip(h.bulk_len);
+      if (!st.is_ok()) return fail_all(st.message());
+    }
+  }
+}
+
+}  // namespace rgpu::client

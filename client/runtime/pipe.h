@@ -1,0 +1,96 @@
+// The process's one ordered call pipe to rgpud: connects lazily on first use, sends frames under a
+// lock (so calls from all threads keep one order), and runs a receiver thread that hands replies to
+// waiting callers, lands asynchronous D2H data in user memory, runs host callbacks and copies the
+// server's device printf output to stdout.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "common/wire/codec.h"
+#include "common/wire/frame.h"
+#include "transports/handshake.h"
+#include "transports/transport.h"
+
+namespace rgpu::client {
+
+// A caller blocked on one reply. Lives on the caller's stack; registered by seq before sending.
+struct Waiter {
+  std::vector<uint8_t>* payload = nullptr;  // receives the reply payload
+  void* bulk_dst = nullptr;                 // receives the reply bulk (exactly bulk_len bytes)
+  size_t bulk_len = 0;
+  bool done = false;
+  bool lost = false;  // the connection went away before the reply came
+};
+
+class Pipe {
+ public:
+  // The pipe, connected on first use. Never destroyed (it must outlive every static destructor
+  // that might still call CUDA).
+  static Pipe& get();
+
+  // False when no session could be made; the reason was printed once.
+  bool available() const { return conn_ != nullptr && !broken_.load(std::memory_order_acquire); }
+  const transport::Welcome& welcome() const { return welcome_; }
+
+  // Sends one call frame. With a waiter, registers it first so the reply finds it.
+  // landing/landing_len: an async D2H destination, filled by a later kData frame with this seq.
+  // `device` is the calling thread's current device: the pipe switches the server to it first.
+  bool send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing = nullptr,
+                 size_t landing_len = 0);
+  // Sends a control message (module upload) and waits for the control reply with the same seq.
+  bool control_round_trip(uint32_t type, std::span<const uint8_t> payload, std::vector<uint8_t>* reply);
+  // Blocks until the waiter's reply (or the loss of the connection) arrives.
+  void wait(Waiter& waiter);
+  // Waits until no async D2H still in flight lands in [p, p+n): a host range must not be read
+  // for an H2D copy while an earlier D2H is still writing it.
+  void wait_landings(const void* p, size_t n);
+
+  // The first error reported by an asynchronous call since the last take, or 0.
+  int32_t take_async_error() { return async_error_.exchange(0); }
+  int32_t peek_async_error() const { return async_error_.load(); }
+
+  // Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the receiver thread when the
+  // server reaches them in stream order; the id travels, never the function pointer.
+  uint64_t register_callback(std::function<void()> fn);
+
+ private:
+  Pipe();
+  void connect();
+  void receive_loop();
+  void fail_all(const std::string& why);
+  void land(uint64_t seq, uint64_t bulk_len);
+  void run_callback(uint64_t seq, std::span<const uint8_t> payload);
+
+  std::unique_ptr<transport::Connection> conn_;
+  transport::Welcome welcome_;
+  std::string server_address_;
+  std::atomic<bool> broken_{false};
+  std::atomic<int32_t> async_error_{0};
+
+  std::mutex send_mu_;
+  uint64_t next_seq_ = 1;
+  int pipe_device_ = 0;  // the device the server executes this pipe's calls on
+
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
+  std::unordered_map<uint64_t, Waiter*> waiters_;
+  struct Landing {
+    void* dst;
+    size_t len;
+  };
+  std::unordered_map<uint64_t, Landing> landings_;
+  std::unordered_map<uint64_t, std::function<void()>> callbacks_;
+  uint64_t next_callback_ = 1;
+};
+
+}  // namespace rgpu::client

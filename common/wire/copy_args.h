@@ -1,0 +1,40 @@
+// The wire form of the hand-written copy calls (cudaMemcpy* family), shared by the client's
+// memcpy.cpp and the server's memcpy.cpp. The direction is always resolved by the client
+// (cudaMemcpyDefault becomes H2D, D2H or D2D from its memory map); H2H never leaves the client.
+#pragma once
+
+#include <cstdint>
+
+namespace rgpu::wire {
+
+// cudaMemcpy, cudaMemcpyAsync: H2D bytes travel as the call's bulk; D2H bytes come back as reply
+// bulk (sync) or as a kData frame with the call's seq (async).
+struct Copy1D {
+  uint64_t dst;
+  uint64_t src;
+  uint64_t count;
+  int32_t kind;    // cudaMemcpyKind, never Default or HostToHost
+  int32_t device;  // for peer copies: the destination device (-1 otherwise)
+  uint64_t stream; // client stream id
+  int32_t src_device;  // for peer copies: the source device (-1 otherwise)
+  uint32_t pad;
+};
+
+// cudaMemcpy2D / 3D with pitched pointers. Host data travels packed (rows of `width` bytes,
+// `height` rows per slice, `depth` slices); device sides keep their own pitch and position.
+struct Copy3D {
+  uint64_t dst;
+  uint64_t dst_pitch;
+  uint64_t dst_ysize;  // rows per slice of the destination allocation
+  uint64_t src;
+  uint64_t src_pitch;
+  uint64_t src_ysize;
+  uint64_t width;      // bytes per row
+  uint64_t height;
+  uint64_t depth;
+  int32_t kind;
+  int32_t is_3d;       // 0: cudaMemcpy2D (depth 1), 1: cudaMemcpy3D
+  uint64_t stream;
+};
+
+}  // namespace rgpu::wire

@@ -1,0 +1,199 @@
+// Copy handlers: host data arrives as the call's bulk and leaves as reply bulk (sync) or as a data
+// frame with the call's seq (async), which the client lands in user memory. Host-side pointers
+// here are the session's own buffers; device pointers are the client's and are checked by the
+// backend (a bad one is the client's error, never the daemon's crash).
+
+#include "common/wire/copy_args.h"
+#include "common/wire/pitched.h"
+#include "common/wire/frame.h"
+#include "gen/cudart/cudart_api.h"
+#include "gen/cudart/cudart_handlers.h"
+#include "server/session/call_context.h"
+#include "server/session/session.h"
+
+namespace rgpu::server::handlers {
+namespace {
+
+enum class Mode { kSync, kAsync };
+
+// Sends an async D2H copy's bytes; always sent (empty on failure) so the client's landing ends.
+void send_landing(CallContext& ctx, const void* data, size_t n) {
+  iovec v{const_cast<void*>(data), n};
+  (void)ctx.session.send(wire::FrameKind::kData, 0, ctx.seq, {}, n ? std::span<const iovec>(&v, 1) : std::span<const iovec>());
+}
+
+bool resolve_stream(CallContext& ctx, uint64_t id, cudaStream_t* s, int32_t& status) {
+  if (ctx.handles.resolve(HandleKind::kStream, id, s)) return true;
+  status = cudaErrorInvalidResourceHandle;
+  return false;
+}
+
+template <typename SyncFn, typename AsyncFn>
+bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, SyncFn sync_fn, AsyncFn async_fn) {
+  auto a = in.get<wire::Copy1D>();
+  if (!in.ok() || !in.at_end() || a.count > wire::kMaxBulk) return false;
+  auto kind = static_cast<cudaMemcpyKind>(a.kind);
+  bool async = mode == Mode::kAsync;
+  if (kind == cudaMemcpyHostToDevice && ctx.bulk_in.size() != a.count) return false;
+  if (kind != cudaMemcpyHostToDevice && !ctx.bulk_in.empty()) return false;
+  if ((async && !async_fn) || (!async && !sync_fn)) {
+    status = cudaErrorNotSupported;
+    if (async && kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
+    return true;
+  }
+  cudaStream_t stream{};
+  if (async && !resolve_stream(ctx, a.stream, &stream, status)) {
+    if (kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
+    return true;
+  }
+  auto dst = reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst));
+  auto src = reinterpret_cast<const void*>(static_cast<uintptr_t>(a.src));
+  switch (kind) {
+    case cudaMemcpyHostToDevice:
+      src = ctx.bulk_in.data();
+      break;
+    case cudaMemcpyDeviceToHost:
+      dst = ctx.session.staging(a.count).data();
+      break;
+    case cudaMemcpyDeviceToDevice:
+      break;
+    default:
+      status = cudaErrorInvalidMemcpyDirection;
+      return true;
+  }
+  // An async copy to or from this pageable staging memory completes before the call returns
+  // (CUDA's rule for pageable host memory), so the buffer may be reused right after.
+  status = async ? async_fn(dst, src, a.count, kind, stream) : sync_fn(dst, src, a.count, kind);
+  if (kind == cudaMemcpyDeviceToHost) {
+    size_t n = status == cudaSuccess ? a.count : 0;
+    if (async) send_landing(ctx, dst, n);
+    else if (n) ctx.bulk_out->push_back(iovec{dst, n});
+  }
+  return true;
+}
+
+// 2D and 3D copies: host data travels packed (pitch = width); the device side keeps its pitch.
+bool copy_pitched(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bool per_thread) {
+  auto a = in.get<wire::Copy3D>();
+  if (!in.ok() || !in.at_end()) return false;
+  auto kind = static_cast<cudaMemcpyKind>(a.kind);
+  bool async = mode == Mode::kAsync;
+  if (a.width == 0 || a.height == 0 || a.depth == 0 || a.width > wire::kMaxBulk || a.height > wire::kMaxBulk ||
+      a.depth > wire::kMaxBulk || (!a.is_3d && a.depth != 1))
+    return false;
+  unsigned __int128 packed128 = static_cast<unsigned __int128>(a.width) * a.height * a.depth;
+  if (kind != cudaMemcpyDeviceToDevice && packed128 > wire::kMaxBulk) return false;
+  size_t packed = static_cast<size_t>(packed128);
+  if (kind == cudaMemcpyHostToDevice ? ctx.bulk_in.size() != packed : !ctx.bulk_in.empty()) return false;
+  cudaStream_t stream{};
+  if (async && !resolve_stream(ctx, a.stream, &stream, status)) {
+    if (kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
+    return true;
+  }
+  cudaMemcpy3DParms p{};
+  p.dstPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst)), a.dst_pitch, a.width, a.dst_ysize);
+  p.srcPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.src)), a.src_pitch, a.width, a.src_ysize);
+  p.extent = cudaExtent{a.width, a.height, a.depth};
+  p.kind = kind;
+  void* host = nullptr;
+  switch (kind) {
+    case cudaMemcpyHostToDevice:
+      host = const_cast<uint8_t*>(ctx.bulk_in.data());
+      p.srcPtr = pitched(host, a.width, a.width, a.height);
+      break;
+    case cudaMemcpyDeviceToHost:
+      host = ctx.session.staging(packed).data();
+      p.dstPtr = pitched(host, a.width, a.width, a.height);
+      break;
+    case cudaMemcpyDeviceToDevice:
+      break;
+    default:
+      status = cudaErrorInvalidMemcpyDirection;
+      return true;
+  }
+  const auto& rt = ctx.cudart;
+  auto c2 = per_thread ? rt.cudaMemcpy2D_ptds : rt.cudaMemcpy2D;
+  auto c2a = per_thread ? rt.cudaMemcpy2DAsync_ptsz : rt.cudaMemcpy2DAsync;
+  auto c3 = per_thread ? rt.cudaMemcpy3D_ptds : rt.cudaMemcpy3D;
+  auto c3a = per_thread ? rt.cudaMemcpy3DAsync_ptsz : rt.cudaMemcpy3DAsync;
+  bool have = a.is_3d ? (async ? c3a != nullptr : c3 != nullptr) : (async ? c2a != nullptr : c2 != nullptr);
+  if (!have) {
+    status = cudaErrorNotSupported;
+  } else if (!a.is_3d) {
+    status = async ? c2a(p.dstPtr.ptr, p.dstPtr.pitch, p.srcPtr.ptr, p.srcPtr.pitch, a.width, a.height, kind, stream)
+                   : c2(p.dstPtr.ptr, p.dstPtr.pitch, p.srcPtr.ptr, p.srcPtr.pitch, a.width, a.height, kind);
+  } else {
+    status = async ? c3a(&p, stream) : c3(&p);
+  }
+  if (status == cudaSuccess && async && kind != cudaMemcpyDeviceToDevice && rt.cudaStreamSynchronize) {
+    // A pitched async copy may still be reading or writing the staging buffer, reused next call.
+    status = rt.cudaStreamSynchronize(stream);
+  }
+  if (kind == cudaMemcpyDeviceToHost) {
+    size_t n = status == cudaSuccess ? packed : 0;
+    if (async) send_landing(ctx, host, n);
+    else if (n) ctx.bulk_out->push_back(iovec{host, n});
+  }
+  return true;
+}
+
+bool copy_peer(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode) {
+  auto a = in.get<wire::Copy1D>();
+  if (!in.ok() || !in.at_end() || !ctx.bulk_in.empty()) return false;
+  auto dst = reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst));
+  auto src = reinterpret_cast<const void*>(static_cast<uintptr_t>(a.src));
+  if (mode == Mode::kSync) {
+    if (!ctx.cudart.cudaMemcpyPeer) return (status = cudaErrorNotSupported), true;
+    status = ctx.cudart.cudaMemcpyPeer(dst, a.device, src, a.src_device, a.count);
+    return true;
+  }
+  if (!ctx.cudart.cudaMemcpyPeerAsync) return (status = cudaErrorNotSupported), true;
+  cudaStream_t stream{};
+  if (!resolve_stream(ctx, a.stream, &stream, status)) return true;
+  status = ctx.cudart.cudaMemcpyPeerAsync(dst, a.device, src, a.src_device, a.count, stream);
+  return true;
+}
+
+}  // namespace
+
+#define RGPU_COPY_HANDLER(name, shape, mode, sync_fn, async_fn)                                   \
+  bool name(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {        \
+    (void)out;                                                                                  \
+    return shape(ctx, in, status, mode, ctx.cudart.sync_fn, ctx.cudart.async_fn);                \
+  }
+
+RGPU_COPY_HANDLER(cudaMemcpy, copy_1d, Mode::kSync, cudaMemcpy, cudaMemcpyAsync)
+RGPU_COPY_HANDLER(cudaMemcpy_ptds, copy_1d, Mode::kSync, cudaMemcpy_ptds, cudaMemcpyAsync_ptsz)
+RGPU_COPY_HANDLER(cudaMemcpyAsync, copy_1d, Mode::kAsync, cudaMemcpy, cudaMemcpyAsync)
+RGPU_COPY_HANDLER(cudaMemcpyAsync_ptsz, copy_1d, Mode::kAsync, cudaMemcpy_ptds, cudaMemcpyAsync_ptsz)
+
+#undef RGPU_COPY_HANDLER
+
+#define RGPU_PITCHED_HANDLER(name, mode, per_thread)                                           \
+  bool name(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {     \
+    (void)out;                                                                              \
+    return copy_pitched(ctx, in, status, mode, per_thread);                                  \
+  }
+
+RGPU_PITCHED_HANDLER(cudaMemcpy2D, Mode::kSync, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy2D_ptds, Mode::kSync, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy2DAsync, Mode::kAsync, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy2DAsync_ptsz, Mode::kAsync, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy3D, Mode::kSync, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3D_ptds, Mode::kSync, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DAsync, Mode::kAsync, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DAsync_ptsz, Mode::kAsync, true)
+
+#undef RGPU_PITCHED_HANDLER
+
+bool cudaMemcpyPeer(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return copy_peer(ctx, in, status, Mode::kSync);
+}
+
+bool cudaMemcpyPeerAsync(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return copy_peer(ctx, in, status, Mode::kAsync);
+}
+
+}  // namespace rgpu::server::handlers

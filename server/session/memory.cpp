@@ -1,0 +1,113 @@
+// Device allocation handlers: the same wire form as the generated dispatchers (the client calls
+// them through generated remote:: forwarders), plus the session's allocation bookkeeping for the
+// end-of-session report.
+#include "codegen/support/gen_marshal.h"
+#include "gen/cudart/cudart_api.h"
+#include "gen/cudart/cudart_handlers.h"
+#include "server/session/call_context.h"
+#include "server/session/session.h"
+
+namespace rgpu::server::handlers {
+namespace {
+
+using MallocAsyncFn = cudaError_t (*)(void**, size_t, cudaStream_t);
+using FreeAsyncFn = cudaError_t (*)(void*, cudaStream_t);
+
+bool not_available(int32_t& status) {
+  status = cudaErrorNotSupported;
+  return true;
+}
+
+bool malloc_async(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, MallocAsyncFn fn) {
+  gen::Buffer<void*> ptr;
+  if (!ptr.read_presence(in)) return false;
+  auto size = in.get<size_t>();
+  auto stream_id = in.get<uint64_t>();
+  if (!in.ok() || !in.at_end() || !ptr.allocate(1)) return false;
+  if (!fn) return not_available(status);
+  cudaStream_t stream{};
+  if (!ctx.handles.resolve(HandleKind::kStream, stream_id, &stream)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  status = fn(ptr.get(), size, stream);
+  if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
+  if (status == cudaSuccess) ptr.write(out);
+  return true;
+}
+
+bool free_async(CallContext& ctx, wire::Decoder& in, int32_t& status, FreeAsyncFn fn) {
+  auto p = reinterpret_cast<void*>(static_cast<uintptr_t>(in.get<uint64_t>()));
+  auto stream_id = in.get<uint64_t>();
+  if (!in.ok() || !in.at_end()) return false;
+  if (!fn) return not_available(status);
+  cudaStream_t stream{};
+  if (!ctx.handles.resolve(HandleKind::kStream, stream_id, &stream)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  status = fn(p, stream);
+  if (status == cudaSuccess) ctx.session.note_free(p);
+  return true;
+}
+
+}  // namespace
+
+bool cudaMalloc(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  gen::Buffer<void*> ptr;
+  if (!ptr.read_presence(in)) return false;
+  auto size = in.get<size_t>();
+  if (!in.ok() || !in.at_end() || !ptr.allocate(1)) return false;
+  if (!ctx.cudart.cudaMalloc) return not_available(status);
+  status = ctx.cudart.cudaMalloc(ptr.get(), size);
+  if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
+  if (status == cudaSuccess) ptr.write(out);
+  return true;
+}
+
+bool cudaMallocPitch(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  gen::Buffer<void*> ptr;
+  gen::Buffer<size_t> pitch;
+  if (!ptr.read_presence(in) || !pitch.read_presence(in)) return false;
+  auto width = in.get<size_t>();
+  auto height = in.get<size_t>();
+  if (!in.ok() || !in.at_end() || !ptr.allocate(1) || !pitch.allocate(1)) return false;
+  if (!ctx.cudart.cudaMallocPitch) return not_available(status);
+  status = ctx.cudart.cudaMallocPitch(ptr.get(), pitch.get(), width, height);
+  if (status == cudaSuccess && ptr.get() && pitch.get()) ctx.session.note_alloc(*ptr.get(), *pitch.get() * height);
+  if (status == cudaSuccess) {
+    ptr.write(out);
+    pitch.write(out);
+  }
+  return true;
+}
+
+bool cudaMallocAsync(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  return malloc_async(ctx, in, out, status, ctx.cudart.cudaMallocAsync);
+}
+
+bool cudaMallocAsync_ptsz(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  return malloc_async(ctx, in, out, status, ctx.cudart.cudaMallocAsync_ptsz);
+}
+
+bool cudaFree(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  auto p = reinterpret_cast<void*>(static_cast<uintptr_t>(in.get<uint64_t>()));
+  if (!in.ok() || !in.at_end()) return false;
+  if (!ctx.cudart.cudaFree) return not_available(status);
+  status = ctx.cudart.cudaFree(p);
+  if (status == cudaSuccess) ctx.session.note_free(p);
+  return true;
+}
+
+bool cudaFreeAsync(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return free_async(ctx, in, status, ctx.cudart.cudaFreeAsync);
+}
+
+bool cudaFreeAsync_ptsz(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return free_async(ctx, in, status, ctx.cudart.cudaFreeAsync_ptsz);
+}
+
+}  // namespace rgpu::server::handlers

@@ -1,0 +1,190 @@
+// The session loop (see session.h).
+#include "server/session/session.h"
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <thread>
+
+#include "common/log.h"
+#include "common/wire/control_generated.h"
+#include "common/wire/internal_calls.h"
+#include "gen/cudart/cudart_api.h"
+#include "gen/cudart/cudart_ids.h"
+#include "gen/cudart/cudart_handlers.h"
+#include "server/session/call_context.h"
+#include "server/session/internal_handlers.h"
+
+namespace rgpu::server {
+
+Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output)
+    : id_(id), conn_(conn), backend_(backend), output_(output) {}
+
+void Session::note_alloc(const void* p, uint64_t size) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (!allocations_.emplace(reinterpret_cast<uintptr_t>(p), size).second) return;
+  stats_.live_allocations++;
+  stats_.live_bytes += size;
+  if (stats_.live_bytes > stats_.peak_bytes) stats_.peak_bytes = stats_.live_bytes;
+}
+
+void Session::note_free(const void* p) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  auto it = allocations_.find(reinterpret_cast<uintptr_t>(p));
+  if (it == allocations_.end()) return;
+  stats_.live_allocations--;
+  stats_.live_bytes -= it->second;
+  allocations_.erase(it);
+}
+
+const LoadedFunction* Session::function(uint64_t id) const {
+  auto it = functions_.find(id);
+  return it == functions_.end() ? nullptr : &it->second;
+}
+
+std::vector<uint8_t>& Session::staging(size_t n) {
+  if (staging_.size() < n) staging_.resize(n);
+  return staging_;
+}
+
+Status Session::send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
+                     std::span<const iovec> bulk) {
+  uint64_t bulk_len = 0;
+  for (const iovec& v : bulk) bulk_len += v.iov_len;
+  auto h = wire::make_header(kind, method, seq, static_cast<uint32_t>(payload.size()), bulk_len);
+  std::lock_guard<std::mutex> lock(send_mu_);
+  stats_.bytes_out += payload.size() + bulk_len;
+  return conn_.send_frame(h, payload, bulk);
+}
+
+Status Session::run() {
+  std::vector<uint8_t> payload;
+  std::vector<uint8_t> bulk;
+  for (;;) {
+    wire::FrameHeader h;
+    Status st = conn_.recv_header(h);
+    if (!st.is_ok()) return st.code() == Code::kClosed ? Status::ok() : st;
+    payload.resize(h.payload_len);
+    RGPU_TRY(conn_.recv_exact(payload.data(), h.payload_len));
+    bulk.resize(h.bulk_len);
+    RGPU_TRY(conn_.recv_exact(bulk.data(), h.bulk_len));
+    stats_.bytes_in += sizeof h + h.payload_len + h.bulk_len;
+    switch (static_cast<wire::FrameKind>(h.kind)) {
+      case wire::FrameKind::kCall:
+        RGPU_TRY(handle_call(h, payload, bulk));
+        break;
+      case wire::FrameKind::kControl:
+        RGPU_TRY(handle_control(h, payload));
+        break;
+      default:
+        return RGPU_ERROR(kProtocol, "unexpected frame kind " + std::to_string(h.kind) + " from the client");
+    }
+  }
+}
+
+Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk) {
+  stats_.calls++;
+  bool malformed = false;
+  if (gen::cudart::is_blocking(h.method)) {
+    // A wait must not hold up other client threads' calls: run it beside the session thread.
+    // Everything it needs is copied; it only waits on work that was already enqueued.
+    helpers_++;
+    std::thread([this, h, p = std::vector<uint8_t>(payload.begin(), payload.end())] {
+      bool bad = false;
+      execute(h, p, {}, &bad);
+      if (bad) conn_.shutdown();
+      helpers_--;
+    }).detach();
+    return Status::ok();
+  }
+  execute(h, payload, bulk, &malformed);
+  if (malformed)
+    return RGPU_ERROR(kProtocol, std::string("malformed arguments for ") + gen::cudart::call_name(h.method));
+  return Status::ok();
+}
+
+void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
+                      bool* malformed) {
+  thread_local wire::Encoder out;
+  out.clear();
+  out.put<int32_t>(0);  // the status, patched below
+  std::vector<iovec> bulk_out;
+  CallContext ctx{*this, backend_.cudart(), handles_, bulk, &bulk_out, h.seq};
+  wire::Decoder in(payload);
+  int32_t status = 0;
+  bool ok = h.method == wire::kCallErrorText ? handlers::error_text(ctx, in, out, status)
+                                              : gen::cudart::dispatch(ctx, h.method, in, out, status);
+  if (!ok) {
+    *malformed = true;
+    return;
+  }
+  out.patch<int32_t>(0, status);
+  if (h.flags & wire::kFlagWantsReply) {
+    // Device printf output flushed by this call goes ahead of its reply (sync calls only: an
+    // async call's output follows with the next reply).
+    if (output_) {
+      std::string text = output_->take();
+      if (!text.empty()) {
+        iovec v{text.data(), text.size()};
+        (void)send(wire::FrameKind::kOutput, 0, 0, {}, {&v, 1});
+      }
+    }
+    (void)send(wire::FrameKind::kReply, h.method, h.seq, out.payload(), bulk_out);
+  } else if (status != 0) {
+    wire::Encoder e;
+    e.put<int32_t>(status);
+    e.put<uint32_t>(h.method);
+    (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
+  }
+}
+
+Status Session::handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload) {
+  switch (static_cast<wire::fb::ControlType>(h.method)) {
+    case wire::fb::ControlType::ModuleLoad:
+      return load_module(h.seq, payload);
+    case wire::fb::ControlType::Goodbye:
+      return RGPU_ERROR(kClosed, "the client said goodbye");
+    default:
+      return RGPU_ERROR(kProtocol, "unexpected control message " + std::to_string(h.method));
+  }
+}
+
+Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
+  flatbuffers::Verifier verifier(payload.data(), payload.size());
+  if (!verifier.VerifyBuffer<wire::fb::ModuleLoad>(nullptr))
+    return RGPU_ERROR(kProtocol, "malformed ModuleLoad message");
+  auto* req = flatbuffers::GetRoot<wire::fb::ModuleLoad>(payload.data());
+  if (!req->image()) return RGPU_ERROR(kProtocol, "ModuleLoad without an image");
+  std::vector<std::string> fnames, vnames;
+  if (req->function_names())
+    for (auto* s : *req->function_names()) fnames.emplace_back(s->str());
+  if (req->variable_names())
+    for (auto* s : *req->variable_names()) vnames.emplace_back(s->str());
+  if (req->module_id() >= (uint64_t{1} << 40) || fnames.size() >= (size_t{1} << 20))
+    return RGPU_ERROR(kProtocol, "ModuleLoad ids out of range");
+
+  LoadedModule module;
+  int32_t status = backend_.load_module({req->image()->data(), req->image()->size()}, fnames, vnames, &module);
+
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<wire::fb::FunctionInfo>> fns;
+  std::vector<flatbuffers::Offset<wire::fb::VarInfo>> vars;
+  if (status == 0) {
+    for (size_t i = 0; i < module.functions.size(); ++i) {
+      const LoadedFunction& f = module.functions[i];
+      std::vector<flatbuffers::Offset<wire::fb::ParamInfo>> params;
+      for (const KernelParam& p : f.params) params.push_back(wire::fb::CreateParamInfo(fbb, p.offset, p.size));
+      fns.push_back(wire::fb::CreateFunctionInfo(fbb, fbb.CreateString(f.name), fbb.CreateVector(params)));
+      functions_[(req->module_id() << 20) | i] = f;
+    }
+    for (const LoadedVariable& v : module.variables)
+      vars.push_back(wire::fb::CreateVarInfo(fbb, fbb.CreateString(v.name), v.address, v.size));
+  }
+  RGPU_LOG_DEBUG("session %llu: module %llu loaded (%zu bytes, %zu kernels): status %d",
+                 static_cast<unsigned long long>(id_), static_cast<unsigned long long>(req->module_id()),
+                 static_cast<size_t>(req->image()->size()), fnames.size(), status);
+  fbb.Finish(wire::fb::CreateModuleLoaded(fbb, req->module_id(), status, fbb.CreateVector(fns), fbb.CreateVector(vars)));
+  return send(wire::FrameKind::kControl, static_cast<uint32_t>(wire::fb::ControlType::ModuleLoaded), seq,
+              {fbb.GetBufferPointer(), fbb.GetSize()});
+}
+
+}  // namespace rgpu::server

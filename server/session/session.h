@@ -1,0 +1,79 @@
+// One client's session, run inside its own worker process: reads the client's frames in order,
+// executes each call against the backend (blocking waits on helper threads, so other client
+// threads are not held up), and sends replies, data, callbacks and device printf output back.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "common/wire/codec.h"
+#include "common/wire/frame.h"
+#include "server/backends/backend.h"
+#include "server/session/handle_table.h"
+#include "server/session/output_capture.h"
+#include "transports/transport.h"
+
+namespace rgpu::server {
+
+struct SessionStats {
+  uint64_t calls = 0;
+  uint64_t bytes_in = 0;
+  uint64_t bytes_out = 0;
+  uint64_t live_allocations = 0;
+  uint64_t live_bytes = 0;
+  uint64_t peak_bytes = 0;
+};
+
+class Session {
+ public:
+  Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output);
+
+  // Serves the client until it goes away; returns why the session ended (ok = orderly close).
+  Status run();
+
+  Backend& backend() { return backend_; }
+  const SessionStats& stats() const { return stats_; }
+
+  // Bookkeeping of device memory the client allocated, for the end-of-session report.
+  void note_alloc(const void* p, uint64_t size);
+  void note_free(const void* p);
+
+  // Kernels of loaded modules, by the id the client was given.
+  const LoadedFunction* function(uint64_t id) const;
+
+  // Sends a frame (thread-safe). Used for replies, async D2H data and callbacks.
+  Status send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
+              std::span<const iovec> bulk = {});
+
+  // A reusable buffer for reply bulk data of calls executed on the session thread.
+  std::vector<uint8_t>& staging(size_t n);
+
+ private:
+  Status handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk);
+  void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
+               bool* malformed);
+  Status handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload);
+  Status load_module(uint64_t seq, std::span<const uint8_t> payload);
+
+  uint64_t id_;
+  transport::Connection& conn_;
+  Backend& backend_;
+  OutputCapture* output_;
+  HandleTable handles_;
+  SessionStats stats_;
+  std::mutex send_mu_;
+  std::mutex state_mu_;  // handles and allocations, shared with helper threads
+  std::unordered_map<uintptr_t, uint64_t> allocations_;
+  std::unordered_map<uint64_t, LoadedFunction> functions_;
+  std::vector<uint8_t> staging_;
+  std::atomic<int> helpers_{0};
+};
+
+}  // namespace rgpu::server
