@@ -7,15 +7,12 @@
 #include <cstring>
 #include <thread>
 
-#include "common/config.h"
+#include "client/runtime/settings.h"
 #include "common/log.h"
 #include "gen/cudart/cudart_ids.h"
 
 namespace rgpu::client {
 namespace {
-
-const Tunable kServer{"RGPU_SERVER", "127.0.0.1:7070", "rgpud address (host:port) the client connects to"};
-const Tunable kToken{"RGPU_TOKEN", "", "shared secret for the challenge-response handshake with rgpud"};
 
 std::string hostname() {
   char buf[256] = {};
@@ -36,7 +33,7 @@ Pipe::Pipe() {
 }
 
 void Pipe::connect() {
-  server_address_ = kServer.get();
+  server_address_ = kServerAddress.get();
   auto conn = transport::connect(server_address_);
   Status st = conn.status();
   if (st.is_ok()) {

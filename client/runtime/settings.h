@@ -1,0 +1,11 @@
+// The client's connection settings, shared by the shim and the rgpu command.
+#pragma once
+
+#include "common/config.h"
+
+namespace rgpu::client {
+
+extern const Tunable kServerAddress;  // RGPU_SERVER
+extern const Tunable kToken;          // RGPU_TOKEN
+
+}  // namespace rgpu::client
