@@ -311,8 +311,12 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
     f.generated_stub = !f.client_file;
     f.has_server = !server_none;
     f.generated_server = f.has_server && !f.server_file;
-    f.remote_forwarder = f.client_file && f.generated_server;
-    bool needs_plan = f.generated_stub || f.generated_server;
+    f.remote_forwarder = f.client_file && (f.generated_server || (f.server_file && entry && entry->remote));
+    bool needs_plan = f.generated_stub || f.generated_server || f.remote_forwarder;
+    if (entry && entry->remote && !(f.client_file && f.server_file)) {
+      b.error(w, name + ": `remote: true` asks for a generated remote:: forwarder to a hand-written server handler; "
+                        "it needs both `client: FILE` and `server: FILE`");
+    }
     if (f.blocking && f.cls != CallClass::kSync) b.error(w, name + ": only sync calls can be `blocking: true`");
     if (f.destroys && !b.known_kind(*f.destroys)) {
       b.error(w, name + ": destroys '" + *f.destroys + "' is not a handle kind listed under handles");

@@ -93,7 +93,7 @@ class Loader {
   }
 
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
-    std::set<std::string> keys = {"class", "client", "server", "blocking", "destroys", "params"};
+    std::set<std::string> keys = {"class", "client", "server", "blocking", "destroys", "params", "remote"};
     if (pattern) keys = {"match", "class", "client", "server"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
@@ -104,6 +104,7 @@ class Loader {
     if (n["client"]) e.client = str(n["client"], "client");
     if (n["server"]) e.server = str(n["server"], "server");
     if (n["blocking"]) e.blocking = boolean(n["blocking"], "blocking");
+    if (n["remote"]) e.remote = boolean(n["remote"], "remote");
     if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
     return e;
   }

@@ -33,6 +33,7 @@ struct EntrySpec {
   std::optional<std::string> client;  // hand-written client file
   std::optional<std::string> server;  // hand-written server file, or "none"
   bool blocking = false;
+  bool remote = false;  // hand-written on both sides, but the client wants a generated remote:: forwarder
   std::optional<std::string> destroys;  // handle kind
   std::map<std::string, ParamSpec> params;
 };

@@ -1,0 +1,125 @@
+// Broken specs: each mistake is rejected with file:line, what is wrong, and how to fix it.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "codegen_runner.h"
+
+using rgpu::test::run_command;
+
+namespace {
+
+// The fake spec with `extra` lines added to its functions (line 4 of the file onwards).
+std::string spec_with(const std::string& extra, const std::string& patterns = "") {
+  return "library: cudart\n"
+         "soname: libfake.so.1\n"
+         "exports: " + std::string(RGPU_FAKE_DIR) + "/fake.exports\n"
+         "headers: [fake_runtime.h]\n"
+         "status: {type: fakeError_t, success: fakeSuccess, not_supported: fakeErrorNotSupported,\n"
+         "  invalid_handle: fakeErrorInvalidHandle, unavailable: fakeErrorNoDevice, bad_reply: fakeErrorUnknown}\n"
+         "handles: {fakeStream_t: stream}\n"
+         "functions:\n"
+         "  fakeGetCount: {class: sync}\n" +  // line 9
+         extra + (patterns.empty() ? "" : "patterns:\n" + patterns) + "default: unsupported\n";
+}
+
+rgpu::test::RunResult generate(const std::string& spec) {
+  std::string dir = rgpu::test::make_temp_dir("codegen-broken");
+  rgpu::test::write_file(dir + "/broken.yaml", spec);
+  return run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/broken.yaml --cuda-include " +
+                     RGPU_FAKE_DIR + " --out " + dir + "/out");
+}
+
+}  // namespace
+
+TEST_CASE("the base of the broken specs is itself valid") {
+  auto r = generate(spec_with(""));
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+}
+
+TEST_CASE("an unknown key is rejected with the allowed keys") {
+  auto r = generate(spec_with("  fakeSum: {class: sync, direction: in}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") && Catch::Contains("unknown key 'direction'") &&
+                           Catch::Contains("allowed keys: blocking, class, client, destroys, params, remote, server"));
+}
+
+TEST_CASE("an unknown top-level key is rejected") {
+  auto r = generate("colour: blue\n" + spec_with(""));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:1:") && Catch::Contains("unknown key 'colour' in the spec"));
+}
+
+TEST_CASE("a duplicate function entry is rejected and the fix named") {
+  auto r = generate(spec_with("  fakeGetCount: {class: async}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") &&
+                           Catch::Contains("duplicate entry for function fakeGetCount; merge the two entries"));
+}
+
+TEST_CASE("an unmarshallable function without annotation is rejected with the fix") {
+  auto r = generate(spec_with("  fakeSetCallback: {class: async}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") &&
+                           Catch::Contains("cannot marshal parameter 'fn' (fakeCallback) of fakeSetCallback") &&
+                           Catch::Contains("function pointer") && Catch::Contains("`client: FILE`") &&
+                           Catch::Contains("`params:`"));
+}
+
+TEST_CASE("an entry for a name the library does not export is rejected") {
+  auto r = generate(spec_with("  fakeGetCuont: {class: sync}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") &&
+                           Catch::Contains("fakeGetCuont is not exported by libfake.so.1") &&
+                           Catch::Contains("fix the name or remove the entry"));
+}
+
+TEST_CASE("an async function with outputs is rejected") {
+  auto r = generate(spec_with("  fakeSum: {class: async, params: {values: {count: n}}}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeSum is async but returns data through 'sum'; make it sync"));
+}
+
+TEST_CASE("a parameter annotation for a parameter that does not exist is rejected") {
+  auto r = generate(spec_with("  fakeName:\n    class: sync\n    params: {nam: {dir: out, count: len}}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:12:") &&
+                           Catch::Contains("fakeName has no parameter 'nam'; its parameters are: id, name, len"));
+}
+
+TEST_CASE("a pattern that matches nothing is rejected") {
+  auto r = generate(spec_with("", "  - {match: \"cudaGL*\", class: unsupported}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("pattern 'cudaGL*' matches no export"));
+}
+
+TEST_CASE("a local function needs its hand-written client file") {
+  auto r = generate(spec_with("  fakeQueryDevice: {class: local}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeQueryDevice is local but has no hand-written client side; add `client: FILE`"));
+}
+
+TEST_CASE("a blocking call must be sync") {
+  auto r = generate(spec_with("  fakeFill: {class: async, blocking: true}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeFill: only sync calls can be `blocking: true`"));
+}
+
+TEST_CASE("remote: true needs both hand-written sides") {
+  auto r = generate(spec_with("  fakeSum: {class: sync, remote: true, params: {values: {count: n}}}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeSum: `remote: true`") &&
+                           Catch::Contains("needs both `client: FILE` and `server: FILE`"));
+}

@@ -1,0 +1,78 @@
+// The loopback implementation of the client call interface (client/runtime/call.h) for tests.
+#include <atomic>
+#include <memory>
+
+#include "client/runtime/call.h"
+#include "gen/cudart/cudart_handlers.h"
+#include "tests/codegen/loopback.h"
+#include "server/session/call_context.h"
+
+namespace rgpu::server {
+class Session {};  // the generated dispatch never touches it
+}  // namespace rgpu::server
+
+namespace rgpu::test {
+
+namespace {
+std::unique_ptr<Loopback> g_loopback = std::make_unique<Loopback>();
+}  // namespace
+
+Loopback& loopback() { return *g_loopback; }
+
+void reset_loopback() { g_loopback = std::make_unique<Loopback>(); }
+
+bool dispatch_bytes(uint32_t id, const std::vector<uint8_t>& payload, int32_t* status, std::vector<uint8_t>* out) {
+  static server::Session session;
+  std::vector<iovec> bulk_out;
+  server::CallContext ctx{session, loopback().api, loopback().handles, {}, &bulk_out, 0};
+  wire::Decoder in(payload);
+  wire::Encoder enc;
+  *status = 0;
+  bool ok = gen::cudart::dispatch(ctx, id, in, enc, *status);
+  out->assign(enc.payload().begin(), enc.payload().end());
+  return ok;
+}
+
+}  // namespace rgpu::test
+
+namespace rgpu::client {
+
+namespace {
+thread_local wire::Encoder t_args;
+}  // namespace
+
+Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), args_(&t_args) { args_->clear(); }
+Call::~Call() = default;
+
+void Call::expect_reply_bulk(void* dst, size_t n) {
+  reply_bulk_ = dst;
+  reply_bulk_len_ = n;
+}
+
+int32_t Call::invoke() {
+  auto& l = test::loopback();
+  if (!l.connected) return kStatusUnavailable;
+  std::vector<uint8_t> payload(args_->payload().begin(), args_->payload().end());
+  l.last_well_formed = test::dispatch_bytes(id_, payload, &l.last_status, &l.reply);
+  results_ = wire::Decoder(l.reply);
+  replied_ = true;
+  return l.last_well_formed ? l.last_status : -2;
+}
+
+int32_t Call::post() {
+  auto& l = test::loopback();
+  if (!l.connected) return kStatusUnavailable;
+  std::vector<uint8_t> payload(args_->payload().begin(), args_->payload().end());
+  std::vector<uint8_t> ignored;
+  l.last_well_formed = test::dispatch_bytes(id_, payload, &l.last_async_status, &ignored);
+  return 0;
+}
+
+uint64_t new_handle_id() {
+  static std::atomic<uint64_t> next{0x100};
+  return next++;
+}
+
+void report_unsupported(const char* name) { test::loopback().unsupported_reported.emplace_back(name); }
+
+}  // namespace rgpu::client
