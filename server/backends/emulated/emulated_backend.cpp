@@ -1,0 +1,276 @@
+// The emulated Backend: modules read from their images, launches validated against the virtual
+// device's limits and recorded (now, or into a capturing stream's graph), never executed.
+#include "server/backends/emulated/emulated_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/log.h"
+#include "server/backends/emulated/emulated_module.h"
+#include "server/backends/emulated/runtime.h"
+#include "server/backends/emulated/runtime_state.h"
+
+namespace rgpu::server::emulated {
+
+struct FunctionRecord {
+  std::string name;
+  std::vector<KernelParam> params;
+  uint32_t args_size = 0;      // bytes of the packed argument buffer: the end of the last parameter
+  uint32_t static_shared = 0;  // bytes of the kernel's __shared__ variables
+  // Settable attributes (atomics: set from one thread while another launches).
+  std::atomic<int> max_dynamic_shared{0};  // cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::atomic<int> carveout{-1};           // cudaFuncAttributePreferredSharedMemoryCarveout
+  std::atomic<int> cluster[6] = {};        // cudaFuncAttributeClusterDimMustBeSet .. SchedulingPolicyPreference
+  std::atomic<uint64_t> launches{0};
+};
+
+struct ModuleRecord {
+  std::vector<void*> functions;
+  std::vector<void*> variables;  // device allocations
+};
+
+namespace {
+
+constexpr uint32_t kArch = kComputeMajor * 10 + kComputeMinor;
+constexpr int kRegistersPerThread = 32;  // what function_attributes reports (and occupancy assumes)
+
+bool valid_dims(const uint32_t grid[3], const uint32_t block[3]) {
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] == 0 || grid[i] > static_cast<uint32_t>(kMaxGridDim[i])) return false;
+    if (block[i] == 0 || block[i] > static_cast<uint32_t>(kMaxBlockDim[i])) return false;
+  }
+  return uint64_t{block[0]} * block[1] * block[2] <= static_cast<uint64_t>(kMaxThreadsPerBlock);
+}
+
+// Resident blocks per SM: bounded by threads (whole warps), the block limit, and shared memory.
+int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) {
+  if (block_size > kMaxThreadsPerBlock || dynamic_smem > static_cast<size_t>(f.max_dynamic_shared)) return 0;
+  int warps = (block_size + kWarpSize - 1) / kWarpSize;
+  int blocks = std::min(kMaxThreadsPerMultiProcessor / (warps * kWarpSize), kMaxBlocksPerMultiProcessor);
+  size_t smem = f.static_shared + dynamic_smem + kReservedSharedMemPerBlock;
+  return std::min<int>(blocks, static_cast<int>(kSharedMemPerMultiProcessor / smem));
+}
+
+// A kernel's static shared memory is the size of .nv.shared.<kernel>. For sm_90 the compiler
+// puts the driver's reserved 1 KiB at the front of it (marked by .nv.shared.reserved.0); CUDA
+// reports that part separately (reservedSharedMemPerBlock), so it is left out here.
+uint32_t static_shared_size(const ElfSymbols& symbols, const std::string& kernel) {
+  auto shared = symbols.section_sizes.find(".nv.shared." + kernel);
+  if (shared == symbols.section_sizes.end()) return 0;
+  uint64_t reserved = symbols.section_sizes.count(".nv.shared.reserved.0") ? kReservedSharedMemPerBlock : 0;
+  uint64_t size = shared->second > reserved ? shared->second - reserved : 0;
+  return static_cast<uint32_t>(std::min<uint64_t>(size, kSharedMemPerBlockOptin));
+}
+
+}  // namespace
+
+EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint64_t>>(0)) {
+  gen::cudart::load_api(api_, &emulated::resolve, nullptr);
+}
+
+EmulatedBackend::~EmulatedBackend() = default;
+
+Status EmulatedBackend::init() {
+  const RuntimeState& s = state();
+  if (!s.config_status.is_ok()) return Status(s.config_status);
+  RGPU_LOG_INFO("emulated backend: %d virtual device(s) of %llu MiB, sm_%u", s.config.count,
+                static_cast<unsigned long long>(s.config.memory_bytes >> 20), kArch);
+  return Status::ok();
+}
+
+std::vector<DeviceSummary> EmulatedBackend::devices() {
+  const RuntimeState& s = state();
+  std::vector<DeviceSummary> out;
+  for (int d = 0; d < s.config.count; ++d) {
+    cudaDeviceProp p;
+    device_properties(d, s.config.memory_bytes, &p);
+    out.push_back({p.name, p.totalGlobalMem, p.major, p.minor});
+  }
+  return out;
+}
+
+uint32_t EmulatedBackend::arch(int) { return kArch; }
+
+int32_t EmulatedBackend::load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
+                                     const std::vector<std::string>& variables, LoadedModule* out) {
+  ModuleImage img;
+  if (cudaError_t err = read_module_image(image, kArch, &img); err != cudaSuccess) return err;
+
+  std::vector<std::shared_ptr<FunctionRecord>> records;
+  for (const std::string& name : functions) {
+    auto kernel = std::find_if(img.kernels.begin(), img.kernels.end(), [&](const auto& k) { return k.name == name; });
+    if (kernel == img.kernels.end()) {
+      RGPU_LOG_WARN("emulated backend: module has no kernel '%s'", name.c_str());
+      return cudaErrorSymbolNotFound;
+    }
+    auto f = std::make_shared<FunctionRecord>();
+    f->name = name;
+    for (const auto& p : kernel->params) {
+      f->params.push_back({p.offset, p.size});
+      f->args_size = std::max(f->args_size, p.offset + p.size);
+    }
+    f->static_shared = static_shared_size(img.symbols, name);
+    f->max_dynamic_shared = std::max(0, kSharedMemPerBlock - static_cast<int>(f->static_shared));
+    records.push_back(std::move(f));
+  }
+
+  if (!variables.empty() && img.cubin.empty()) {
+    RGPU_LOG_ERROR("emulated backend: variables of a PTX-only module are not supported");
+    return cudaErrorNotSupported;
+  }
+  std::vector<const ElfObject*> objects;
+  for (const std::string& name : variables) {
+    auto it = img.symbols.objects.find(name);
+    if (it == img.symbols.objects.end()) {
+      RGPU_LOG_WARN("emulated backend: module has no variable '%s'", name.c_str());
+      return cudaErrorSymbolNotFound;
+    }
+    objects.push_back(&it->second);
+  }
+
+  auto module = std::make_unique<ModuleRecord>();
+  LoadedModule result;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const ElfObject& object = *objects[i];
+    void* address = nullptr;
+    cudaError_t err = state().memory.allocate(current_device(), std::max<uint64_t>(object.size, 1), &address);
+    if (err == cudaSuccess) {
+      DeviceRange range = state().memory.find(address, object.size);
+      std::memset(range.data, 0, object.size);
+      std::copy(object.initial.begin(), object.initial.end(), range.data);
+    }
+    if (err != cudaSuccess) {
+      for (void* v : module->variables) state().memory.free(v);
+      return err;
+    }
+    module->variables.push_back(address);
+    result.variables.push_back({variables[i], reinterpret_cast<uint64_t>(address), object.size});
+  }
+
+  std::lock_guard lock(mu_);
+  for (auto& f : records) {
+    result.functions.push_back({f->name, f.get(), f->params});
+    module->functions.push_back(f.get());
+    functions_.emplace(f.get(), std::move(f));
+  }
+  result.handle = module.get();
+  modules_.emplace(module.get(), std::move(module));
+  *out = std::move(result);
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::unload_module(void* handle) {
+  std::unique_ptr<ModuleRecord> module;
+  {
+    std::lock_guard lock(mu_);
+    auto it = modules_.find(handle);
+    if (it == modules_.end()) return cudaErrorInvalidResourceHandle;
+    module = std::move(it->second);
+    modules_.erase(it);
+    for (void* f : module->functions) functions_.erase(f);  // graphs that recorded them keep theirs
+  }
+  for (void* v : module->variables) state().memory.free(v);  // already gone after a device reset
+  return cudaSuccess;
+}
+
+std::shared_ptr<FunctionRecord> EmulatedBackend::find_function(void* handle) const {
+  std::lock_guard lock(mu_);
+  auto it = functions_.find(handle);
+  return it == functions_.end() ? nullptr : it->second;
+}
+
+int32_t EmulatedBackend::launch(const LaunchRequest& request) {
+  std::shared_ptr<FunctionRecord> f = find_function(request.function);
+  if (!f) return cudaErrorInvalidDeviceFunction;
+  if (!valid_dims(request.grid, request.block)) return cudaErrorInvalidConfiguration;
+  if (request.shared_mem > static_cast<uint32_t>(f->max_dynamic_shared)) return cudaErrorInvalidValue;
+  if (request.args.size() != f->args_size) {
+    RGPU_LOG_WARN("emulated backend: %s: %zu argument bytes, the layout needs %u", f->name.c_str(),
+                  request.args.size(), f->args_size);
+    return cudaErrorInvalidValue;
+  }
+  if (request.cooperative) {
+    int block_size = static_cast<int>(request.block[0] * request.block[1] * request.block[2]);
+    uint64_t blocks = uint64_t{request.grid[0]} * request.grid[1] * request.grid[2];
+    if (blocks > uint64_t(blocks_per_sm(*f, block_size, request.shared_mem)) * kMultiProcessorCount)
+      return cudaErrorCooperativeLaunchTooLarge;
+  }
+  return state().enqueue(static_cast<cudaStream_t>(request.stream), [f, total = launches_] {
+    f->launches.fetch_add(1, std::memory_order_relaxed);
+    total->fetch_add(1, std::memory_order_relaxed);
+    return cudaSuccess;
+  });
+}
+
+uint64_t EmulatedBackend::launches(void* function) const {
+  std::shared_ptr<FunctionRecord> f = find_function(function);
+  return f ? f->launches.load() : 0;
+}
+
+int32_t EmulatedBackend::function_attributes(void* function, cudaFuncAttributes* out) {
+  std::shared_ptr<FunctionRecord> f = find_function(function);
+  if (!f) return cudaErrorInvalidDeviceFunction;
+  if (!out) return cudaErrorInvalidValue;
+  std::memset(out, 0, sizeof *out);
+  out->sharedSizeBytes = f->static_shared;
+  out->maxThreadsPerBlock = kMaxThreadsPerBlock;
+  out->numRegs = kRegistersPerThread;
+  out->ptxVersion = static_cast<int>(kArch);
+  out->binaryVersion = static_cast<int>(kArch);
+  out->maxDynamicSharedSizeBytes = f->max_dynamic_shared;
+  out->preferredShmemCarveout = f->carveout;
+  out->clusterDimMustBeSet = f->cluster[0];
+  out->requiredClusterWidth = f->cluster[1];
+  out->requiredClusterHeight = f->cluster[2];
+  out->requiredClusterDepth = f->cluster[3];
+  out->nonPortableClusterSizeAllowed = f->cluster[4];
+  out->clusterSchedulingPolicyPreference = f->cluster[5];
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::set_function_attribute(void* function, int attr, int value) {
+  std::shared_ptr<FunctionRecord> f = find_function(function);
+  if (!f) return cudaErrorInvalidDeviceFunction;
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+      if (value < 0 || value > kSharedMemPerBlockOptin - static_cast<int>(f->static_shared))
+        return cudaErrorInvalidValue;
+      f->max_dynamic_shared = value;
+      return cudaSuccess;
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      if (value < -1 || value > 100) return cudaErrorInvalidValue;
+      f->carveout = value;
+      return cudaSuccess;
+    case cudaFuncAttributeClusterDimMustBeSet:
+    case cudaFuncAttributeRequiredClusterWidth:
+    case cudaFuncAttributeRequiredClusterHeight:
+    case cudaFuncAttributeRequiredClusterDepth:
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+    case cudaFuncAttributeClusterSchedulingPolicyPreference:
+      if (value < 0) return cudaErrorInvalidValue;
+      f->cluster[attr - cudaFuncAttributeClusterDimMustBeSet] = value;
+      return cudaSuccess;
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+int32_t EmulatedBackend::occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem,
+                                                     unsigned flags, int* num_blocks) {
+  std::shared_ptr<FunctionRecord> f = find_function(function);
+  if (!f) return cudaErrorInvalidDeviceFunction;
+  if (!num_blocks || block_size <= 0 || (flags & ~unsigned{cudaOccupancyDisableCachingOverride}))
+    return cudaErrorInvalidValue;
+  *num_blocks = blocks_per_sm(*f, block_size, dynamic_smem);
+  return cudaSuccess;
+}
+
+uint64_t EmulatedBackend::memory_in_use() { return state().memory.used_total(); }
+
+}  // namespace rgpu::server::emulated
+
+namespace rgpu::server {
+std::unique_ptr<Backend> make_emulated_backend() { return std::make_unique<emulated::EmulatedBackend>(); }
+}  // namespace rgpu::server

@@ -1,0 +1,52 @@
+// The emulated Backend: the CUDA Runtime of runtime.h through cudart(), and modules whose kernels
+// are validated and recorded at launch but not executed.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "gen/cudart/cudart_api.h"
+#include "server/backends/backend.h"
+
+namespace rgpu::server::emulated {
+
+struct FunctionRecord;
+struct ModuleRecord;
+
+class EmulatedBackend final : public Backend {
+ public:
+  EmulatedBackend();
+  ~EmulatedBackend() override;
+
+  const char* name() const override { return "emulated"; }
+  Status init() override;
+  const gen::cudart::Api& cudart() const override { return api_; }
+  std::vector<DeviceSummary> devices() override;
+  uint32_t arch(int device) override;
+  int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
+                      const std::vector<std::string>& variables, LoadedModule* out) override;
+  int32_t unload_module(void* module) override;
+  int32_t launch(const LaunchRequest& request) override;
+  int32_t function_attributes(void* function, cudaFuncAttributes* out) override;
+  int32_t set_function_attribute(void* function, int attr, int value) override;
+  int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
+                                      int* num_blocks) override;
+  uint64_t memory_in_use() override;
+
+  // Kernel launches executed so far (a launch captured into a graph counts at each replay).
+  uint64_t launches() const { return *launches_; }
+  uint64_t launches(void* function) const;
+
+ private:
+  std::shared_ptr<FunctionRecord> find_function(void* handle) const;
+
+  gen::cudart::Api api_;
+  std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
+  mutable std::mutex mu_;
+  std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
+  std::unordered_map<void*, std::shared_ptr<FunctionRecord>> functions_;  // of loaded modules
+};
+
+}  // namespace rgpu::server::emulated
