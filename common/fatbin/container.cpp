@@ -10,7 +10,9 @@ namespace {
 
 using detail::read_le;
 
-std::string at_offset(uint64_t offset) { return " (entry at offset " + std::to_string(offset) + ")"; }
+std::string at_offset(uint64_t offset) {
+  return " (entry at offset " + std::to_string(offset) + ")";
+}
 
 // Reads the entry whose header starts at `offset` inside `body` (the container, header included);
 // sets *next to the offset after its payload. Entries of kinds other than PTX and ELF (e.g. 8,
@@ -52,7 +54,8 @@ Status parse_entry(std::span<const uint8_t> body, uint64_t offset, Entry* entry,
   const bool lz4 = (flags & kFlagLz4) != 0;
   const bool zstd = (flags & kFlagZstd) != 0;
   if (lz4 && zstd)
-    return RGPU_ERROR(kInvalidArgument, "fatbin entry flagged both LZ4 and zstd" + at_offset(offset));
+    return RGPU_ERROR(kInvalidArgument,
+                      "fatbin entry flagged both LZ4 and zstd" + at_offset(offset));
   if (!lz4 && !zstd) {
     entry->compression = Compression::kNone;
     entry->uncompressed_size = stored_size;
@@ -87,8 +90,8 @@ Result<Container> parse_container(std::span<const uint8_t> data) {
   if (magic != kContainerMagic)
     return RGPU_ERROR(kInvalidArgument, "not a fatbin container: magic " + std::to_string(magic));
   if (version != kContainerVersion)
-    return RGPU_ERROR(kNotSupported, "fatbin container version " + std::to_string(version) +
-                                         " (only 1 is known)");
+    return RGPU_ERROR(kNotSupported,
+                      "fatbin container version " + std::to_string(version) + " (only 1 is known)");
   if (header_size < kContainerHeaderMin || !in_bounds(data, 0, header_size) ||
       !in_bounds(data, header_size, payload_size))
     return RGPU_ERROR(kInvalidArgument, "fatbin container header size " +

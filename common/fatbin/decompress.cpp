@@ -50,8 +50,8 @@ Result<std::vector<uint8_t>> inflate_zstd(const Entry& entry) {
   if (ZSTD_isError(got))
     return RGPU_ERROR(kInvalidArgument, std::string("zstd: ") + ZSTD_getErrorName(got));
   if (got != out.size())
-    return RGPU_ERROR(kInvalidArgument, "zstd produced " + std::to_string(got) + " bytes, expected " +
-                                            std::to_string(out.size()));
+    return RGPU_ERROR(kInvalidArgument, "zstd produced " + std::to_string(got) +
+                                            " bytes, expected " + std::to_string(out.size()));
   return out;
 }
 
@@ -62,17 +62,17 @@ Result<std::vector<uint8_t>> inflate_lz4(const Entry& entry) {
   if (entry.payload.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       entry.uncompressed_size > static_cast<uint64_t>(std::numeric_limits<int>::max()) ||
       entry.uncompressed_size > entry.payload.size() * kMaxRatio + 16)
-    return RGPU_ERROR(kInvalidArgument, "LZ4 entry sizes out of range: " +
-                                            std::to_string(entry.payload.size()) + " -> " +
-                                            std::to_string(entry.uncompressed_size));
+    return RGPU_ERROR(kInvalidArgument,
+                      "LZ4 entry sizes out of range: " + std::to_string(entry.payload.size()) +
+                          " -> " + std::to_string(entry.uncompressed_size));
   std::vector<uint8_t> out(entry.uncompressed_size);
-  int got = LZ4_decompress_safe(reinterpret_cast<const char*>(entry.payload.data()),
-                                reinterpret_cast<char*>(out.data()),
-                                static_cast<int>(entry.payload.size()), static_cast<int>(out.size()));
+  int got = LZ4_decompress_safe(
+      reinterpret_cast<const char*>(entry.payload.data()), reinterpret_cast<char*>(out.data()),
+      static_cast<int>(entry.payload.size()), static_cast<int>(out.size()));
   if (got < 0) return RGPU_ERROR(kInvalidArgument, "LZ4 block is corrupt");
   if (static_cast<size_t>(got) != out.size())
-    return RGPU_ERROR(kInvalidArgument, "LZ4 produced " + std::to_string(got) + " bytes, expected " +
-                                            std::to_string(out.size()));
+    return RGPU_ERROR(kInvalidArgument, "LZ4 produced " + std::to_string(got) +
+                                            " bytes, expected " + std::to_string(out.size()));
   return out;
 }
 

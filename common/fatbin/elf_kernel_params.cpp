@@ -44,7 +44,8 @@ class ElfReader {
 
   Status load_sections() {
     static constexpr uint8_t kIdent[] = {0x7f, 'E', 'L', 'F', 2 /*64-bit*/, 1 /*little-endian*/};
-    if (!in_bounds(image_, 0, sizeof(kIdent)) || !std::equal(std::begin(kIdent), std::end(kIdent), image_.begin()))
+    if (!in_bounds(image_, 0, sizeof(kIdent)) ||
+        !std::equal(std::begin(kIdent), std::end(kIdent), image_.begin()))
       return RGPU_ERROR(kInvalidArgument, "not a little-endian ELF64 image");
     uint64_t table = 0;
     uint16_t entry_size = 0, count = 0, names_index = 0;
@@ -80,6 +81,8 @@ class ElfReader {
     auto symtab = std::find_if(sections_.begin(), sections_.end(),
                                [](const Section& s) { return s.type == kSectionSymtab; });
     if (symtab == sections_.end()) return std::vector<std::string>{};
+    if (symtab->bytes.size() != symtab->size)
+      return RGPU_ERROR(kInvalidArgument, "ELF .symtab lies outside the image");
     if (symtab->link >= sections_.size())
       return RGPU_ERROR(kInvalidArgument, "ELF .symtab string table index out of range");
     auto strings = sections_[symtab->link].bytes;
@@ -107,7 +110,8 @@ class ElfReader {
 
  private:
   static Result<std::string_view> string_at(std::span<const uint8_t> table, uint32_t offset) {
-    if (offset >= table.size()) return RGPU_ERROR(kInvalidArgument, "ELF string offset out of range");
+    if (offset >= table.size())
+      return RGPU_ERROR(kInvalidArgument, "ELF string offset out of range");
     auto rest = table.subspan(offset);
     auto end = std::find(rest.begin(), rest.end(), uint8_t{0});
     if (end == rest.end()) return RGPU_ERROR(kInvalidArgument, "ELF string not terminated");
@@ -133,7 +137,8 @@ Result<KernelParams> parse_nv_info(const std::string& kernel, std::span<const ui
   while (at < info.size()) {
     uint8_t format = 0, attribute = 0;
     uint16_t value = 0;
-    if (!read_le(info, at, &format) || !read_le(info, at + 1, &attribute) || !read_le(info, at + 2, &value))
+    if (!read_le(info, at, &format) || !read_le(info, at + 1, &attribute) ||
+        !read_le(info, at + 2, &value))
       return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel + ": record header truncated");
     at += 4;
     if (format == kFormatSval) {
@@ -145,7 +150,8 @@ Result<KernelParams> parse_nv_info(const std::string& kernel, std::span<const ui
       uint16_t ordinal = 0, offset = 0;
       uint32_t packed = 0;
       if (!read_le(data, 4, &ordinal) || !read_le(data, 6, &offset) || !read_le(data, 8, &packed))
-        return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel + ": KPARAM_INFO record too short");
+        return RGPU_ERROR(kInvalidArgument,
+                          ".nv.info." + kernel + ": KPARAM_INFO record too short");
       raw.push_back({ordinal, {offset, packed >> 18}});
     } else if (format >= 0x01 && format <= 0x03) {  // no data, or a value held in the u16
       if (attribute == kAttrCbankParamSize) {
@@ -153,19 +159,23 @@ Result<KernelParams> parse_nv_info(const std::string& kernel, std::span<const ui
         has_total = true;
       }
     } else {
-      return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel + ": unknown record format " + std::to_string(format));
+      return RGPU_ERROR(kInvalidArgument,
+                        ".nv.info." + kernel + ": unknown record format " + std::to_string(format));
     }
   }
-  std::sort(raw.begin(), raw.end(), [](const RawParam& a, const RawParam& b) { return a.ordinal < b.ordinal; });
+  std::sort(raw.begin(), raw.end(),
+            [](const RawParam& a, const RawParam& b) { return a.ordinal < b.ordinal; });
   KernelParams result{kernel, {}};
   for (size_t i = 0; i < raw.size(); ++i) {
     if (raw[i].ordinal != i)
-      return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel + ": parameter ordinals are not 0.." +
+      return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel +
+                                              ": parameter ordinals are not 0.." +
                                               std::to_string(raw.size() - 1));
     const auto& p = raw[i].param;
     if (has_total && uint64_t{p.offset} + p.size > total)
-      return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel + ": parameter " + std::to_string(i) +
-                                              " lies past the parameter space of " + std::to_string(total));
+      return RGPU_ERROR(kInvalidArgument,
+                        ".nv.info." + kernel + ": parameter " + std::to_string(i) +
+                            " lies past the parameter space of " + std::to_string(total));
     result.params.push_back(p);
   }
   return result;
@@ -181,7 +191,8 @@ Result<std::vector<KernelParams>> kernel_params_from_elf(std::span<const uint8_t
   for (const std::string& kernel : kernels) {
     const Section* info = elf.find(".nv.info." + kernel);
     if (info == nullptr)
-      return RGPU_ERROR(kInvalidArgument, "kernel " + kernel + " has no .nv.info." + kernel + " section");
+      return RGPU_ERROR(kInvalidArgument,
+                        "kernel " + kernel + " has no .nv.info." + kernel + " section");
     if (info->bytes.size() != info->size)
       return RGPU_ERROR(kInvalidArgument, ".nv.info." + kernel + " lies outside the image");
     RGPU_ASSIGN_OR_RETURN(KernelParams params, parse_nv_info(kernel, info->bytes));

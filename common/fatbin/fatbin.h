@@ -28,16 +28,16 @@ enum class Compression { kNone, kLz4, kZstd };
 
 struct Entry {
   EntryKind kind;
-  uint32_t arch;                      // e.g. 90 for sm_90 / compute_90
+  uint32_t arch;  // e.g. 90 for sm_90 / compute_90
   Compression compression;
-  uint64_t uncompressed_size;         // what decompress() yields (the stored size if uncompressed)
-  std::span<const uint8_t> header;    // the entry's own header bytes (kept to rebuild a container)
-  std::span<const uint8_t> payload;   // as stored: the exact compressed bytes (without the padding
-                                      // to 8 that follows them), or the whole stored payload
+  uint64_t uncompressed_size;        // what decompress() yields (the stored size if uncompressed)
+  std::span<const uint8_t> header;   // the entry's own header bytes (kept to rebuild a container)
+  std::span<const uint8_t> payload;  // as stored: the exact compressed bytes (without the padding
+                                     // to 8 that follows them), or the whole stored payload
 };
 
 struct Container {
-  std::span<const uint8_t> bytes;     // the whole container, header included
+  std::span<const uint8_t> bytes;  // the whole container, header included
   std::vector<Entry> entries;
 };
 
@@ -50,7 +50,8 @@ Result<Container> parse_container(std::span<const uint8_t> data);
 // loadable one), then each of the NULL-terminated list of prelinked (relocatable) containers.
 // `readable` bounds how far into memory the container may be read (it lives in the host binary's
 // mapped image; callers pass a conservative bound found from /proc/self/maps).
-Result<std::vector<Container>> parse_wrapper(const void* wrapper, size_t (*readable)(const void* p));
+Result<std::vector<Container>> parse_wrapper(const void* wrapper,
+                                             size_t (*readable)(const void* p));
 
 // The payload, decompressed if needed.
 Result<std::vector<uint8_t>> decompress(const Entry& entry);

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <charconv>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,18 +25,13 @@ std::vector<Range> read_readable_ranges() {
   std::string line;
   while (std::getline(maps, line)) {
     // "begin-end perms offset dev inode path", addresses in hex
-    std::istringstream fields(line);
-    std::string span, perms;
-    if (!(fields >> span >> perms) || perms.empty() || perms[0] != 'r') continue;
-    const size_t dash = span.find('-');
-    if (dash == std::string::npos) continue;
+    const char* at = line.data();
+    const char* end = line.data() + line.size();
     Range r{};
-    try {
-      r.begin = std::stoull(span.substr(0, dash), nullptr, 16);
-      r.end = std::stoull(span.substr(dash + 1), nullptr, 16);
-    } catch (const std::exception&) {
-      continue;
-    }
+    auto begin = std::from_chars(at, end, r.begin, 16);
+    if (begin.ec != std::errc() || begin.ptr == end || *begin.ptr != '-') continue;
+    auto finish = std::from_chars(begin.ptr + 1, end, r.end, 16);
+    if (finish.ec != std::errc() || end - finish.ptr < 2 || finish.ptr[1] != 'r') continue;
     if (r.end <= r.begin) continue;
     if (!ranges.empty() && ranges.back().end == r.begin)
       ranges.back().end = r.end;

@@ -59,10 +59,10 @@ class Tokenizer {
 // Size in bytes of a PTX fundamental type usable as a kernel parameter.
 std::optional<uint32_t> type_size(std::string_view type) {
   static constexpr std::pair<std::string_view, uint32_t> kTypes[] = {
-      {".b8", 1},    {".s8", 1},    {".u8", 1},       {".b16", 2},     {".s16", 2},  {".u16", 2},
-      {".f16", 2},   {".bf16", 2},  {".b32", 4},      {".s32", 4},     {".u32", 4},  {".f32", 4},
-      {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8},     {".s64", 8},     {".u64", 8},  {".f64", 8},
-      {".b128", 16}};
+      {".b8", 1},  {".s8", 1},  {".u8", 1},    {".b16", 2},    {".s16", 2},
+      {".u16", 2}, {".f16", 2}, {".bf16", 2},  {".b32", 4},    {".s32", 4},
+      {".u32", 4}, {".f32", 4}, {".f16x2", 4}, {".bf16x2", 4}, {".b64", 8},
+      {".s64", 8}, {".u64", 8}, {".f64", 8},   {".b128", 16}};
   for (const auto& [name, size] : kTypes)
     if (name == type) return size;
   return std::nullopt;
@@ -90,8 +90,7 @@ class EntryParser {
     for (std::string_view t = tokens_.next(); !t.empty(); t = tokens_.next()) {
       if (t != ".entry") continue;
       std::string_view name = tokens_.next();
-      if (!is_identifier(name))
-        return RGPU_ERROR(kInvalidArgument, "PTX .entry without a name");
+      if (!is_identifier(name)) return RGPU_ERROR(kInvalidArgument, "PTX .entry without a name");
       KernelParams kernel{std::string(name), {}};
       RGPU_TRY(parse_params(&kernel));
       // A kernel declared twice (a prototype and its definition) is reported once.
@@ -125,7 +124,8 @@ class EntryParser {
       uint32_t align = 0, size = 0;
       RGPU_TRY(parse_param(*kernel, &align, &size, &t));
       if (offset % align != 0) offset += align - offset % align;
-      if (size > kMaxParamSpace - offset) return error(*kernel, "parameters exceed the parameter space");
+      if (size > kMaxParamSpace - offset)
+        return error(*kernel, "parameters exceed the parameter space");
       kernel->params.push_back({offset, size});
       offset += size;
       if (t == ")") return Status::ok();
@@ -143,7 +143,8 @@ class EntryParser {
     for (*t = tokens_.next(); !t->empty() && *t != "," && *t != ")"; *t = tokens_.next()) {
       if (*t == ".align") {
         auto n = number(tokens_.next());
-        if (!n || *n == 0 || (*n & (*n - 1)) != 0 || *n > kMaxParamSpace) return error(k, "bad .align");
+        if (!n || *n == 0 || (*n & (*n - 1)) != 0 || *n > kMaxParamSpace)
+          return error(k, "bad .align");
         if (!pointer) explicit_align = n;
       } else if (*t == ".ptr") {
         pointer = true;
@@ -151,7 +152,8 @@ class EntryParser {
         element = s;
       } else if (*t == "[") {
         auto n = number(tokens_.next());
-        if (!n || *n == 0 || *n > kMaxParamSpace || tokens_.next() != "]") return error(k, "bad array size");
+        if (!n || *n == 0 || *n > kMaxParamSpace || tokens_.next() != "]")
+          return error(k, "bad array size");
         count = *n;
       } else if ((*t)[0] == '.') {
         if (!pointer) return error(k, "unsupported parameter directive " + std::string(*t));

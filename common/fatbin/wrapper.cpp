@@ -32,7 +32,8 @@ Result<Container> parse_at(const void* p, size_t (*readable)(const void* p)) {
 
 }  // namespace
 
-Result<std::vector<Container>> parse_wrapper(const void* wrapper, size_t (*readable)(const void* p)) {
+Result<std::vector<Container>> parse_wrapper(const void* wrapper,
+                                             size_t (*readable)(const void* p)) {
   using namespace detail;
   auto bytes = readable_span(wrapper, readable);
   uint32_t magic = 0;
@@ -45,8 +46,8 @@ Result<std::vector<Container>> parse_wrapper(const void* wrapper, size_t (*reada
   if (magic != kWrapperMagic)
     return RGPU_ERROR(kInvalidArgument, "not a fatbin wrapper: magic " + std::to_string(magic));
   if (version != kWrapperVersionPlain && version != kWrapperVersionLinked)
-    return RGPU_ERROR(kNotSupported, "fatbin wrapper version " + std::to_string(version) +
-                                         " (1 and 2 are known)");
+    return RGPU_ERROR(kNotSupported,
+                      "fatbin wrapper version " + std::to_string(version) + " (1 and 2 are known)");
 
   std::vector<Container> containers;
   if (version == kWrapperVersionPlain || data != nullptr) {

@@ -1,4 +1,5 @@
-// Builds fatbin containers byte by byte for tests, in the layout nvcc 13 writes (common/fatbin/README.md).
+// Builds fatbin containers byte by byte for tests, in the layout nvcc 13 writes
+// (common/fatbin/README.md).
 #pragma once
 
 #include <cstdint>
@@ -8,12 +9,12 @@
 namespace rgpu::fatbin::testing {
 
 struct EntrySpec {
-  uint16_t kind = 2;                 // 1 PTX, 2 ELF
+  uint16_t kind = 2;  // 1 PTX, 2 ELF
   uint32_t arch = 90;
-  uint64_t flags = 0x11;             // 64-bit, Linux; add 0x2000 (LZ4) or 0x8000 (zstd)
-  std::vector<uint8_t> payload;      // stored as is, then padded to 8
-  uint32_t compressed_size = 0;      // 0 unless compressed
-  uint64_t uncompressed_size = 0;    // 0 unless compressed
+  uint64_t flags = 0x11;           // 64-bit, Linux; add 0x2000 (LZ4) or 0x8000 (zstd)
+  std::vector<uint8_t> payload;    // stored as is, then padded to 8
+  uint32_t compressed_size = 0;    // 0 unless compressed
+  uint64_t uncompressed_size = 0;  // 0 unless compressed
   uint32_t header_size = 64;
 };
 

@@ -13,7 +13,9 @@ EntrySpec elf_entry(uint32_t arch) {
   EntrySpec e;
   e.kind = 2;
   e.arch = arch;
-  e.payload = bytes_of("\x7f" "ELF image");  // 10 bytes, stored padded to 16
+  e.payload = bytes_of(
+      "\x7f"
+      "ELF image");  // 10 bytes, stored padded to 16
   return e;
 }
 
@@ -92,7 +94,9 @@ TEST_CASE("parse_container rejects each kind of bad header with a clear error") 
     CHECK(c.status().code() == code);
     CHECK_THAT(c.status().message(), Catch::Contains(words));
   };
-  SECTION("short") { expect_error({good.begin(), good.begin() + 15}, rgpu::Code::kInvalidArgument, "16-byte header"); }
+  SECTION("short") {
+    expect_error({good.begin(), good.begin() + 15}, rgpu::Code::kInvalidArgument, "16-byte header");
+  }
   SECTION("magic") {
     auto b = good;
     b[0] ^= 1;

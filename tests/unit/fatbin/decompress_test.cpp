@@ -29,8 +29,9 @@ std::vector<uint8_t> zstd_of(const std::vector<uint8_t>& in) {
 
 std::vector<uint8_t> lz4_of(const std::vector<uint8_t>& in) {
   std::vector<uint8_t> out(LZ4_compressBound(static_cast<int>(in.size())));
-  int n = LZ4_compress_default(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out.data()),
-                               static_cast<int>(in.size()), static_cast<int>(out.size()));
+  int n = LZ4_compress_default(reinterpret_cast<const char*>(in.data()),
+                               reinterpret_cast<char*>(out.data()), static_cast<int>(in.size()),
+                               static_cast<int>(out.size()));
   REQUIRE(n > 0);
   out.resize(n);
   return out;
@@ -58,7 +59,8 @@ rgpu::Result<std::vector<uint8_t>> decompress_only_entry(const std::vector<uint8
 
 TEST_CASE("zstd and LZ4 entries decompress to their exact content") {
   const auto text = sample_text();
-  for (auto [flag, compressed] : {std::pair{uint64_t{0x8000}, zstd_of(text)}, std::pair{uint64_t{0x2000}, lz4_of(text)}}) {
+  for (auto [flag, compressed] :
+       {std::pair{uint64_t{0x8000}, zstd_of(text)}, std::pair{uint64_t{0x2000}, lz4_of(text)}}) {
     INFO("flag " << flag << ", " << compressed.size() << " compressed bytes");
     CHECK(compressed.size() % 8 != 0);  // so the padding is really exercised
     auto out = decompress_only_entry(compressed_container(compressed, flag, text.size()));
@@ -69,7 +71,9 @@ TEST_CASE("zstd and LZ4 entries decompress to their exact content") {
 
 TEST_CASE("an uncompressed entry decompresses to its stored payload") {
   EntrySpec e;
-  e.payload = bytes_of("\x7f" "ELF....");
+  e.payload = bytes_of(
+      "\x7f"
+      "ELF....");
   auto out = decompress_only_entry(build_container({e}));
   REQUIRE(out.is_ok());
   CHECK(*out == e.payload);
@@ -77,12 +81,16 @@ TEST_CASE("an uncompressed entry decompresses to its stored payload") {
 
 TEST_CASE("decompress refuses a wrong uncompressed size or corrupt data") {
   const auto text = sample_text();
-  for (auto [flag, compressed] : {std::pair{uint64_t{0x8000}, zstd_of(text)}, std::pair{uint64_t{0x2000}, lz4_of(text)}}) {
+  for (auto [flag, compressed] :
+       {std::pair{uint64_t{0x8000}, zstd_of(text)}, std::pair{uint64_t{0x2000}, lz4_of(text)}}) {
     INFO("flag " << flag);
-    CHECK_FALSE(decompress_only_entry(compressed_container(compressed, flag, text.size() - 1)).is_ok());
-    CHECK_FALSE(decompress_only_entry(compressed_container(compressed, flag, text.size() + 1)).is_ok());
+    CHECK_FALSE(
+        decompress_only_entry(compressed_container(compressed, flag, text.size() - 1)).is_ok());
+    CHECK_FALSE(
+        decompress_only_entry(compressed_container(compressed, flag, text.size() + 1)).is_ok());
     CHECK_FALSE(decompress_only_entry(compressed_container(compressed, flag, 0)).is_ok());
-    CHECK_FALSE(decompress_only_entry(compressed_container(compressed, flag, uint64_t{1} << 40)).is_ok());
+    CHECK_FALSE(
+        decompress_only_entry(compressed_container(compressed, flag, uint64_t{1} << 40)).is_ok());
     auto cut = compressed;
     cut.resize(cut.size() / 2);
     CHECK_FALSE(decompress_only_entry(compressed_container(cut, flag, text.size())).is_ok());

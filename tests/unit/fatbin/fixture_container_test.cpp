@@ -1,7 +1,7 @@
 // The nvcc-built fatbins: entry kinds, arches and compression per build variant, decompressed
 // content, and select_for_arch on a multi-architecture container.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -36,7 +36,9 @@ std::map<std::pair<EntryKind, uint32_t>, std::vector<uint8_t>> images(const Cont
     CHECK(image->size() == e.uncompressed_size);
     if (e.kind == EntryKind::kElf) {
       REQUIRE(image->size() > 4);
-      CHECK(std::string(image->begin(), image->begin() + 4) == "\x7f" "ELF");
+      CHECK(std::string(image->begin(), image->begin() + 4) ==
+            "\x7f"
+            "ELF");
     } else {
       const std::string text = text_of(*image);
       CHECK(text.find(".entry") != std::string::npos);
@@ -129,7 +131,7 @@ TEST_CASE("select_for_arch on the multi-architecture fatbin") {
   CHECK(selected_shape(89) == std::vector<Shape>{{P, 80, zstd}, {E, 86, none}});
   CHECK(selected_shape(80) == std::vector<Shape>{{P, 80, zstd}, {E, 80, none}});
   CHECK(selected_shape(120) == std::vector<Shape>{{P, 90, zstd}});  // JIT from the newest PTX
-  CHECK(select_for_arch(*c, 75) == bytes);                           // nothing runs on 7.5
+  CHECK(select_for_arch(*c, 75) == bytes);                          // nothing runs on 7.5
 
   // The selected images are the original ones, byte for byte.
   const auto selected90 = select_for_arch(*c, 90);

@@ -9,7 +9,8 @@ using namespace rgpu::fatbin;
 using namespace rgpu::fatbin::testing;
 
 TEST_CASE("kernel_params gives each fixture kernel's exact layout in every variant") {
-  for (const char* name : {"default.fatbin", "uncompressed.fatbin", "zstd.fatbin", "lz4.fatbin", "multi.fatbin"}) {
+  for (const char* name :
+       {"default.fatbin", "uncompressed.fatbin", "zstd.fatbin", "lz4.fatbin", "multi.fatbin"}) {
     INFO(name);
     auto c = parse_container(load_fixture(name));
     REQUIRE(c.is_ok());

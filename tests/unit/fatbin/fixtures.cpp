@@ -7,7 +7,9 @@
 
 namespace rgpu::fatbin::testing {
 
-std::string fixture_path(const std::string& name) { return std::string(RGPU_FATBIN_FIXTURES) + "/" + name; }
+std::string fixture_path(const std::string& name) {
+  return std::string(RGPU_FATBIN_FIXTURES) + "/" + name;
+}
 
 const std::vector<uint8_t>& load_fixture(const std::string& name) {
   static std::map<std::string, std::vector<uint8_t>> loaded;
@@ -48,7 +50,8 @@ const std::map<std::string, Layout>& expected_kernels_cu_layouts() {
     for (uint32_t i = 0; i < 9; ++i) many.emplace_back(52 + 4 * i, 4);
     many.emplace_back(88, 8);
     m["many_params"] = many;
-    // (const float4* __restrict__, float* __restrict__, __grid_constant__ Triple, bool, short2, double2)
+    // (const float4* __restrict__, float* __restrict__, __grid_constant__ Triple, bool, short2,
+    // double2)
     m["vector_types"] = {{0, 8}, {8, 8}, {16, 12}, {28, 1}, {32, 4}, {48, 16}};
     m["_Z5scaleIfEvPT_S0_i"] = {{0, 8}, {8, 4}, {12, 4}};  // scale<float>(float*, float, int)
     m["_Z5scaleIdEvPT_S0_i"] = {{0, 8}, {8, 8}, {16, 4}};  // scale<double>(double*, double, int)

@@ -1,11 +1,11 @@
 // readable_bytes_at against mappings this test makes, unmaps and protects.
+#include "common/fatbin/mapped_memory.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <vector>
-
-#include "common/fatbin/mapped_memory.h"
 
 using rgpu::fatbin::readable_bytes_at;
 

@@ -51,7 +51,8 @@ TEST_CASE("PTX parameters are laid out at their alignment") {
   REQUIRE(kernels->size() == 3);
   CHECK((*kernels)[0].name == "mixed");
   // .align after .ptr is the pointee's alignment: the pointer itself stays 8-aligned.
-  CHECK(layout_of((*kernels)[0]) == Layout{{0, 1}, {8, 8}, {16, 12}, {28, 2}, {32, 16}, {48, 8}, {64, 16}});
+  CHECK(layout_of((*kernels)[0]) ==
+        Layout{{0, 1}, {8, 8}, {16, 12}, {28, 2}, {32, 16}, {48, 8}, {64, 16}});
   CHECK((*kernels)[1].name == "empty_list");
   CHECK((*kernels)[1].params.empty());
   CHECK((*kernels)[2].name == "no_list");

@@ -57,7 +57,8 @@ TEST_CASE("random bytes behind an ELF64 header give ELF errors") {
 
 TEST_CASE("random text is handled by the PTX reader") {
   std::mt19937 rng(7);
-  const std::string_view alphabet = ".entry param align u32 b8 ptr ( ) [ ] , 12 0x10 // /* */ \" \n";
+  const std::string_view alphabet =
+      ".entry param align u32 b8 ptr ( ) [ ] , 12 0x10 // /* */ \" \n";
   for (int i = 0; i < 2000; ++i) {
     std::string text = ".entry k(";
     const size_t n = rng() % 300;

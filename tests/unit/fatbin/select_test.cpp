@@ -1,6 +1,6 @@
 // select_for_arch on hand-built containers: which SASS and PTX a GPU keeps, and a valid result.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 #include <string>
 
@@ -22,15 +22,17 @@ EntrySpec entry(uint16_t kind, uint32_t arch, uint64_t extra_flags = 0) {
   e.flags = 0x11 | extra_flags;
   // A payload that names the entry, so the test can tell which ones were kept.
   std::string tag = (kind == 1 ? "ptx" : "elf") + std::to_string(arch) +
-                    (extra_flags & kArchSpecific ? "a" : extra_flags & kFamilySpecific ? "f" : "");
+                    (extra_flags & kArchSpecific     ? "a"
+                     : extra_flags & kFamilySpecific ? "f"
+                                                     : "");
   e.payload.assign(tag.begin(), tag.end());
   return e;
 }
 
 const std::vector<uint8_t>& mixed_container() {
-  static const auto bytes = build_container({
-      entry(2, 80), entry(1, 80), entry(2, 86), entry(2, 90), entry(2, 90, kArchSpecific),
-      entry(1, 90), entry(1, 90, kArchSpecific), entry(2, 100, kFamilySpecific), entry(2, 120)});
+  static const auto bytes = build_container(
+      {entry(2, 80), entry(1, 80), entry(2, 86), entry(2, 90), entry(2, 90, kArchSpecific),
+       entry(1, 90), entry(1, 90, kArchSpecific), entry(2, 100, kFamilySpecific), entry(2, 120)});
   return bytes;
 }
 
@@ -49,7 +51,8 @@ std::set<std::string> kept(uint32_t arch) {
     tags.insert(tag.substr(0, tag.find('\0')));
     const auto stored = std::span(e.header.data(), e.header.size() + e.payload.size());
     const auto haystack = mixed_container();
-    CHECK(std::search(haystack.begin(), haystack.end(), stored.begin(), stored.end()) != haystack.end());
+    CHECK(std::search(haystack.begin(), haystack.end(), stored.begin(), stored.end()) !=
+          haystack.end());
   }
   return tags;
 }

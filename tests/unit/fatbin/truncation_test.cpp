@@ -82,16 +82,16 @@ TEST_CASE("corrupting header fields gives errors") {
     put(&b, offset, value);
     return b;
   };
-  CHECK(fails_with(with(0, uint32_t{0xBA55ED51})));                     // magic
-  CHECK(fails_with(with(4, uint16_t{7})));                              // version
-  CHECK(fails_with(with(6, uint16_t{4})));                              // header size
-  CHECK(fails_with(with(8, uint64_t{good.size()})));                    // payload size
-  CHECK(fails_with(with(first + 4, uint32_t{0})));                      // entry header size
-  CHECK(fails_with(with(first + 8, uint64_t{1} << 62)));                // entry payload size
-  CHECK(fails_with(with(first + 16, uint32_t{0})));                     // compressed size
+  CHECK(fails_with(with(0, uint32_t{0xBA55ED51})));       // magic
+  CHECK(fails_with(with(4, uint16_t{7})));                // version
+  CHECK(fails_with(with(6, uint16_t{4})));                // header size
+  CHECK(fails_with(with(8, uint64_t{good.size()})));      // payload size
+  CHECK(fails_with(with(first + 4, uint32_t{0})));        // entry header size
+  CHECK(fails_with(with(first + 8, uint64_t{1} << 62)));  // entry payload size
+  CHECK(fails_with(with(first + 16, uint32_t{0})));       // compressed size
   CHECK(fails_with(with(first + 16, uint32_t{0xffffff})));
-  CHECK(fails_with(with(first + 40, uint64_t{0xa011})));                // both compressions
-  CHECK(fails_with(with(first + 40, uint64_t{0x2011})));                // zstd data flagged LZ4
+  CHECK(fails_with(with(first + 40, uint64_t{0xa011})));  // both compressions
+  CHECK(fails_with(with(first + 40, uint64_t{0x2011})));  // zstd data flagged LZ4
   CHECK(fails_with(with(first + 56, uint64_t{c->entries[0].uncompressed_size + 1})));
   CHECK(fails_with(with(first + 56, ~uint64_t{0})));
 }
@@ -103,7 +103,8 @@ TEST_CASE("every header byte set to extreme values never crashes the readers") {
   std::vector<size_t> header_bytes;
   for (size_t i = 0; i < 16; ++i) header_bytes.push_back(i);
   for (const Entry& e : c->entries)
-    for (size_t i = 0; i < e.header.size(); ++i) header_bytes.push_back(e.header.data() - good.data() + i);
+    for (size_t i = 0; i < e.header.size(); ++i)
+      header_bytes.push_back(e.header.data() - good.data() + i);
   int parsed = 0;
   for (size_t offset : header_bytes) {
     for (uint8_t value : {uint8_t{0}, uint8_t{1}, uint8_t{0x7f}, uint8_t{0x80}, uint8_t{0xff},
@@ -137,7 +138,8 @@ TEST_CASE("the decompressed ELF and PTX cut or corrupted never crash the paramet
     const bool elf = e.kind == EntryKind::kElf;
     auto read = [&](const std::vector<uint8_t>& bytes) {
       return elf ? kernel_params_from_elf(bytes)
-                 : kernel_params_from_ptx(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+                 : kernel_params_from_ptx(
+                       std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     };
     auto whole = read(*image);
     REQUIRE(whole.is_ok());

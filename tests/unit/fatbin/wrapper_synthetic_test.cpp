@@ -37,7 +37,9 @@ void allow(const T* p, size_t bytes = sizeof(T)) {
 EntrySpec elf(uint32_t arch) {
   EntrySpec e;
   e.arch = arch;
-  e.payload = bytes_of("\x7f" "ELF");
+  e.payload = bytes_of(
+      "\x7f"
+      "ELF");
   return e;
 }
 

@@ -50,8 +50,8 @@ void** __cudaRegisterFatBinary(void* wrapper) {
 }
 void __cudaRegisterFatBinaryEnd(void**) {}
 void __cudaUnregisterFatBinary(void**) {}
-void __cudaRegisterFunction(void**, const char*, char*, const char* device_name, int, void*, void*, void*,
-                            void*, int*) {
+void __cudaRegisterFunction(void**, const char*, char*, const char* device_name, int, void*, void*,
+                            void*, void*, int*) {
   registrations().back().functions.insert(device_name);
 }
 void __cudaRegisterVar(void**, char*, char*, const char*, int, size_t, int, int) {}
