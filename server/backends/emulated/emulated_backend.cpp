@@ -197,7 +197,8 @@ int32_t EmulatedBackend::launch(const LaunchRequest& request) {
     if (blocks > uint64_t(blocks_per_sm(*f, block_size, request.shared_mem)) * kMultiProcessorCount)
       return cudaErrorCooperativeLaunchTooLarge;
   }
-  return state().enqueue(static_cast<cudaStream_t>(request.stream), [f, total = launches_] {
+  auto stream = static_cast<cudaStream_t>(request.stream);
+  return state().enqueue(stream, cudaGraphNodeTypeKernel, [f, total = launches_] {
     f->launches.fetch_add(1, std::memory_order_relaxed);
     total->fetch_add(1, std::memory_order_relaxed);
     return cudaSuccess;

@@ -96,7 +96,7 @@ cudaError_t run_copy(const Copy& c) {
 cudaError_t issue_copy(const Copy& c, cudaStream_t stream) {
   Side dst, src;
   if (cudaError_t err = resolve_copy(c, &dst, &src); err != cudaSuccess) return err;
-  return state().enqueue(stream, [c] { return run_copy(c); });
+  return state().enqueue(stream, cudaGraphNodeTypeMemcpy, [c] { return run_copy(c); });
 }
 
 cudaError_t resolve_memset(const Memset& m, Side* dst) {
@@ -115,7 +115,7 @@ cudaError_t run_memset(const Memset& m) {
 cudaError_t issue_memset(const Memset& m, cudaStream_t stream) {
   Side dst;
   if (cudaError_t err = resolve_memset(m, &dst); err != cudaSuccess) return err;
-  return state().enqueue(stream, [m] { return run_memset(m); });
+  return state().enqueue(stream, cudaGraphNodeTypeMemset, [m] { return run_memset(m); });
 }
 
 cudaError_t issue_peer_copy(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,

@@ -63,7 +63,8 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
     if (st && st->capture) {
       if (st->capture->invalidated) return cudaErrorStreamCaptureInvalidated;
       e->captured_in = st->capture;  // lets another stream join the capture by waiting on it
-      st->capture->graph->ops.push_back([event] { return stamp(event); });
+      st->capture->graph->nodes.push_back(
+          std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeEventRecord, [event] { return stamp(event); }}));
       return cudaSuccess;
     }
     e->captured_in.reset();

@@ -119,7 +119,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
   if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
   auto exec = std::make_unique<GraphExec>();
   exec->device = it->second->device;
-  exec->ops = it->second->ops;
+  exec->nodes = it->second->nodes;
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(exec.get());
   state().execs.emplace(exec.get(), std::move(exec));
   return cudaSuccess;
@@ -130,16 +130,17 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph
 }
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
-  std::vector<Operation> ops;
+  GraphNodes nodes;
   {
     std::lock_guard lock(state().mu);
     auto it = state().execs.find(graphExec);
     if (it == state().execs.end()) return cudaErrorInvalidResourceHandle;
-    ops = it->second->ops;
+    nodes = it->second->nodes;
   }
-  return state().enqueue(stream, [ops = std::move(ops)] {
-    for (const Operation& op : ops)
-      if (cudaError_t err = op(); err != cudaSuccess) return err;
+  // Launched into a capturing stream, the whole graph becomes one child-graph node.
+  return state().enqueue(stream, cudaGraphNodeTypeGraph, [nodes = std::move(nodes)] {
+    for (const auto& node : nodes)
+      if (cudaError_t err = node->run(); err != cudaSuccess) return err;
     return cudaSuccess;
   });
 }
@@ -149,6 +150,36 @@ cudaError_t cudaGraphUpload(cudaGraphExec_t graphExec, cudaStream_t stream) {
   if (!state().execs.count(graphExec)) return cudaErrorInvalidResourceHandle;
   Stream* s = nullptr;
   return state().resolve_stream(stream, &s);
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
+  if (!numNodes) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  auto it = state().graphs.find(graph);
+  if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
+  const GraphNodes& all = it->second->nodes;
+  if (!nodes) {
+    *numNodes = all.size();
+    return cudaSuccess;
+  }
+  // As CUDA: fill up to *numNodes entries, null the rest, and report how many were filled.
+  size_t filled = std::min(*numNodes, all.size());
+  for (size_t i = 0; i < *numNodes; ++i)
+    nodes[i] = i < filled ? reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(all[i].get())) : nullptr;
+  *numNodes = filled;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType) {
+  if (!pType) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  for (const auto& [handle, graph] : state().graphs)
+    for (const auto& n : graph->nodes)
+      if (reinterpret_cast<const void*>(n.get()) == reinterpret_cast<const void*>(node)) {
+        *pType = n->type;
+        return cudaSuccess;
+      }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {

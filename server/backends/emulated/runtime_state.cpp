@@ -51,14 +51,14 @@ Event* RuntimeState::find_event(cudaEvent_t handle) {
   return it == events.end() ? nullptr : it->second.get();
 }
 
-cudaError_t RuntimeState::enqueue(cudaStream_t handle, Operation op) {
+cudaError_t RuntimeState::enqueue(cudaStream_t handle, cudaGraphNodeType type, Operation op) {
   {
     std::lock_guard lock(mu);
     Stream* s = nullptr;
     if (cudaError_t err = resolve_stream(handle, &s); err != cudaSuccess) return err;
     if (s && s->capture) {
       if (s->capture->invalidated) return cudaErrorStreamCaptureInvalidated;
-      s->capture->graph->ops.push_back(std::move(op));
+      s->capture->graph->nodes.push_back(std::make_shared<const GraphNode>(GraphNode{type, std::move(op)}));
       return cudaSuccess;
     }
   }

@@ -26,14 +26,23 @@ namespace rgpu::server::emulated {
 // One unit of device work (a copy, a memset, a kernel launch record, a host function).
 using Operation = std::function<cudaError_t()>;
 
+// A captured operation; its address is the cudaGraphNode_t handle. Immutable once recorded, so
+// executable graphs share them.
+struct GraphNode {
+  cudaGraphNodeType type;
+  Operation run;
+};
+
+using GraphNodes = std::vector<std::shared_ptr<const GraphNode>>;
+
 struct Graph {
   int device = 0;
-  std::vector<Operation> ops;  // in issue order: a valid serialisation of the captured work
+  GraphNodes nodes;  // in issue order: a valid serialisation of the captured work
 };
 
 struct GraphExec {
   int device = 0;
-  std::vector<Operation> ops;
+  GraphNodes nodes;
 };
 
 struct Capture {
@@ -93,7 +102,7 @@ class RuntimeState {
 
   // Runs `op` now, or records it when `stream` is capturing. The caller has validated what the
   // operation will touch, so that a bad argument fails at issue time even under capture.
-  cudaError_t enqueue(cudaStream_t stream, Operation op);
+  cudaError_t enqueue(cudaStream_t stream, cudaGraphNodeType type, Operation op);
   // For operations a capturing stream forbids (synchronize, query, a callback): invalidates the
   // capture and returns cudaErrorStreamCaptureUnsupported; cudaSuccess when not capturing.
   cudaError_t forbid_in_capture(cudaStream_t stream);

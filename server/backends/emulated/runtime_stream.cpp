@@ -112,7 +112,7 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   if (!fn) return cudaErrorInvalidValue;
-  return state().enqueue(stream, [fn, userData] {
+  return state().enqueue(stream, cudaGraphNodeTypeHost, [fn, userData] {
     fn(userData);
     return cudaSuccess;
   });

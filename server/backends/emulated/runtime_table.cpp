@@ -93,6 +93,8 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphInstantiateWithFlags),
     RGPU_EMULATED(cudaGraphLaunch),
     RGPU_EMULATED(cudaGraphUpload),
+    RGPU_EMULATED(cudaGraphGetNodes),
+    RGPU_EMULATED(cudaGraphNodeGetType),
     RGPU_EMULATED(cudaGraphDestroy),
     RGPU_EMULATED(cudaGraphExecDestroy),
 };

@@ -237,6 +237,13 @@ TEST_CASE_METHOD(FreshDevices, "launches on a capturing stream replay with the g
   cudaGraph_t graph = nullptr;
   REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
   CHECK(backend.launches() == 0);
+  cudaGraphNode_t nodes[2] = {};
+  size_t count = 2;
+  REQUIRE(emu::cudaGraphGetNodes(graph, nodes, &count) == cudaSuccess);
+  CHECK(count == 2);
+  cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+  REQUIRE(emu::cudaGraphNodeGetType(nodes[1], &type) == cudaSuccess);
+  CHECK(type == cudaGraphNodeTypeKernel);
 
   cudaGraphExec_t exec = nullptr;
   REQUIRE(emu::cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);

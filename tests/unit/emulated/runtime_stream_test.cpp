@@ -134,6 +134,20 @@ TEST_CASE_METHOD(FreshDevices, "a captured memset/memcpy sequence is recorded, n
   cudaGraph_t graph = nullptr;
   REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
   REQUIRE(graph != nullptr);
+  size_t count = 0;
+  REQUIRE(emu::cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess);
+  CHECK(count == 3);  // the refused memset was not recorded
+  cudaGraphNode_t nodes[4];
+  count = 4;
+  REQUIRE(emu::cudaGraphGetNodes(graph, nodes, &count) == cudaSuccess);
+  REQUIRE(count == 3);
+  CHECK(nodes[3] == nullptr);
+  const cudaGraphNodeType expected[] = {cudaGraphNodeTypeMemset, cudaGraphNodeTypeMemcpy, cudaGraphNodeTypeHost};
+  for (size_t i = 0; i < 3; ++i) {
+    cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
+    REQUIRE(emu::cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess);
+    CHECK(type == expected[i]);
+  }
   REQUIRE(emu::cudaStreamIsCapturing(s, &status) == cudaSuccess);
   CHECK(status == cudaStreamCaptureStatusNone);
 
