@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "server/backends/backend.h"
-#include "server/backends/cuda/shared_library.h"
+#include "gen/cudart/cudart_api.h"
 
 using namespace rgpu::server;
+using rgpu::gen::cudart::Api;
 
 namespace {
 
@@ -147,26 +148,6 @@ struct S {
   int i;
 };
 
-// Runtime calls the test makes itself (the backend's Api table is the generator's business).
-struct TestRuntime {
-  cudaError_t (*malloc)(void**, size_t);
-  cudaError_t (*memcpy)(void*, const void*, size_t, cudaMemcpyKind);
-  cudaError_t (*synchronize)();
-  cudaError_t (*free)(void*);
-};
-
-TestRuntime test_runtime() {
-  auto library = cuda::SharedLibrary::open({"libcudart.so.13", "/usr/local/cuda/lib64/libcudart.so.13"}, "");
-  REQUIRE(library.is_ok());
-  TestRuntime rt{};
-  rt.malloc = reinterpret_cast<decltype(rt.malloc)>(library->symbol("cudaMalloc"));
-  rt.memcpy = reinterpret_cast<decltype(rt.memcpy)>(library->symbol("cudaMemcpy"));
-  rt.synchronize = reinterpret_cast<decltype(rt.synchronize)>(library->symbol("cudaDeviceSynchronize"));
-  rt.free = reinterpret_cast<decltype(rt.free)>(library->symbol("cudaFree"));
-  REQUIRE((rt.malloc && rt.memcpy && rt.synchronize && rt.free));
-  return rt;
-}
-
 std::span<const uint8_t> bytes_of(const char* text) {
   return {reinterpret_cast<const uint8_t*>(text), std::strlen(text) + 1};
 }
@@ -187,23 +168,32 @@ std::vector<uint8_t> pack_add_args(const LoadedFunction& add, int* p, int n, int
   return args;
 }
 
-// Runs add(p, 32, {.i = 5}) on 32 ints of 1 and checks each became 1 + 32 + 5.
-void check_add_kernel(Backend& backend, const LoadedFunction& add, const TestRuntime& rt) {
+// Runs add(p, 32, {.i = 5}) on 32 ints of 1 and checks each became 1 + 32 + 5. With
+// `from_new_thread` the launch is made from a fresh thread, which has no current context until
+// the backend makes one current (the runtime calls stay on this thread).
+void check_add_kernel(Backend& backend, const LoadedFunction& add, const Api& rt, bool from_new_thread = false) {
   constexpr int n = 32;
   int* device = nullptr;
-  REQUIRE(rt.malloc(reinterpret_cast<void**>(&device), n * sizeof(int)) == cudaSuccess);
+  REQUIRE(rt.cudaMalloc(reinterpret_cast<void**>(&device), n * sizeof(int)) == cudaSuccess);
   std::vector<int> host(n, 1);
-  REQUIRE(rt.memcpy(device, host.data(), n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
+  REQUIRE(rt.cudaMemcpy(device, host.data(), n * sizeof(int), cudaMemcpyHostToDevice) == cudaSuccess);
   std::vector<uint8_t> args = pack_add_args(add, device, n, 5);
   LaunchRequest launch;
   launch.function = add.handle;
   launch.block[0] = n;
   launch.args = args;
   launch.params = &add.params;
-  REQUIRE(backend.launch(launch) == cudaSuccess);
-  REQUIRE(rt.memcpy(host.data(), device, n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
+  int32_t launched = -1;
+  if (from_new_thread) {
+    std::thread helper([&] { launched = backend.launch(launch); });
+    helper.join();
+  } else {
+    launched = backend.launch(launch);
+  }
+  REQUIRE(launched == cudaSuccess);
+  REQUIRE(rt.cudaMemcpy(host.data(), device, n * sizeof(int), cudaMemcpyDeviceToHost) == cudaSuccess);
   for (int v : host) CHECK(v == 1 + n + 5);
-  rt.free(device);
+  rt.cudaFree(device);
 }
 
 }  // namespace
@@ -213,7 +203,9 @@ TEST_CASE("the cuda backend loads, launches and describes kernels on the GPU", "
   rgpu::Status status = backend->init();
   INFO(status.to_string());
   REQUIRE(status.is_ok());
-  TestRuntime rt = test_runtime();
+  // The generated runtime table, filled by init() from the loaded libcudart.
+  const Api& rt = backend->cudart();
+  REQUIRE((rt.cudaMalloc && rt.cudaMemcpy && rt.cudaDeviceSynchronize && rt.cudaFree));
 
   std::vector<DeviceSummary> devices = backend->devices();
   REQUIRE_FALSE(devices.empty());
@@ -245,13 +237,12 @@ TEST_CASE("the cuda backend loads, launches and describes kernels on the GPU", "
   SECTION("a launch computes the right values") { check_add_kernel(*backend, add, rt); }
 
   SECTION("a launch from a thread with no current context works") {
-    std::thread helper([&] { check_add_kernel(*backend, add, rt); });
-    helper.join();
+    check_add_kernel(*backend, add, rt, /*from_new_thread=*/true);
   }
 
   SECTION("a cooperative launch runs") {
     float* device = nullptr;
-    REQUIRE(rt.malloc(reinterpret_cast<void**>(&device), 64 * sizeof(float)) == cudaSuccess);
+    REQUIRE(rt.cudaMalloc(reinterpret_cast<void**>(&device), 64 * sizeof(float)) == cudaSuccess);
     std::vector<uint8_t> args(8);
     std::memcpy(args.data(), &device, sizeof device);
     LaunchRequest launch;
@@ -261,8 +252,8 @@ TEST_CASE("the cuda backend loads, launches and describes kernels on the GPU", "
     launch.args = args;
     launch.params = &module.functions[1].params;
     CHECK(backend->launch(launch) == cudaSuccess);
-    CHECK(rt.synchronize() == cudaSuccess);
-    rt.free(device);
+    CHECK(rt.cudaDeviceSynchronize() == cudaSuccess);
+    rt.cudaFree(device);
   }
 
   SECTION("bad launches get the runtime's errors") {
@@ -281,7 +272,7 @@ TEST_CASE("the cuda backend loads, launches and describes kernels on the GPU", "
     launch.grid[0] = 1;
     launch.function = nullptr;
     CHECK(backend->launch(launch) == cudaErrorInvalidDeviceFunction);
-    CHECK(rt.synchronize() == cudaSuccess);
+    CHECK(rt.cudaDeviceSynchronize() == cudaSuccess);
   }
 
   SECTION("device printf reaches the process's stdout") {
@@ -299,7 +290,7 @@ TEST_CASE("the cuda backend loads, launches and describes kernels on the GPU", "
     launch.args = args;
     launch.params = &module.functions[2].params;
     cudaError_t launched = static_cast<cudaError_t>(backend->launch(launch));
-    cudaError_t synced = rt.synchronize();
+    cudaError_t synced = rt.cudaDeviceSynchronize();
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
@@ -331,9 +322,9 @@ TEST_CASE("the cuda backend loads, launches and describes kernels on the GPU", "
   SECTION("device memory in use follows allocations") {
     void* block = nullptr;
     uint64_t before = backend->memory_in_use();
-    REQUIRE(rt.malloc(&block, 256u << 20) == cudaSuccess);
+    REQUIRE(rt.cudaMalloc(&block, 256u << 20) == cudaSuccess);
     CHECK(backend->memory_in_use() >= before + (256u << 20));
-    rt.free(block);
+    rt.cudaFree(block);
   }
 
   SECTION("missing names and bad images fail with the runtime's errors") {
