@@ -20,7 +20,7 @@ const Tunable kRuntimeLibrary{"RGPU_CUDART_LIBRARY", "libcudart.so.13:/usr/local
 constexpr const char* kDriverAdvice =
     "The cuda backend needs the NVIDIA driver (580 or newer for CUDA 13): install it, or put the folder "
     "holding libcuda.so.1 on LD_LIBRARY_PATH or name it in RGPU_CUDA_DRIVER_LIBRARY (never the toolkit's "
-    "lib64/stubs folder: its libcuda only fails). On a host without a GPU, run rgpud with the emulated backend.";
+    "lib64/stubs folder: its libcuda only fails). On a host without a GPU, run rgpud --emulate (RGPU_BACKEND=emulated).";
 constexpr const char* kRuntimeAdvice =
     "The cuda backend needs the CUDA 13 runtime: install the CUDA 13 toolkit (or its cudart package), or put "
     "the folder holding libcudart.so.13 on LD_LIBRARY_PATH or name it in RGPU_CUDART_LIBRARY.";

@@ -6,6 +6,7 @@
 namespace rgpu::server::cuda {
 
 Result<SharedLibrary> SharedLibrary::open(const std::vector<std::string>& candidates, std::string_view advice) {
+  // One line, reasons first: callers show a status's first line to the client.
   std::string reasons;
   for (const std::string& candidate : candidates) {
     void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -16,14 +17,12 @@ Result<SharedLibrary> SharedLibrary::open(const std::vector<std::string>& candid
       return library;
     }
     const char* why = dlerror();
-    reasons += "\n    ";
+    if (!reasons.empty()) reasons += "; ";
     reasons += why ? why : candidate + ": not loadable";
   }
   std::string message = "could not load ";
-  message += candidates.empty() ? std::string("(no candidate given)") : candidates.front();
-  message += ":";
-  message += reasons;
-  message += "\n  ";
+  message += candidates.empty() ? std::string("(no library named)") : candidates.front();
+  message += " (" + reasons + "). ";
   message += advice;
   return RGPU_ERROR(kUnavailable, std::move(message));
 }

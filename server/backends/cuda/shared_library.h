@@ -14,8 +14,8 @@ class SharedLibrary {
  public:
   SharedLibrary() = default;
 
-  // Opens the first of `candidates` (sonames or paths) that loads. On failure the status lists
-  // every candidate with the loader's reason, followed by `advice` (what the user should do).
+  // Opens the first of `candidates` (sonames or paths) that loads. On failure the status's first
+  // line gives every candidate's loader error, then `advice` (what the user should do).
   static Result<SharedLibrary> open(const std::vector<std::string>& candidates, std::string_view advice);
 
   // The address of `name`, or nullptr when the library does not export it.
