@@ -1,23 +1,36 @@
-// Emulated CUDA Runtime: memcpy and memset in all their forms. Every device-side range is
-// confirmed inside one live allocation before a byte is touched; host-side pointers are the
-// daemon's own buffers and are trusted.
+// Emulated CUDA Runtime: memcpy and memset in all their forms (1D, 2D, 3D with pitched pointers,
+// peer). Every device-side range is confirmed inside one live allocation before a byte is
+// touched; host-side pointers are the daemon's own buffers and are trusted.
 #include <cstring>
 #include <limits>
 
+#include "common/log.h"
 #include "server/backends/emulated/runtime.h"
 #include "server/backends/emulated/runtime_state.h"
 
 namespace rgpu::server::emulated {
 namespace {
 
-// A (possibly strided) copy: `height` rows of `width` bytes. A plain copy is one row.
+// Where `depth` slices of `height` rows of `width` bytes lie: rows `pitch` apart, slices `slice`
+// apart. A plain range is one row of one slice.
+struct Layout {
+  size_t pitch;
+  size_t slice;
+};
+
+struct Shape {
+  size_t width;
+  size_t height = 1;
+  size_t depth = 1;
+  bool empty() const { return width == 0 || height == 0 || depth == 0; }
+};
+
 struct Copy {
   void* dst;
-  size_t dpitch;
+  Layout dst_layout;
   const void* src;
-  size_t spitch;
-  size_t width;
-  size_t height;
+  Layout src_layout;
+  Shape shape;
   cudaMemcpyKind kind;
   int dst_device = -1;  // for peer copies: the allocation must belong to this device
   int src_device = -1;
@@ -25,20 +38,31 @@ struct Copy {
 
 struct Memset {
   void* dst;
-  size_t pitch;
+  Layout layout;
   int value;
-  size_t width;
-  size_t height;
+  Shape shape;
 };
 
-// Bytes spanned by `height` rows of `width` bytes `pitch` apart; false on overflow.
-bool extent(size_t pitch, size_t width, size_t height, uint64_t* out) {
-  if (width == 0 || height == 0) {
-    *out = 0;
-    return true;
-  }
-  if (height > 1 && height - 1 > (std::numeric_limits<uint64_t>::max() - width) / pitch) return false;
-  *out = pitch * (height - 1) + width;
+Layout flat(size_t bytes) { return {bytes, bytes}; }
+
+// Rows must not overlap within a slice, nor slices one another.
+bool valid_layout(const Layout& l, const Shape& s) {
+  if (s.empty()) return true;
+  if (s.height > 1 && s.width > l.pitch) return false;
+  // A slice must hold its rows: pitch * (height - 1) + width <= slice.
+  if (s.depth > 1 && (s.width > l.slice || s.height - 1 > (l.slice - s.width) / std::max<size_t>(l.pitch, 1)))
+    return false;
+  return true;
+}
+
+// Bytes from the first byte of the first row to the last byte of the last; false on overflow.
+bool extent(const Layout& l, const Shape& s, uint64_t* out) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  uint64_t rows = 0, slices = 0;
+  if (s.height > 1 && __builtin_mul_overflow(uint64_t{l.pitch}, s.height - 1, &rows)) return false;
+  if (s.depth > 1 && __builtin_mul_overflow(uint64_t{l.slice}, s.depth - 1, &slices)) return false;
+  if (rows > kMax - slices || s.width > kMax - slices - rows) return false;
+  *out = slices + rows + s.width;
   return true;
 }
 
@@ -48,14 +72,14 @@ struct Side {
   uint8_t* ptr = nullptr;
 };
 
-cudaError_t resolve_side(const void* p, size_t pitch, size_t width, size_t height, bool device, int device_index,
-                         Side* out) {
+cudaError_t resolve_side(const void* p, const Layout& l, const Shape& s, bool device, int device_index, Side* out) {
+  if (!p) return cudaErrorInvalidValue;
   if (!device) {
     out->ptr = static_cast<uint8_t*>(const_cast<void*>(p));
     return cudaSuccess;
   }
   uint64_t bytes = 0;
-  if (!extent(pitch, width, height, &bytes)) return cudaErrorInvalidValue;
+  if (!extent(l, s, &bytes)) return cudaErrorInvalidValue;
   out->range = state().memory.find(p, bytes, device_index);
   if (!out->range) return cudaErrorInvalidValue;
   out->ptr = out->range.data;
@@ -75,21 +99,20 @@ cudaError_t resolve_copy(const Copy& c, Side* dst, Side* src) {
       break;
     default: return cudaErrorInvalidMemcpyDirection;
   }
-  if (c.height > 1 && (c.width > c.dpitch || c.width > c.spitch)) return cudaErrorInvalidPitchValue;
-  if (c.width == 0 || c.height == 0) return cudaSuccess;
-  if (!c.dst || !c.src) return cudaErrorInvalidValue;
-  if (cudaError_t err = resolve_side(c.dst, c.dpitch, c.width, c.height, dst_device, c.dst_device, dst);
-      err != cudaSuccess)
+  if (!valid_layout(c.dst_layout, c.shape) || !valid_layout(c.src_layout, c.shape)) return cudaErrorInvalidPitchValue;
+  if (c.shape.empty()) return cudaSuccess;
+  if (cudaError_t err = resolve_side(c.dst, c.dst_layout, c.shape, dst_device, c.dst_device, dst); err != cudaSuccess)
     return err;
-  return resolve_side(c.src, c.spitch, c.width, c.height, src_device, c.src_device, src);
+  return resolve_side(c.src, c.src_layout, c.shape, src_device, c.src_device, src);
 }
 
 cudaError_t run_copy(const Copy& c) {
   Side dst, src;
   if (cudaError_t err = resolve_copy(c, &dst, &src); err != cudaSuccess) return err;
-  if (!dst.ptr) return cudaSuccess;  // nothing to copy
-  for (size_t row = 0; row < c.height; ++row)
-    std::memmove(dst.ptr + row * c.dpitch, src.ptr + row * c.spitch, c.width);  // D2D ranges may overlap
+  for (size_t z = 0; dst.ptr && z < c.shape.depth; ++z)
+    for (size_t y = 0; y < c.shape.height; ++y)  // memmove: device-to-device ranges may overlap
+      std::memmove(dst.ptr + z * c.dst_layout.slice + y * c.dst_layout.pitch,
+                   src.ptr + z * c.src_layout.slice + y * c.src_layout.pitch, c.shape.width);
   return cudaSuccess;
 }
 
@@ -100,15 +123,17 @@ cudaError_t issue_copy(const Copy& c, cudaStream_t stream) {
 }
 
 cudaError_t resolve_memset(const Memset& m, Side* dst) {
-  if (m.height > 1 && m.width > m.pitch) return cudaErrorInvalidPitchValue;
-  if (m.width == 0 || m.height == 0) return cudaSuccess;
-  return resolve_side(m.dst, m.pitch, m.width, m.height, true, -1, dst);
+  if (!valid_layout(m.layout, m.shape)) return cudaErrorInvalidPitchValue;
+  if (m.shape.empty()) return cudaSuccess;
+  return resolve_side(m.dst, m.layout, m.shape, true, -1, dst);
 }
 
 cudaError_t run_memset(const Memset& m) {
   Side dst;
   if (cudaError_t err = resolve_memset(m, &dst); err != cudaSuccess) return err;
-  for (size_t row = 0; dst.ptr && row < m.height; ++row) std::memset(dst.ptr + row * m.pitch, m.value, m.width);
+  for (size_t z = 0; dst.ptr && z < m.shape.depth; ++z)
+    for (size_t y = 0; y < m.shape.height; ++y)
+      std::memset(dst.ptr + z * m.layout.slice + y * m.layout.pitch, m.value, m.shape.width);
   return cudaSuccess;
 }
 
@@ -121,45 +146,93 @@ cudaError_t issue_memset(const Memset& m, cudaStream_t stream) {
 cudaError_t issue_peer_copy(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
                             cudaStream_t stream) {
   if (!state().valid_device(dstDevice) || !state().valid_device(srcDevice)) return cudaErrorInvalidDevice;
-  return issue_copy({dst, count, src, count, count, 1, cudaMemcpyDeviceToDevice, dstDevice, srcDevice}, stream);
+  return issue_copy({dst, flat(count), src, flat(count), {count}, cudaMemcpyDeviceToDevice, dstDevice, srcDevice},
+                    stream);
+}
+
+// A pitched pointer moved to `pos` (x in bytes: there are no arrays here).
+bool offset_pitched(const cudaPitchedPtr& p, const cudaPos& pos, const void** out) {
+  uint64_t slice = 0, z = 0, y = 0, offset = 0;
+  if (__builtin_mul_overflow(uint64_t{p.pitch}, p.ysize, &slice) || __builtin_mul_overflow(slice, pos.z, &z) ||
+      __builtin_mul_overflow(uint64_t{p.pitch}, pos.y, &y) || __builtin_add_overflow(z, y, &offset) ||
+      __builtin_add_overflow(offset, pos.x, &offset) ||
+      __builtin_add_overflow(reinterpret_cast<uintptr_t>(p.ptr), offset, &offset))
+    return false;
+  *out = reinterpret_cast<const void*>(offset);
+  return true;
+}
+
+cudaError_t issue_copy_3d(const cudaMemcpy3DParms* p, cudaStream_t stream) {
+  if (!p) return cudaErrorInvalidValue;
+  if (p->srcArray || p->dstArray) {
+    RGPU_LOG_ERROR("emulated backend: cudaMemcpy3D with CUDA arrays is not supported");
+    return cudaErrorNotSupported;
+  }
+  const void* dst = nullptr;
+  const void* src = nullptr;
+  if (!offset_pitched(p->dstPtr, p->dstPos, &dst) || !offset_pitched(p->srcPtr, p->srcPos, &src))
+    return cudaErrorInvalidValue;
+  Copy c{const_cast<void*>(dst), {p->dstPtr.pitch, p->dstPtr.pitch * p->dstPtr.ysize}, src,
+         {p->srcPtr.pitch, p->srcPtr.pitch * p->srcPtr.ysize}, {p->extent.width, p->extent.height, p->extent.depth},
+         p->kind};
+  return issue_copy(c, stream);
+}
+
+Memset memset_3d(const cudaPitchedPtr& p, int value, const cudaExtent& e) {
+  return {p.ptr, {p.pitch, p.pitch * p.ysize}, value, {e.width, e.height, e.depth}};
 }
 
 }  // namespace
 
 cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
-  return issue_memset({devPtr, count, value, count, 1}, nullptr);
+  return issue_memset({devPtr, flat(count), value, {count}}, nullptr);
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  return issue_memset({devPtr, count, value, count, 1}, stream);
+  return issue_memset({devPtr, flat(count), value, {count}}, stream);
 }
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
-  return issue_memset({devPtr, pitch, value, width, height}, nullptr);
+  return issue_memset({devPtr, {pitch, 0}, value, {width, height}}, nullptr);
 }
 
 cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
-  return issue_memset({devPtr, pitch, value, width, height}, stream);
+  return issue_memset({devPtr, {pitch, 0}, value, {width, height}}, stream);
+}
+
+cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
+  return issue_memset(memset_3d(pitchedDevPtr, value, extent), nullptr);
+}
+
+cudaError_t cudaMemset3DAsync(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent,
+                              cudaStream_t stream) {
+  return issue_memset(memset_3d(pitchedDevPtr, value, extent), stream);
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
-  return issue_copy({dst, count, src, count, count, 1, kind}, nullptr);
+  return issue_copy({dst, flat(count), src, flat(count), {count}, kind}, nullptr);
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
-  return issue_copy({dst, count, src, count, count, 1, kind}, stream);
+  return issue_copy({dst, flat(count), src, flat(count), {count}, kind}, stream);
 }
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                          enum cudaMemcpyKind kind) {
-  return issue_copy({dst, dpitch, src, spitch, width, height, kind}, nullptr);
+  return issue_copy({dst, {dpitch, 0}, src, {spitch, 0}, {width, height}, kind}, nullptr);
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                               size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  return issue_copy({dst, dpitch, src, spitch, width, height, kind}, stream);
+  return issue_copy({dst, {dpitch, 0}, src, {spitch, 0}, {width, height}, kind}, stream);
+}
+
+cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms* p) { return issue_copy_3d(p, nullptr); }
+
+cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms* p, cudaStream_t stream) {
+  return issue_copy_3d(p, stream);
 }
 
 cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {
