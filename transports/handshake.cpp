@@ -38,6 +38,16 @@ Status recv_message(Connection& connection, fb::ControlType want, bool refusal_a
   return connection.recv_exact(payload.data(), payload.size());
 }
 
+// A peer's string as it may appear in our messages and logs: at most `max` bytes, control bytes
+// replaced, so a hostile peer cannot flood or forge log lines.
+std::string printable(std::string_view s, size_t max) {
+  std::string out(s.substr(0, max));
+  for (char& ch : out)
+    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
+  if (s.size() > max) out += "...";
+  return out;
+}
+
 std::string hex64(uint64_t v) {
   char buf[19];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -48,7 +58,7 @@ std::string hex64(uint64_t v) {
 std::string incompatibility(uint32_t client_protocol, uint64_t client_api, std::string_view client_version,
                             uint32_t server_protocol, uint64_t server_api, std::string_view server_version) {
   const std::string versions =
-      " (client rgpu " + std::string(client_version) + ", server rgpu " + std::string(server_version) + ")";
+      " (client rgpu " + printable(client_version, 64) + ", server rgpu " + printable(server_version, 64) + ")";
   if (client_protocol != server_protocol)
     return "protocol version mismatch: client speaks " + std::to_string(client_protocol) + ", server speaks " +
            std::to_string(server_protocol) + " — upgrade rgpu on the older side" + versions;
@@ -182,7 +192,7 @@ Status client_handshake(Connection& connection, const ClientIdentity& client, st
   auto refusal = [&]() -> Status {
     RGPU_ASSIGN_OR_RETURN(const fb::Refused* r, wire::verify_control<fb::Refused>(payload));
     return RGPU_ERROR(kAuth, "rgpud at " + connection.peer() + " refused the session: " +
-                                 std::string(wire::view(r->reason())));
+                                 printable(wire::view(r->reason()), 4096));
   };
 
   RGPU_TRY(recv_message(connection, fb::ControlType::Challenge, true, payload, &refused));

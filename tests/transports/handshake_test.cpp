@@ -258,3 +258,16 @@ TEST_CASE("handshake: a timeout that does not pass changes nothing") {
   CHECK(server_side.get().is_ok());
   CHECK(w.session_id == 77);
 }
+
+TEST_CASE("handshake: a peer's version string is clamped and cleaned before it reaches a message") {
+  ClientIdentity hostile = client_identity();
+  hostile.protocol_version = 9;
+  hostile.client_version = "1.0\nrgpud: FAKE LOG LINE" + std::string(1000, 'x');
+  Outcome o = run_handshake(hostile, "", server_identity(""));
+  CHECK(o.server.code() == Code::kAuth);
+  const std::string first_line = o.server.message().substr(0, o.server.message().find('\n'));
+  CHECK_THAT(first_line, Contains("client rgpu 1.0?rgpud: FAKE LOG LINE"));
+  CHECK_THAT(first_line, Contains("...,"));
+  CHECK(first_line.size() < 400);
+  CHECK(o.seen_by_server.client_version == hostile.client_version);  // the identity itself is kept as sent
+}
