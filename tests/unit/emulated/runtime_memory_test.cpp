@@ -1,7 +1,5 @@
 // Emulated runtime: allocation accounting, copies of every kind, memsets, and bad device ranges.
 #include <catch2/catch.hpp>
-#include <cuda_runtime_api.h>
-#include <driver_functions.h>  // make_cudaPitchedPtr and friends; needs cuda_runtime_api.h first
 
 #include <cstdint>
 #include <numeric>
@@ -159,6 +157,12 @@ TEST_CASE_METHOD(FreshDevices, "2D copies honour both pitches", "[emulated]") {
   REQUIRE(emu::cudaFree(d) == cudaSuccess);
 }
 
+namespace {
+cudaPitchedPtr pitched(void* p, size_t pitch, size_t xsize, size_t ysize) { return {p, pitch, xsize, ysize}; }
+cudaExtent extent(size_t w, size_t h, size_t d) { return {w, h, d}; }
+cudaPos position(size_t x, size_t y, size_t z) { return {x, y, z}; }
+}  // namespace
+
 TEST_CASE_METHOD(FreshDevices, "3D copies and memsets with pitched pointers and positions", "[emulated]") {
   constexpr size_t kW = 8, kH = 3, kD = 2;
   uint8_t host[kD][kH][kW];
@@ -166,13 +170,13 @@ TEST_CASE_METHOD(FreshDevices, "3D copies and memsets with pitched pointers and 
   void* d = nullptr;
   size_t pitch = 0;
   REQUIRE(emu::cudaMallocPitch(&d, &pitch, kW, kH * kD) == cudaSuccess);
-  cudaPitchedPtr device = make_cudaPitchedPtr(d, pitch, kW, kH);
-  REQUIRE(emu::cudaMemset3D(device, 0, make_cudaExtent(kW, kH, kD)) == cudaSuccess);
+  cudaPitchedPtr device = pitched(d, pitch, kW, kH);
+  REQUIRE(emu::cudaMemset3D(device, 0, extent(kW, kH, kD)) == cudaSuccess);
 
   cudaMemcpy3DParms up = {};
-  up.srcPtr = make_cudaPitchedPtr(host, kW, kW, kH);
+  up.srcPtr = pitched(host, kW, kW, kH);
   up.dstPtr = device;
-  up.extent = make_cudaExtent(kW, kH, kD);
+  up.extent = extent(kW, kH, kD);
   up.kind = cudaMemcpyHostToDevice;
   REQUIRE(emu::cudaMemcpy3D(&up) == cudaSuccess);
 
@@ -180,9 +184,9 @@ TEST_CASE_METHOD(FreshDevices, "3D copies and memsets with pitched pointers and 
   uint8_t box[kD][2][4] = {};
   cudaMemcpy3DParms down = {};
   down.srcPtr = device;
-  down.srcPos = make_cudaPos(2, 1, 0);
-  down.dstPtr = make_cudaPitchedPtr(box, 4, 4, 2);
-  down.extent = make_cudaExtent(4, 2, kD);
+  down.srcPos = position(2, 1, 0);
+  down.dstPtr = pitched(box, 4, 4, 2);
+  down.extent = extent(4, 2, kD);
   down.kind = cudaMemcpyDeviceToHost;
   REQUIRE(emu::cudaMemcpy3DAsync(&down, nullptr) == cudaSuccess);
   for (size_t z = 0; z < kD; ++z)
@@ -190,19 +194,19 @@ TEST_CASE_METHOD(FreshDevices, "3D copies and memsets with pitched pointers and 
       for (size_t x = 0; x < 4; ++x) CHECK(box[z][y][x] == host[z][y + 1][x + 2]);
 
   // The second slice's memset leaves the first alone.
-  REQUIRE(emu::cudaMemset3DAsync(make_cudaPitchedPtr(static_cast<uint8_t*>(d) + pitch * kH, pitch, kW, kH), 0x7F,
-                                 make_cudaExtent(kW, kH, 1), nullptr) == cudaSuccess);
+  REQUIRE(emu::cudaMemset3DAsync(pitched(static_cast<uint8_t*>(d) + pitch * kH, pitch, kW, kH), 0x7F,
+                                 extent(kW, kH, 1), nullptr) == cudaSuccess);
   REQUIRE(emu::cudaMemcpy3D(&down) == cudaSuccess);
   CHECK(box[0][0][0] == host[0][1][2]);
   CHECK(box[1][1][3] == 0x7F);
 
-  down.srcPos = make_cudaPos(2, 2, 0);  // the box's last row now runs past the allocation
+  down.srcPos = position(2, 2, 0);  // the box's last row now runs past the allocation
   CHECK(emu::cudaMemcpy3D(&down) == cudaErrorInvalidValue);
-  down.srcPos = make_cudaPos(0, 0, 0);
+  down.srcPos = position(0, 0, 0);
   down.srcArray = reinterpret_cast<cudaArray_t>(0x1);
   CHECK(emu::cudaMemcpy3D(&down) == cudaErrorNotSupported);
-  CHECK(emu::cudaMemset3D(device, 0, make_cudaExtent(kW, kH, kD + 1)) == cudaErrorInvalidValue);
-  CHECK(emu::cudaMemset3D(make_cudaPitchedPtr(d, 4, kW, kH), 0, make_cudaExtent(kW, kH, kD)) ==
+  CHECK(emu::cudaMemset3D(device, 0, extent(kW, kH, kD + 1)) == cudaErrorInvalidValue);
+  CHECK(emu::cudaMemset3D(pitched(d, 4, kW, kH), 0, extent(kW, kH, kD)) ==
         cudaErrorInvalidPitchValue);
   REQUIRE(emu::cudaFree(d) == cudaSuccess);
 }
