@@ -2,6 +2,7 @@
 // in runtime_table.cpp), executed against the virtual devices in host memory.
 #pragma once
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
 namespace rgpu::server::emulated {
@@ -27,6 +28,14 @@ cudaError_t cudaDeviceGetByPCIBusId(int* device, const char* pciBusId);
 cudaError_t cudaDeviceCanAccessPeer(int* canAccessPeer, int device, int peerDevice);
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);
 cudaError_t cudaDeviceDisablePeerAccess(int peerDevice);
+cudaError_t cudaChooseDevice(int* device, const struct cudaDeviceProp* prop);
+cudaError_t cudaDeviceGetP2PAttribute(int* value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice);
+cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, const struct cudaChannelFormatDesc* fmtDesc,
+                                                 int device);
+cudaError_t cudaDeviceGraphMemTrim(int device);
+cudaError_t cudaCtxResetPersistingL2Cache(void);
+cudaError_t cudaProfilerStart(void);
+cudaError_t cudaProfilerStop(void);
 cudaError_t cudaDriverGetVersion(int* driverVersion);
 cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
 
@@ -71,6 +80,7 @@ cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority);
 cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int* flags);
 cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int* device);
 cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long* streamId);
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src);
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags);
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,
                                   unsigned int flags);

@@ -199,6 +199,47 @@ cudaError_t cudaDeviceDisablePeerAccess(int peerDevice) {
   return cudaSuccess;
 }
 
+cudaError_t cudaChooseDevice(int* device, const struct cudaDeviceProp* prop) {
+  if (!device || !prop) return cudaErrorInvalidValue;
+  if (state().config.count == 0) return cudaErrorNoDevice;
+  *device = 0;  // the virtual devices are identical: the first matches as well as any
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetP2PAttribute(int* value, enum cudaDeviceP2PAttr attr, int srcDevice, int dstDevice) {
+  if (!value) return cudaErrorInvalidValue;
+  if (!state().valid_device(srcDevice) || !state().valid_device(dstDevice) || srcDevice == dstDevice)
+    return cudaErrorInvalidDevice;
+  switch (attr) {
+    case cudaDevP2PAttrPerformanceRank: *value = 0; return cudaSuccess;
+    case cudaDevP2PAttrAccessSupported: *value = 1; return cudaSuccess;
+    case cudaDevP2PAttrNativeAtomicSupported: *value = 1; return cudaSuccess;
+    case cudaDevP2PAttrCudaArrayAccessSupported: *value = 1; return cudaSuccess;
+    case cudaDevP2PAttrOnlyPartialNativeAtomicSupported: *value = 0; return cudaSuccess;
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, const struct cudaChannelFormatDesc* fmtDesc,
+                                                 int device) {
+  if (!maxWidthInElements || !fmtDesc) return cudaErrorInvalidValue;
+  if (!state().valid_device(device)) return cudaErrorInvalidDevice;
+  int width = 0;
+  device_attribute(cudaDevAttrMaxTexture1DLinearWidth, device, &width);
+  *maxWidthInElements = static_cast<size_t>(width);
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGraphMemTrim(int device) {
+  return state().valid_device(device) ? cudaSuccess : cudaErrorInvalidDevice;  // graphs own no memory here
+}
+
+cudaError_t cudaCtxResetPersistingL2Cache(void) { return cudaSuccess; }  // there is no cache to reset
+
+// No profiler is attached to a virtual device; starting and stopping are accepted as no-ops.
+cudaError_t cudaProfilerStart(void) { return cudaSuccess; }
+cudaError_t cudaProfilerStop(void) { return cudaSuccess; }
+
 cudaError_t cudaDriverGetVersion(int* driverVersion) {
   if (!driverVersion) return cudaErrorInvalidValue;
   *driverVersion = CUDART_VERSION;

@@ -78,6 +78,15 @@ cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long* streamId) 
   return cudaSuccess;
 }
 
+cudaError_t cudaStreamCopyAttributes(cudaStream_t dst, cudaStream_t src) {
+  // Stream attributes (access policy windows, synchronization policy) do not change anything when
+  // all work is done at issue time; both handles are still checked.
+  std::lock_guard lock(state().mu);
+  Stream* s = nullptr;
+  if (cudaError_t err = state().resolve_stream(dst, &s); err != cudaSuccess) return err;
+  return state().resolve_stream(src, &s);
+}
+
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   if (flags != cudaEventWaitDefault && flags != cudaEventWaitExternal) return cudaErrorInvalidValue;
   RuntimeState& st = state();

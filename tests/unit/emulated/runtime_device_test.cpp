@@ -120,6 +120,17 @@ TEST_CASE_METHOD(FreshDevices, "limits, cache config, flags and peer access are 
   REQUIRE(emu::cudaDeviceDisablePeerAccess(1) == cudaSuccess);
   CHECK(emu::cudaDeviceDisablePeerAccess(1) == cudaErrorPeerAccessNotEnabled);
 
+  int value = -1;
+  REQUIRE(emu::cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrAccessSupported, 0, 1) == cudaSuccess);
+  CHECK(value == 1);
+  CHECK(emu::cudaDeviceGetP2PAttribute(&value, cudaDevP2PAttrAccessSupported, 1, 1) == cudaErrorInvalidDevice);
+  cudaDeviceProp wanted = {};
+  wanted.major = 9;
+  REQUIRE(emu::cudaChooseDevice(&value, &wanted) == cudaSuccess);
+  CHECK(value == 0);
+  CHECK(emu::cudaProfilerStart() == cudaSuccess);
+  CHECK(emu::cudaProfilerStop() == cudaSuccess);
+
   // Reset restores the defaults.
   REQUIRE(emu::cudaDeviceReset() == cudaSuccess);
   REQUIRE(emu::cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess);

@@ -39,6 +39,8 @@ TEST_CASE_METHOD(FreshDevices, "streams keep their flags, priority and device", 
   CHECK(emu::cudaStreamSynchronize(s) == cudaSuccess);
   CHECK(emu::cudaStreamQuery(nullptr) == cudaSuccess);
   CHECK(emu::cudaStreamSynchronize(cudaStreamPerThread) == cudaSuccess);
+  CHECK(emu::cudaStreamCopyAttributes(s, nullptr) == cudaSuccess);
+  CHECK(emu::cudaStreamCopyAttributes(s, kBogusStream) == cudaErrorInvalidResourceHandle);
   CHECK(emu::cudaStreamCreateWithFlags(&s, 0x8) == cudaErrorInvalidValue);
   REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
   CHECK(emu::cudaStreamDestroy(s) == cudaErrorInvalidResourceHandle);
