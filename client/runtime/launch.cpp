@@ -26,18 +26,22 @@ struct CallConfig {
 };
 thread_local std::vector<CallConfig> t_configs;
 
+// What the launch would be refused for at once, checked here so that the error is returned by
+// the launch itself (and cudaGetLastError right after it), as CUDA does, although launches are
+// asynchronous calls. CUDA 13 refuses shapes beyond the device's limits with cudaErrorInvalidValue
+// (observed on the H200 with driver 580; CUDA 12 said cudaErrorInvalidConfiguration).
 cudaError_t check_config(dim3 grid, dim3 block) {
   const cudaDeviceProp* p = device_properties(current_device());
   if (!p) return cudaErrorNoDevice;
   uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (threads == 0 || grid.x == 0 || grid.y == 0 || grid.z == 0) return cudaErrorInvalidConfiguration;
-  if (threads > static_cast<uint64_t>(p->maxThreadsPerBlock)) return cudaErrorInvalidConfiguration;
+  if (threads > static_cast<uint64_t>(p->maxThreadsPerBlock)) return cudaErrorInvalidValue;
   if (block.x > static_cast<unsigned>(p->maxThreadsDim[0]) || block.y > static_cast<unsigned>(p->maxThreadsDim[1]) ||
       block.z > static_cast<unsigned>(p->maxThreadsDim[2]))
-    return cudaErrorInvalidConfiguration;
+    return cudaErrorInvalidValue;
   if (grid.x > static_cast<unsigned>(p->maxGridSize[0]) || grid.y > static_cast<unsigned>(p->maxGridSize[1]) ||
       grid.z > static_cast<unsigned>(p->maxGridSize[2]))
-    return cudaErrorInvalidConfiguration;
+    return cudaErrorInvalidValue;
   return cudaSuccess;
 }
 
@@ -51,6 +55,29 @@ KernelRecord* loaded_kernel(const void* func, cudaError_t* st) {
   return *st == cudaSuccess ? k : nullptr;
 }
 
+// A sync query about a kernel: FunctionQuery in, status (+ a value) back.
+template <typename Out>
+cudaError_t function_query(uint32_t id, const void* func, int32_t a, int32_t b, uint64_t c, uint32_t flags, Out* out) {
+  cudaError_t st;
+  KernelRecord* k = loaded_kernel(func, &st);
+  if (!k) return st;
+  Call call(id, CallClass::kSync);
+  wire::FunctionQuery q{k->server_id, a, b, c, flags, 0};
+  call.args().put(q);
+  auto r = static_cast<cudaError_t>(call.invoke());
+  if (r == cudaSuccess && out) *out = call.results().template get<Out>();
+  return r;
+}
+
+// The kernel's attributes, fetched once and then answered from the client's cache.
+cudaError_t kernel_attributes(KernelRecord* k, const void* func, cudaFuncAttributes* out) {
+  std::call_once(k->attrs_once, [&] {
+    k->attrs_status = function_query(ids::k_cudaFuncGetAttributes, func, 0, 0, 0, 0, &k->attrs);
+  });
+  if (k->attrs_status == cudaSuccess) *out = k->attrs;
+  return k->attrs_status;
+}
+
 cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem, cudaStream_t stream,
                    bool cooperative, bool per_thread) {
   cudaError_t st;
@@ -58,6 +85,12 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t 
   if (!k) return cudart_finish(st);
   st = check_config(grid, block);
   if (st != cudaSuccess) return cudart_finish(st);
+  if (shared_mem > 0) {
+    cudaFuncAttributes attrs;
+    st = kernel_attributes(k, func, &attrs);
+    if (st != cudaSuccess) return cudart_finish(st);
+    if (shared_mem > static_cast<size_t>(attrs.maxDynamicSharedSizeBytes)) return cudart_finish(cudaErrorInvalidValue);
+  }
   if (!args && !k->params.empty()) return cudart_finish(cudaErrorInvalidValue);
 
   wire::LaunchArgs a{};
@@ -165,41 +198,19 @@ extern "C" cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t* config
   return launch_ex(config, func, args, true);
 }
 
-namespace {
-// A sync query about a kernel: FunctionQuery in, status (+ a value) back.
-template <typename Out>
-cudaError_t function_query(uint32_t id, const void* func, int32_t a, int32_t b, uint64_t c, uint32_t flags, Out* out) {
-  cudaError_t st;
-  KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
-  if (!k) return st;
-  rgpu::client::Call call(id, rgpu::client::CallClass::kSync);
-  rgpu::wire::FunctionQuery q{k->server_id, a, b, c, flags, 0};
-  call.args().put(q);
-  auto r = static_cast<cudaError_t>(call.invoke());
-  if (r == cudaSuccess && out) *out = call.results().template get<Out>();
-  return r;
-}
-}  // namespace
-
 extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   if (!attr) return cudart_finish(cudaErrorInvalidValue);
   cudaError_t st;
   KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
   if (!k) return cudart_finish(st);
-  // Answered from the client's cache after the first query; attribute setters keep it current.
-  std::call_once(k->attrs_once, [&] {
-    k->attrs_status = function_query(rgpu::gen::cudart::k_cudaFuncGetAttributes, func, 0, 0, 0, 0, &k->attrs);
-  });
-  if (k->attrs_status != cudaSuccess) return cudart_finish(k->attrs_status);
-  *attr = k->attrs;
-  return cudaSuccess;
+  return cudart_finish(rgpu::client::kernel_attributes(k, func, attr));
 }
 
 extern "C" cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
   cudaFuncAttributes current;
   cudaError_t st = cudaFuncGetAttributes(&current, func);  // fills the cache before it is updated
   if (st != cudaSuccess) return st;
-  st = function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetAttribute, func, attr, value, 0, 0, nullptr);
+  st = rgpu::client::function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetAttribute, func, attr, value, 0, 0, nullptr);
   if (st != cudaSuccess) return cudart_finish(st);
   KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(func);
   if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) k->attrs.maxDynamicSharedSizeBytes = value;
@@ -209,14 +220,14 @@ extern "C" cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute 
 
 extern "C" cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) {
   return cudart_finish(
-      function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetCacheConfig, func, cacheConfig, 0, 0, 0, nullptr));
+      rgpu::client::function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetCacheConfig, func, cacheConfig, 0, 0, 0, nullptr));
 }
 
 extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
                                                                              int blockSize, size_t dynamicSMemSize,
                                                                              unsigned int flags) {
   if (!numBlocks) return cudart_finish(cudaErrorInvalidValue);
-  return cudart_finish(function_query(rgpu::gen::cudart::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, func,
+  return cudart_finish(rgpu::client::function_query(rgpu::gen::cudart::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, func,
                                       blockSize, 0, dynamicSMemSize, flags, numBlocks));
 }
 

@@ -1,0 +1,148 @@
+// Integration workload for the emulated backend: exercises every runtime path except kernel
+// results (the emulated device accepts launches but does not run them) and checks each result it
+// can check through copies alone. Prints one line per check and exits non-zero on any failure.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+static int failures = 0;
+#define CHECK(cond, what)                                              \
+  do {                                                                 \
+    bool ok_ = (cond);                                                 \
+    std::printf("%s: %s\n", ok_ ? "ok" : "FAIL", what);                \
+    if (!ok_) ++failures;                                              \
+  } while (0)
+#define CUDA_OK(call) CHECK((call) == cudaSuccess, #call)
+
+__constant__ int table[16];
+__device__ float scale_factor;
+
+__global__ void scale(float* data, int n, float f) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) data[i] *= f * scale_factor + table[i % 16];
+}
+
+static void CUDART_CB host_fn(void* arg) { *static_cast<int*>(arg) += 1; }
+
+int main() {
+  int count = 0;
+  CUDA_OK(cudaGetDeviceCount(&count));
+  CHECK(count >= 1, "at least one device");
+  cudaDeviceProp prop{};
+  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  int warp = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0));
+  CHECK(warp == prop.warpSize && warp == 32, "attribute agrees with properties");
+  int runtime = 0;
+  CUDA_OK(cudaRuntimeGetVersion(&runtime));
+  CHECK(runtime >= 13000, "runtime version 13");
+
+  const int n = 1 << 20;
+  std::vector<float> host(n), back(n, 0.f);
+  for (int i = 0; i < n; ++i) host[i] = static_cast<float>(i);
+  float *a = nullptr, *b = nullptr;
+  CUDA_OK(cudaMalloc(&a, n * sizeof(float)));
+  CUDA_OK(cudaMalloc(&b, n * sizeof(float)));
+  cudaPointerAttributes attr{};
+  CUDA_OK(cudaPointerGetAttributes(&attr, a + 10));
+  CHECK(attr.type == cudaMemoryTypeDevice, "pointer attributes: device memory");
+  CUDA_OK(cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(b, a, n * sizeof(float), cudaMemcpyDeviceToDevice));
+  CUDA_OK(cudaMemcpy(back.data(), b, n * sizeof(float), cudaMemcpyDefault));
+  CHECK(back == host, "H2D, D2D, D2H (default kind) round trip");
+
+  CUDA_OK(cudaMemset(b, 0, n * sizeof(float)));
+  CUDA_OK(cudaMemcpy(back.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CHECK(back[0] == 0.f && back[n - 1] == 0.f, "memset");
+
+  // Pinned memory, streams, async copies, events, host function.
+  float* pinned = nullptr;
+  CUDA_OK(cudaMallocHost(&pinned, n * sizeof(float)));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  int calls = 0;
+  CUDA_OK(cudaEventRecord(e0, s));
+  CUDA_OK(cudaMemcpyAsync(b, host.data(), n * sizeof(float), cudaMemcpyHostToDevice, s));
+  CUDA_OK(cudaMemcpyAsync(pinned, b, n * sizeof(float), cudaMemcpyDeviceToHost, s));
+  CUDA_OK(cudaLaunchHostFunc(s, host_fn, &calls));
+  CUDA_OK(cudaEventRecord(e1, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(std::memcmp(pinned, host.data(), n * sizeof(float)) == 0, "async D2H landed before the stream sync returned");
+  CHECK(calls == 1, "host function ran before the stream sync returned");
+  float ms = -1.f;
+  CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+  CHECK(ms >= 0.f, "event elapsed time");
+
+  // 2D copies with a pitched allocation.
+  size_t pitch = 0;
+  float* pitched = nullptr;
+  const int w = 100, h = 37;
+  CUDA_OK(cudaMallocPitch(reinterpret_cast<void**>(&pitched), &pitch, w * sizeof(float), h));
+  CHECK(pitch >= w * sizeof(float), "pitch covers a row");
+  CUDA_OK(cudaMemcpy2D(pitched, pitch, host.data(), w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice));
+  std::vector<float> rows(w * h, 0.f);
+  CUDA_OK(cudaMemcpy2D(rows.data(), w * sizeof(float), pitched, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost));
+  CHECK(std::equal(rows.begin(), rows.end(), host.begin()), "2D round trip");
+
+  // Device symbols.
+  int values[16];
+  for (int i = 0; i < 16; ++i) values[i] = i * i;
+  CUDA_OK(cudaMemcpyToSymbol(table, values, sizeof values));
+  int readback[16] = {};
+  CUDA_OK(cudaMemcpyFromSymbol(readback, table, sizeof readback));
+  CHECK(std::memcmp(values, readback, sizeof values) == 0, "constant symbol round trip");
+  size_t sym_size = 0;
+  CUDA_OK(cudaGetSymbolSize(&sym_size, scale_factor));
+  CHECK(sym_size == sizeof(float), "symbol size");
+
+  // Launches: accepted; an invalid configuration fails at once and is reported once.
+  scale<<<n / 256, 256>>>(a, n, 2.f);
+  CUDA_OK(cudaGetLastError());
+  scale<<<1, 4096>>>(a, n, 2.f);
+  cudaError_t bad = cudaGetLastError();
+  CHECK(bad != cudaSuccess, "an oversized block is refused");
+  CHECK(cudaGetLastError() == cudaSuccess, "the launch error is not sticky");
+  cudaFuncAttributes fattr{};
+  CUDA_OK(cudaFuncGetAttributes(&fattr, scale));
+  CHECK(fattr.maxThreadsPerBlock > 0, "function attributes");
+  int blocks = 0;
+  CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0));
+  CHECK(blocks > 0, "occupancy");
+
+  // Stream capture into a graph, replayed twice.
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CUDA_OK(cudaMemsetAsync(b, 0, n * sizeof(float), s));
+  CUDA_OK(cudaMemcpyAsync(b, a, 1024 * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  CUDA_OK(cudaStreamEndCapture(s, &graph));
+  size_t nodes = 0;
+  CUDA_OK(cudaGraphGetNodes(graph, nullptr, &nodes));
+  CHECK(nodes == 2, "captured graph has two nodes");
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_OK(cudaGraphLaunch(exec, s));
+  CUDA_OK(cudaGraphLaunch(exec, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+
+  size_t free_mem = 0, total_mem = 0;
+  CUDA_OK(cudaMemGetInfo(&free_mem, &total_mem));
+  CHECK(free_mem < total_mem, "memory info reflects allocations");
+
+  CUDA_OK(cudaGraphExecDestroy(exec));
+  CUDA_OK(cudaGraphDestroy(graph));
+  CUDA_OK(cudaEventDestroy(e0));
+  CUDA_OK(cudaEventDestroy(e1));
+  CUDA_OK(cudaStreamDestroy(s));
+  CUDA_OK(cudaFreeHost(pinned));
+  CUDA_OK(cudaFree(pitched));
+  CUDA_OK(cudaFree(a));
+  CUDA_OK(cudaFree(b));
+  CUDA_OK(cudaDeviceSynchronize());
+  std::printf("%s: %d failure(s)\n", failures ? "api_tour FAIL" : "api_tour PASS", failures);
+  return failures ? 1 : 0;
+}

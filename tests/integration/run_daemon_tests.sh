@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Daemon-level integration tests: real CUDA programs (built with nvcc -cudart shared) run through
+# the client shim against a real rgpud on loopback.
+#
+# Usage: run_daemon_tests.sh <bin-dir> <programs-dir> [backend]
+#   <bin-dir> holds rgpud and rgpu (with ../lib/rgpu/libcudart.so.13 beside it); backend is
+#   "emulated" (default, CI) or "cuda" (a GPU host). Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+BACKEND=${3:-emulated}
+WORK=$(mktemp -d)
+PIDS=()
+passed=0
+failed=0
+
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() {  # check NAME CONDITION-EXIT-STATUS [DETAIL]
+  if [[ $2 == 0 ]]; then
+    echo "ok: $1"
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $1 ${3:-}"
+    failed=$((failed + 1))
+  fi
+}
+
+# Starts rgpud on a free loopback port; sets PORT and LOG. Extra arguments go to rgpud.
+start_daemon() {
+  LOG=$WORK/rgpud.$RANDOM.log
+  "$BIN/rgpud" --listen 127.0.0.1:0 --backend "$BACKEND" "$@" >"$LOG" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do
+    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$LOG")
+    [[ -n $PORT ]] && return 0
+    sleep 0.05
+  done
+  echo "rgpud did not start:"; cat "$LOG"
+  return 1
+}
+
+# Waits (bounded) until the log matches a pattern.
+wait_log() {
+  for _ in $(seq 200); do
+    grep -q "$2" "$1" && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+start_daemon || exit 1
+export RGPU_SERVER=127.0.0.1:$PORT
+
+# 1. A program that touches every runtime path, through `rgpu run`.
+timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
+rc=$?
+check "api_tour through rgpu run" $rc "$(grep -v '^ok' "$WORK/tour.out" | head -20)"
+
+# 2. No server: one clear line and CUDA's no-device answers, at once.
+RGPU_SERVER=127.0.0.1:1 timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
+rc=$?
+check "no server: cudaErrorNoDevice" $rc "$(cat "$WORK/none.out")"
+[[ $(grep -c 'rgpu: no GPU available' "$WORK/none.err") == 1 ]]
+check "no server: exactly one message" $? "$(cat "$WORK/none.err")"
+
+# 3. A client killed mid-run: its session ends and its memory is freed.
+before=""
+[[ $BACKEND == cuda ]] && before=$(timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")
+"$BIN/rgpu" run -- "$PROGS/hold_memory" 1024 >"$WORK/hold.out" 2>&1 &  # rgpu execs: $! is the client
+holder=$!
+for _ in $(seq 400); do grep -q holding "$WORK/hold.out" && break; sleep 0.05; done
+grep -q "holding 1024 MiB" "$WORK/hold.out"
+check "client holds 1024 MiB" $? "$(cat "$WORK/hold.out")"
+kill -9 $holder
+wait $holder 2>/dev/null
+wait_log "$LOG" "end (client disconnected).*freed 1024.0 MiB in 1 allocations"
+check "killed client: session ended and its 1024 MiB were freed" $? "$(tail -3 "$LOG")"
+if [[ $BACKEND == cuda ]]; then
+  sleep 0.5
+  after=$(timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")
+  [[ -n $before && -n $after && $((before - after)) -lt 64 && $((after - before)) -lt 64 ]]
+  check "killed client: device free memory back ($before MiB before, $after MiB after)" $?
+fi
+
+# 4. Tokens: a daemon with a token refuses a client without it, with a message that says why.
+RGPU_TOKEN=secret "$BIN/rgpud" --listen 127.0.0.1:0 --backend "$BACKEND" >"$WORK/tok.log" 2>&1 &
+PIDS+=($!)
+wait_log "$WORK/tok.log" "listening on"
+TPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/tok.log")
+RGPU_SERVER=127.0.0.1:$TPORT RGPU_TOKEN=wrong timeout 10 "$BIN/rgpu" ls >"$WORK/tok.out" 2>&1
+[[ $? != 0 ]] && grep -q "RGPU_TOKEN" "$WORK/tok.out"
+check "wrong token refused with a message naming RGPU_TOKEN" $? "$(cat "$WORK/tok.out")"
+RGPU_SERVER=127.0.0.1:$TPORT RGPU_TOKEN=secret timeout 10 "$BIN/rgpu" ls >"$WORK/tok2.out" 2>&1
+check "right token accepted" $? "$(cat "$WORK/tok2.out")"
+
+# 5. Off loopback, the daemon refuses to start without a token.
+timeout 10 env -u RGPU_TOKEN "$BIN/rgpud" --listen 0.0.0.0:0 --backend "$BACKEND" >"$WORK/open.out" 2>&1
+rc=$?
+[[ $rc != 0 ]] && grep -q "without a token" "$WORK/open.out"
+check "no token off loopback: refuses to start" $? "$(cat "$WORK/open.out")"
+
+# 6. The daemon survived all of it.
+kill -0 "${PIDS[0]}" 2>/dev/null
+check "rgpud still serving" $?
+
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]
