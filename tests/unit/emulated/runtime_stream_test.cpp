@@ -205,6 +205,15 @@ TEST_CASE_METHOD(FreshDevices, "capture rules", "[emulated]") {
     CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
     CHECK(graph == nullptr);
   }
+  SECTION("copies with a host side cannot be captured: server host buffers do not outlive the call") {
+    void* d = nullptr;
+    REQUIRE(emu::cudaMalloc(&d, 64) == cudaSuccess);
+    std::vector<uint8_t> host(64);
+    REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK(emu::cudaMemcpyAsync(d, host.data(), 64, cudaMemcpyHostToDevice, s) == cudaErrorStreamCaptureUnsupported);
+    CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
+    REQUIRE(emu::cudaFree(d) == cudaSuccess);
+  }
   SECTION("a stream joins a capture by waiting on an event recorded in it") {
     void* d = nullptr;
     REQUIRE(emu::cudaMalloc(&d, 64) == cudaSuccess);
