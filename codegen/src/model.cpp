@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -262,8 +263,10 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
     Function f;
     f.name = name;
     const EntrySpec* entry = nullptr;
+    bool exact_entry = false;
     if (auto it = exact.find(name); it != exact.end()) {
       entry = it->second;
+      exact_entry = true;
       f.classified_by = "entry";
     } else {
       for (size_t i = 0; i < spec.patterns.size(); ++i) {
@@ -277,6 +280,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
     }
     if (entry) {
       f.where = entry->where;
+      f.classified_by += " (" + std::filesystem::path(entry->where.file).filename().string() + ":" +
+                         std::to_string(entry->where.line) + ")";
       f.cls = entry->cls;
       f.client_file = entry->client;
       if (entry->server && *entry->server != "none") f.server_file = entry->server;
@@ -327,7 +332,7 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       } else if (f.sig->result.unqualified != spec.status.type) {
         b.error(w, name + " returns " + f.sig->result.spelling + ", not " + spec.status.type +
                        "; mark it `client: FILE` with `server: none`, or unsupported");
-      } else if (b.plan(f, entry && f.classified_by == "entry" ? entry : nullptr)) {
+      } else if (b.plan(f, exact_entry ? entry : nullptr)) {
         for (const auto& p : f.params) {
           if (f.cls == CallClass::kAsync && (p.how == Marshal::kOut || p.how == Marshal::kInOut)) {
             b.error(w, name + " is async but returns data through '" + p.name + "'; make it sync");
