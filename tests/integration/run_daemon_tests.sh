@@ -32,6 +32,12 @@ check() {  # check NAME CONDITION-EXIT-STATUS [DETAIL]
   fi
 }
 
+# Runs a client command; under a sanitizer build the ASan runtime is preloaded into the
+# nvcc-built program so that the sanitized client shim can load.
+client() {
+  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then LD_PRELOAD=$RGPU_TEST_PRELOAD "$@"; else "$@"; fi
+}
+
 # Starts rgpud on a free loopback port; sets PORT and LOG. Extra arguments go to rgpud.
 start_daemon() {
   LOG=$WORK/rgpud.$RANDOM.log
@@ -59,12 +65,12 @@ start_daemon || exit 1
 export RGPU_SERVER=127.0.0.1:$PORT
 
 # 1. A program that touches every runtime path, through `rgpu run`.
-timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
 rc=$?
 check "api_tour through rgpu run" $rc "$(grep -v '^ok' "$WORK/tour.out" | head -20)"
 
 # 2. No server: one clear line and CUDA's no-device answers, at once.
-RGPU_SERVER=127.0.0.1:1 timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
+RGPU_SERVER=127.0.0.1:1 client timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
 rc=$?
 check "no server: cudaErrorNoDevice" $rc "$(cat "$WORK/none.out")"
 [[ $(grep -c 'rgpu: no GPU available' "$WORK/none.err") == 1 ]]
@@ -72,8 +78,12 @@ check "no server: exactly one message" $? "$(cat "$WORK/none.err")"
 
 # 3. A client killed mid-run: its session ends and its memory is freed.
 before=""
-[[ $BACKEND == cuda ]] && before=$(timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")
-"$BIN/rgpu" run -- "$PROGS/hold_memory" 1024 >"$WORK/hold.out" 2>&1 &  # rgpu execs: $! is the client
+[[ $BACKEND == cuda ]] && before=$(client timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")
+# The subshell execs rgpu, which execs the program: $! is the client process itself.
+(
+  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+  exec "$BIN/rgpu" run -- "$PROGS/hold_memory" 1024 >"$WORK/hold.out" 2>&1
+) &
 holder=$!
 for _ in $(seq 400); do grep -q holding "$WORK/hold.out" && break; sleep 0.05; done
 grep -q "holding 1024 MiB" "$WORK/hold.out"
@@ -84,7 +94,7 @@ wait_log "$LOG" "end (client disconnected).*freed 1024.0 MiB in 1 allocations"
 check "killed client: session ended and its 1024 MiB were freed" $? "$(tail -3 "$LOG")"
 if [[ $BACKEND == cuda ]]; then
   sleep 0.5
-  after=$(timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")
+  after=$(client timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")
   [[ -n $before && -n $after && $((before - after)) -lt 64 && $((after - before)) -lt 64 ]]
   check "killed client: device free memory back ($before MiB before, $after MiB after)" $?
 fi
