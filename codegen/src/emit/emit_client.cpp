@@ -113,10 +113,9 @@ std::string emit_client(const Model& m) {
 
   s += "namespace " + gen_namespace(m) + "::remote {\n\n";
   for (const auto& f : m.functions) {
-    if (f.generated_stub && f.cls != CallClass::kUnsupported) {
+    // A forwarder follows its function's class: async ones post without waiting.
+    if ((f.generated_stub && f.cls != CallClass::kUnsupported) || f.remote_forwarder) {
       s += forwarder(m, f, f.cls != CallClass::kAsync);
-    } else if (f.remote_forwarder) {
-      s += forwarder(m, f, true);
     }
   }
   s += "}  // namespace " + gen_namespace(m) + "::remote\n\n";
