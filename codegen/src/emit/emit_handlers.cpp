@@ -1,4 +1,6 @@
 // Emitter: <lib>_handlers.h -- the dispatcher and the hand-written server handlers it calls.
+#include <cctype>
+
 #include "emit_util.h"
 #include "emitters.h"
 
@@ -22,7 +24,15 @@ std::string emit_handlers(const Model& m) {
       s += "bool " + f.name + "(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);\n";
     }
   }
-  s += "\n}  // namespace rgpu::server::handlers\n";
+  s += "\n}  // namespace rgpu::server::handlers\n\n";
+  std::string upper = m.spec.library;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  s += "// X(name) for every hand-written server handler (tables, test stubs).\n";
+  s += "#define RGPU_GEN_" + upper + "_HANDLERS(X)";
+  for (const auto& f : m.functions) {
+    if (f.server_file) s += " \\\n  X(" + f.name + ")";
+  }
+  s += "\n";
   return s;
 }
 

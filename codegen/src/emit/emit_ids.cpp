@@ -23,7 +23,12 @@ std::string emit_ids(const Model& m) {
   std::snprintf(hash, sizeof hash, "0x%016llxull", static_cast<unsigned long long>(m.api_hash));
   s += "// Changes whenever a marshalled signature, a class or a side changes; peers compare it at hello.\n";
   s += "inline constexpr uint64_t kApiHash = " + std::string(hash) + ";\n";
-  s += "inline constexpr uint32_t kCallCount = " + std::to_string(count) + ";\n\n";
+  s += "inline constexpr uint32_t kCallCount = " + std::to_string(count) + ";\n";
+  s += "inline constexpr uint32_t kCallIds[kCallCount] = {\n";
+  for (const auto& f : m.functions) {
+    if (f.has_server) s += "    " + id_name(f) + ",\n";
+  }
+  s += "};\n\n";
   s += "// The function name of a call id, or nullptr for an id this library does not know.\n";
   s += "inline const char* call_name(uint32_t id) {\n  switch (id) {\n";
   for (const auto& f : m.functions) {
