@@ -53,17 +53,6 @@ int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) 
   return std::min<int>(blocks, static_cast<int>(kSharedMemPerMultiProcessor / smem));
 }
 
-// A kernel's static shared memory is the size of .nv.shared.<kernel>. For sm_90 the compiler
-// puts the driver's reserved 1 KiB at the front of it (marked by .nv.shared.reserved.0); CUDA
-// reports that part separately (reservedSharedMemPerBlock), so it is left out here.
-uint32_t static_shared_size(const ElfSymbols& symbols, const std::string& kernel) {
-  auto shared = symbols.section_sizes.find(".nv.shared." + kernel);
-  if (shared == symbols.section_sizes.end()) return 0;
-  uint64_t reserved = symbols.section_sizes.count(".nv.shared.reserved.0") ? kReservedSharedMemPerBlock : 0;
-  uint64_t size = shared->second > reserved ? shared->second - reserved : 0;
-  return static_cast<uint32_t>(std::min<uint64_t>(size, kSharedMemPerBlockOptin));
-}
-
 }  // namespace
 
 EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint64_t>>(0)) {
@@ -111,29 +100,30 @@ int32_t EmulatedBackend::load_module(std::span<const uint8_t> image, const std::
       f->params.push_back({p.offset, p.size});
       f->args_size = std::max(f->args_size, p.offset + p.size);
     }
-    f->static_shared = static_shared_size(img.symbols, name);
+    auto shared = img.static_shared.find(name);
+    f->static_shared = shared == img.static_shared.end() ? 0 : shared->second;
     f->max_dynamic_shared = std::max(0, kSharedMemPerBlock - static_cast<int>(f->static_shared));
     records.push_back(std::move(f));
   }
 
-  if (!variables.empty() && img.cubin.empty()) {
-    RGPU_LOG_ERROR("emulated backend: variables of a PTX-only module are not supported");
-    return cudaErrorNotSupported;
-  }
-  std::vector<const ElfObject*> objects;
+  std::vector<const ModuleVariable*> found;
   for (const std::string& name : variables) {
-    auto it = img.symbols.objects.find(name);
-    if (it == img.symbols.objects.end()) {
+    if (auto why = img.unreadable.find(name); why != img.unreadable.end()) {
+      RGPU_LOG_ERROR("emulated backend: variable '%s' is not supported: %s", name.c_str(), why->second.c_str());
+      return cudaErrorNotSupported;
+    }
+    auto it = img.variables.find(name);
+    if (it == img.variables.end()) {
       RGPU_LOG_WARN("emulated backend: module has no variable '%s'", name.c_str());
       return cudaErrorSymbolNotFound;
     }
-    objects.push_back(&it->second);
+    found.push_back(&it->second);
   }
 
   auto module = std::make_unique<ModuleRecord>();
   LoadedModule result;
   for (size_t i = 0; i < variables.size(); ++i) {
-    const ElfObject& object = *objects[i];
+    const ModuleVariable& object = *found[i];
     void* address = nullptr;
     cudaError_t err = state().memory.allocate(current_device(), std::max<uint64_t>(object.size, 1), &address);
     if (err == cudaSuccess) {

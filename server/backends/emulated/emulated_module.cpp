@@ -1,10 +1,14 @@
 // Image reading for the emulated backend: format detection, slice choice, layouts and symbols.
 #include "server/backends/emulated/emulated_module.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
 #include "common/log.h"
+#include "server/backends/emulated/device_spec.h"
+#include "server/backends/emulated/elf_symbols.h"
+#include "server/backends/emulated/ptx_symbols.h"
 
 namespace rgpu::server::emulated {
 namespace {
@@ -24,14 +28,27 @@ std::string_view ptx_text(std::span<const uint8_t> bytes) {
   return view.substr(0, view.find('\0'));
 }
 
-cudaError_t read_cubin(std::vector<uint8_t> cubin, ModuleImage* out) {
-  out->cubin = std::move(cubin);
-  Result<ElfSymbols> symbols = read_elf_symbols(out->cubin);
+// A kernel's static shared memory is the size of .nv.shared.<kernel>. For sm_90 the compiler
+// puts the driver's reserved 1 KiB at the front of it (marked by .nv.shared.reserved.0); CUDA
+// reports that part separately (reservedSharedMemPerBlock), so it is left out here.
+uint32_t static_shared_size(const ElfSymbols& symbols, const std::string& kernel) {
+  auto shared = symbols.section_sizes.find(".nv.shared." + kernel);
+  if (shared == symbols.section_sizes.end()) return 0;
+  uint64_t reserved = symbols.section_sizes.count(".nv.shared.reserved.0") ? kReservedSharedMemPerBlock : 0;
+  uint64_t size = shared->second > reserved ? shared->second - reserved : 0;
+  return static_cast<uint32_t>(std::min<uint64_t>(size, kSharedMemPerBlockOptin));
+}
+
+cudaError_t read_cubin(std::span<const uint8_t> cubin, ModuleImage* out) {
+  Result<ElfSymbols> symbols = read_elf_symbols(cubin);
   if (!symbols.is_ok()) return fail(cudaErrorInvalidKernelImage, symbols.status());
-  Result<std::vector<fatbin::KernelParams>> kernels = fatbin::kernel_params_from_elf(out->cubin);
+  Result<std::vector<fatbin::KernelParams>> kernels = fatbin::kernel_params_from_elf(cubin);
   if (!kernels.is_ok()) return fail(cudaErrorInvalidKernelImage, kernels.status());
-  out->symbols = std::move(symbols.value());
   out->kernels = std::move(kernels.value());
+  for (const auto& k : out->kernels)
+    if (uint32_t shared = static_shared_size(symbols.value(), k.name)) out->static_shared[k.name] = shared;
+  for (const auto& [name, object] : symbols.value().objects)
+    out->variables[name] = {object.size, {object.initial.begin(), object.initial.end()}};
   return cudaSuccess;
 }
 
@@ -40,7 +57,13 @@ cudaError_t read_ptx(std::string_view ptx, ModuleImage* out) {
     return fail(cudaErrorInvalidKernelImage, RGPU_ERROR(kInvalidArgument, "neither a fatbin, a cubin nor PTX"));
   Result<std::vector<fatbin::KernelParams>> kernels = fatbin::kernel_params_from_ptx(ptx);
   if (!kernels.is_ok()) return fail(cudaErrorInvalidPtx, kernels.status());
+  Result<PtxSymbols> symbols = read_ptx_symbols(ptx);
+  if (!symbols.is_ok()) return fail(cudaErrorInvalidPtx, symbols.status());
   out->kernels = std::move(kernels.value());
+  for (const auto& [kernel, bytes] : symbols.value().static_shared)
+    out->static_shared[kernel] = static_cast<uint32_t>(std::min<uint64_t>(bytes, kSharedMemPerBlockOptin));
+  for (auto& [name, v] : symbols.value().variables) out->variables[name] = {v.size, std::move(v.initial)};
+  out->unreadable = std::move(symbols.value().unreadable);
   return cudaSuccess;
 }
 
@@ -66,7 +89,7 @@ cudaError_t read_container(std::span<const uint8_t> image, uint32_t arch, Module
                 RGPU_ERROR(kNotSupported, "the fatbin has no code for sm_" + std::to_string(arch)));
   Result<std::vector<uint8_t>> payload = fatbin::decompress(*entry);
   if (!payload.is_ok()) return fail(cudaErrorInvalidKernelImage, payload.status());
-  if (entry->kind == fatbin::EntryKind::kElf) return read_cubin(std::move(payload.value()), out);
+  if (entry->kind == fatbin::EntryKind::kElf) return read_cubin(payload.value(), out);
   return read_ptx(ptx_text(payload.value()), out);
 }
 
@@ -75,7 +98,7 @@ cudaError_t read_container(std::span<const uint8_t> image, uint32_t arch, Module
 cudaError_t read_module_image(std::span<const uint8_t> image, uint32_t arch, ModuleImage* out) {
   const uint32_t container_magic = fatbin::kContainerMagic;  // little-endian in the file, as here
   if (starts_with(image, &container_magic, sizeof container_magic)) return read_container(image, arch, out);
-  if (starts_with(image, "\x7f" "ELF", 4)) return read_cubin({image.begin(), image.end()}, out);
+  if (starts_with(image, "\x7f" "ELF", 4)) return read_cubin(image, out);
   return read_ptx(ptx_text(image), out);
 }
 

@@ -1,27 +1,30 @@
 // Reads an image a client uploads (a fatbin container, a cubin or PTX text) into what the
-// emulated backend needs: the kernels' parameter layouts and, from the cubin chosen for the
-// device, the data symbols (variables) and section sizes (static shared memory).
+// emulated backend needs: the kernels' parameter layouts and static shared memory, and the
+// module's variables (size and initial bytes), from the cubin chosen for the device or its PTX.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/fatbin/fatbin.h"
-#include "server/backends/emulated/elf_symbols.h"
 
 namespace rgpu::server::emulated {
 
+struct ModuleVariable {
+  uint64_t size = 0;
+  std::vector<uint8_t> initial;  // shorter than size when the rest is zero
+};
+
 struct ModuleImage {
   std::vector<fatbin::KernelParams> kernels;
-  std::vector<uint8_t> cubin;  // the code chosen for the device; empty when only PTX fits
-  ElfSymbols symbols;          // of `cubin` (its spans point into it: do not copy a ModuleImage)
-
-  ModuleImage() = default;
-  ModuleImage(const ModuleImage&) = delete;
-  ModuleImage& operator=(const ModuleImage&) = delete;
+  std::unordered_map<std::string, uint32_t> static_shared;  // bytes, by kernel (absent: none)
+  std::unordered_map<std::string, ModuleVariable> variables;
+  std::unordered_map<std::string, std::string> unreadable;  // variables it cannot emulate: why
 };
 
 // cudaErrorInvalidKernelImage for a corrupt image (cudaErrorInvalidPtx for unreadable PTX),

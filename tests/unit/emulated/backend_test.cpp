@@ -137,12 +137,25 @@ TEST_CASE_METHOD(FreshDevices, "a raw cubin and PTX text load too", "[emulated]"
   CHECK(m.variables.at(0).size == 400);
   REQUIRE(backend.unload_module(m.handle) == cudaSuccess);
 
+  // PTX (what a device gets when the fatbin has no SASS for it): layouts, variables, shared size.
   std::vector<uint8_t> ptx = fixture("kernels.ptx");
   LoadedModule p;
-  REQUIRE(backend.load_module(ptx, kKernels, {}, &p) == cudaSuccess);
+  REQUIRE(backend.load_module(ptx, kKernels, {"table", "coefficients", "counter"}, &p) == cudaSuccess);
   check_layouts(p);
+  REQUIRE(p.variables.size() == 3);
+  CHECK(p.variables[0].size == 400);
+  CHECK(p.variables[1].size == 64);
+  CHECK(p.variables[2].size == 4);
+  float table[100];
+  REQUIRE(emu::cudaMemcpy(table, reinterpret_cast<void*>(p.variables[0].address), sizeof table,
+                          cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(table[1] == 2.0f);
+  CHECK(table[3] == 0.0f);
+  cudaFuncAttributes a;
+  REQUIRE(backend.function_attributes(p.functions[2].handle, &a) == cudaSuccess);
+  CHECK(a.sharedSizeBytes == 1024);
   REQUIRE(backend.unload_module(p.handle) == cudaSuccess);
-  CHECK(backend.load_module(ptx, {}, {"table"}, &p) == cudaErrorNotSupported);
+  CHECK(backend.memory_in_use() == 0);
 }
 
 TEST_CASE_METHOD(FreshDevices, "bad modules and unknown names get CUDA's errors", "[emulated]") {
