@@ -41,7 +41,8 @@ std::string emit_ids(const Model& m) {
     if (f.has_server && f.blocking) s += "    case " + id_name(f) + ":\n";
   }
   s += "      return true;\n    default:\n      return false;\n  }\n}\n\n";
-  s += "// Calls the client sends without waiting for a reply.\n";
+  s += "// Calls of class async: their generated stubs post without waiting. Hand-written code and\n"
+       "// remote:: forwarders may still wait, so a reply is owed whenever the client asks for one.\n";
   s += "inline bool is_async(uint32_t id) {\n  switch (id) {\n";
   for (const auto& f : m.functions) {
     if (f.has_server && f.cls == CallClass::kAsync) s += "    case " + id_name(f) + ":\n";
