@@ -255,7 +255,6 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
   m.exports = exports;
   m.handles = spec.handles;
   for (const auto& [type, kind] : spec.handles) {
-    (void)type;
     if (kind.empty()) b.error({}, "handle type " + type + " needs a kind");
   }
 

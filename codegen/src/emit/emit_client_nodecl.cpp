@@ -5,9 +5,6 @@
 
 namespace rgpu::codegen {
 
-std::string unsupported_stub(const Model& m, const std::string& name, const std::string& result,
-                             const std::string& params);
-
 std::string emit_client_nodecl(const Model& m) {
   std::string s = cpp_banner("Client exports of " + m.spec.library + " that no parsed header declares.");
   s += include_lines(m) + "\n#include \"client/runtime/call.h\"\n";

@@ -24,4 +24,9 @@ std::string handle_kind_enum(const std::string& kind);  // stream -> ::rgpu::ser
 std::string include_lines(const Model& m);         // #include <header> for each spec header
 std::string gen_include(const Model& m, const std::string& suffix);  // #include "gen/<lib>/<lib><suffix>"
 
+// An exported stub that reports `name` unsupported and returns not_supported (or {} / nothing
+// when the result is not the status type). Defined in emit_client.cpp.
+std::string unsupported_stub(const Model& m, const std::string& name, const std::string& result,
+                             const std::string& params);
+
 }  // namespace rgpu::codegen
