@@ -22,10 +22,9 @@ std::string emit_remote_header(const Model& m) {
   s += "#pragma once\n\n" + include_lines(m) + gen_include(m, "_decls.h") + "\nnamespace " + gen_namespace(m) +
        "::remote {\n\n";
   for (const auto& f : m.functions) {
-    if (f.generated_stub && f.cls != CallClass::kUnsupported) {
-      s += f.sig->result.spelling + " " + f.name + "(" + param_list(*f.sig, true) + ");\n";
-    } else if (f.remote_forwarder) {
-      s += f.sig->result.spelling + " " + f.name + "(" + param_list(*f.sig, true) + ");  // sync\n";
+    if ((f.generated_stub && f.cls != CallClass::kUnsupported) || f.remote_forwarder) {
+      s += f.sig->result.spelling + " " + f.name + "(" + param_list(*f.sig, true) + ");" +
+           (f.cls == CallClass::kAsync ? "  // async: posts without waiting" : "") + "\n";
     }
   }
   s += "\n}  // namespace " + gen_namespace(m) + "::remote\n";
