@@ -160,6 +160,13 @@ TEST_CASE_METHOD(Fixture, "hand-written client functions reach the server throug
   CHECK(major == 9);
 }
 
+TEST_CASE_METHOD(Fixture, "remote: true gives a hand-written server handler a generated forwarder") {
+  int src = 0, dst = 0;
+  CHECK(gen::remote::fakeCopy(&dst, &src, sizeof src) == fakeSuccess);
+  CHECK(loopback().last_well_formed);
+  CHECK(gen::remote::fakeCopy(&dst, &src, 0) == fakeErrorUnknown);  // the handler's status comes back
+}
+
 TEST_CASE_METHOD(Fixture, "no session: stubs return the unavailable status") {
   loopback().connected = false;
   int n = 0;
@@ -213,7 +220,7 @@ TEST_CASE_METHOD(Fixture, "a reply of the wrong size is reported as a bad reply"
   // The hand-written fakeCopy handler answers 8 bytes; decode them as fakeGetCount's int reply.
   int32_t status = 0;
   std::vector<uint8_t> out;
-  REQUIRE(rgpu::test::dispatch_bytes(gen::k_fakeCopy, bytes_of({5}), &status, &out));
+  REQUIRE(rgpu::test::dispatch_bytes(gen::k_fakeCopy, bytes_of({0x10, 0x20, 5}), &status, &out));
   CHECK(out.size() == 8);
   rgpu::wire::Decoder reply(out);
   int n = 0;

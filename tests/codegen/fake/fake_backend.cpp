@@ -122,13 +122,16 @@ extern "C" const char* fakeErrorString(fakeError_t) { return "fake error"; }
 extern "C" fakeError_t fakeCopy(void*, const void*, size_t) { return fakeErrorNotSupported; }
 extern "C" void __fakeRegisterBinary() {}
 
-// The hand-written server handler of fakeCopy: echoes the byte count it decodes.
+// The hand-written server handler of fakeCopy decodes the generated remote:: wire form (two device
+// addresses and a size) and echoes the size.
 namespace rgpu::server::handlers {
 bool fakeCopy(CallContext&, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  in.get<uint64_t>();
+  in.get<uint64_t>();
   uint64_t n = in.get<uint64_t>();
   if (!in.ok() || !in.at_end()) return false;
   out.put(n);
-  status = fakeSuccess;
+  status = n == 0 ? fakeErrorUnknown : fakeSuccess;
   return true;
 }
 }  // namespace rgpu::server::handlers
