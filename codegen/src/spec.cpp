@@ -124,15 +124,18 @@ class Loader {
     if (root["per_thread_variants"]) s.per_thread_variants = boolean(root["per_thread_variants"], "per_thread_variants");
 
     const YAML::Node& st = root["status"];
-    check_keys(st, "status", {"type", "success", "not_supported", "invalid_handle", "unavailable", "bad_reply", "finish", "finish_header"});
+    check_keys(st, "status", {"type", "success", "not_supported", "invalid_handle", "invalid_value", "unavailable", "bad_reply", "finish", "finish_header"});
     for (const char* k : {"type", "success", "not_supported", "invalid_handle", "unavailable", "bad_reply"}) {
       if (!st[k]) fail(st, std::string("status needs '") + k + "'");
     }
     s.status = {str(st["type"], "status.type"), str(st["success"], "status.success"),
                 str(st["not_supported"], "status.not_supported"), str(st["invalid_handle"], "status.invalid_handle"),
+                "",
                 str(st["unavailable"], "status.unavailable"), str(st["bad_reply"], "status.bad_reply"),
                 st["finish"] ? str(st["finish"], "status.finish") : "",
                 st["finish_header"] ? str(st["finish_header"], "status.finish_header") : ""};
+    // Optional so that older specs keep working; without it a bad count reads as a bad reply.
+    s.status.invalid_value = st["invalid_value"] ? str(st["invalid_value"], "status.invalid_value") : s.status.bad_reply;
     if (s.status.finish.empty() != s.status.finish_header.empty()) {
       fail(st, "status.finish and status.finish_header go together; give both or neither");
     }

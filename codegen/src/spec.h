@@ -39,7 +39,7 @@ struct EntrySpec {
 };
 
 struct StatusSpec {
-  std::string type, success, not_supported, invalid_handle, unavailable, bad_reply, finish, finish_header;
+  std::string type, success, not_supported, invalid_handle, invalid_value, unavailable, bad_reply, finish, finish_header;
 };
 
 struct Spec {

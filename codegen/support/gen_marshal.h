@@ -16,8 +16,9 @@
 
 namespace rgpu::gen {
 
-// The largest output buffer a peer may make the server allocate for one pointer argument.
-inline constexpr size_t kMaxOutBytes = size_t{1} << 28;
+// The largest array one pointer argument may carry: the client refuses a larger count with the
+// library's invalid-value status, and the server refuses to allocate more for a peer.
+inline constexpr size_t kMaxArrayBytes = size_t{1} << 28;
 
 template <typename H>
 uint64_t handle_id(H h) {
@@ -86,7 +87,7 @@ class Buffer {
   // out: room for n elements, bounded so a peer cannot make the server allocate without limit.
   bool allocate(size_t n) {
     if (!present_) return true;
-    if (n > kMaxOutBytes / sizeof(T)) return false;
+    if (n > kMaxArrayBytes / sizeof(T)) return false;
     count_ = n;
     storage_.assign(n ? n : 1, T{});
     return true;

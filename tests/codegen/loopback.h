@@ -19,6 +19,7 @@ struct Loopback {
   int32_t last_status = 0;
   int32_t last_async_status = 0;  // of the last posted (async) call
   bool connected = true;          // false: Call reports kStatusUnavailable
+  int calls_sent = 0;
   std::vector<std::string> unsupported_reported;
   std::vector<uint8_t> reply;  // the last reply payload
 };

@@ -52,6 +52,7 @@ void Call::expect_reply_bulk(void* dst, size_t n) {
 int32_t Call::invoke() {
   auto& l = test::loopback();
   if (!l.connected) return kStatusUnavailable;
+  ++l.calls_sent;
   std::vector<uint8_t> payload(args_->payload().begin(), args_->payload().end());
   l.last_well_formed = test::dispatch_bytes(id_, payload, &l.last_status, &l.reply);
   results_ = wire::Decoder(l.reply);
@@ -62,6 +63,7 @@ int32_t Call::invoke() {
 int32_t Call::post() {
   auto& l = test::loopback();
   if (!l.connected) return kStatusUnavailable;
+  ++l.calls_sent;
   std::vector<uint8_t> payload(args_->payload().begin(), args_->payload().end());
   std::vector<uint8_t> ignored;
   l.last_well_formed = test::dispatch_bytes(id_, payload, &l.last_async_status, &ignored);

@@ -117,6 +117,20 @@ TEST_CASE_METHOD(Fixture, "in arrays with a count, out arrays with a count, stri
   CHECK(x == -5);
 }
 
+TEST_CASE_METHOD(Fixture, "an impossible array count fails on the client, unsent") {
+  int values[] = {1};
+  long long sum = 0;
+  char name[4];
+  fakeStream_t streams[1] = {nullptr};
+  CHECK(fakeSum(values, -1, &sum) == fakeErrorInvalidValue);
+  CHECK(fakeName(1, name, -4) == fakeErrorInvalidValue);
+  CHECK(fakeJoin(streams, SIZE_MAX / 2) == fakeErrorInvalidValue);
+  CHECK(fake().last_finished == fakeErrorInvalidValue);
+  CHECK(loopback().calls_sent == 0);
+  CHECK(fakeSum(nullptr, -1, &sum) == fakeSuccess);  // a null array has no count to check
+  CHECK(loopback().calls_sent == 1);
+}
+
 TEST_CASE_METHOD(Fixture, "an array of handles is translated element by element") {
   fakeStream_t a = nullptr, b = nullptr;
   REQUIRE(fakeStreamCreate(&a) == fakeSuccess);

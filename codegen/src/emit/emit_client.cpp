@@ -9,12 +9,34 @@ namespace rgpu::codegen {
 
 namespace {
 
-std::string bytes_of(const ParamPlan& p) { return "(" + p.count + ") * sizeof(" + p.elem + ")"; }
+bool is_array(const ParamPlan& p) {
+  return p.how == Marshal::kIn || p.how == Marshal::kOut || p.how == Marshal::kInOut || p.how == Marshal::kInHandles;
+}
+
+// Each array's count is checked and its byte size fixed before anything is encoded: a count no
+// array can have (a negative length, an overflowing product) fails here without being sent.
+std::string array_sizes(const Model& m, const Function& f) {
+  std::string s;
+  for (const auto& p : f.params) {
+    if (!is_array(p)) continue;
+    std::string elem = p.how == Marshal::kInHandles ? "uint64_t" : p.elem;
+    std::string count = "static_cast<size_t>(" + p.count + ")";
+    s += "  if (" + p.name + " && " + count + " > ::rgpu::gen::kMaxArrayBytes / sizeof(" + elem + ")) return " +
+         m.spec.status.invalid_value + ";\n";
+    if (p.how == Marshal::kInHandles) {
+      s += "  const size_t rgpu_count_" + p.name + " = " + p.name + " ? " + count + " : 0;\n";
+    } else {
+      s += "  const size_t rgpu_bytes_" + p.name + " = " + p.name + " ? " + count + " * sizeof(" + elem + ") : 0;\n";
+    }
+  }
+  return s;
+}
 
 // Body of remote::<name>: encode, send, decode the reply.
 std::string forwarder(const Model& m, const Function& f, bool sync) {
   const StatusSpec& st = m.spec.status;
   std::string s = st.type + " " + f.name + "(" + param_list(*f.sig, true) + ") {\n";
+  s += array_sizes(m, f);
   s += "  ::rgpu::client::Call rgpu_call(" + id_name(f) + ", ::rgpu::client::CallClass::" +
        (sync ? "kSync" : "kAsync") + ");\n";
   s += "  [[maybe_unused]] ::rgpu::wire::Encoder& rgpu_args = rgpu_call.args();\n";
@@ -32,7 +54,7 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
         break;
       case Marshal::kIn:
       case Marshal::kInOut:
-        s += "  ::rgpu::gen::put_in_bytes(rgpu_args, " + p.name + ", " + p.name + " ? " + bytes_of(p) + " : 0);\n";
+        s += "  ::rgpu::gen::put_in_bytes(rgpu_args, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
         has_out |= p.how == Marshal::kInOut;
         break;
       case Marshal::kOut:
@@ -43,18 +65,12 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
         s += "  rgpu_args.put_string(" + p.name + ");\n";
         break;
       case Marshal::kInHandles:
-        s += "  ::rgpu::gen::put_handles(rgpu_args, " + p.name + ", " + p.count + ");\n";
+        s += "  ::rgpu::gen::put_handles(rgpu_args, " + p.name + ", rgpu_count_" + p.name + ");\n";
         break;
       case Marshal::kNewHandle:
         s += "  const uint64_t rgpu_id_" + p.name + " = " + p.name + " ? ::rgpu::client::new_handle_id() : 0;\n";
         s += "  rgpu_args.put<uint64_t>(rgpu_id_" + p.name + ");\n";
         break;
-    }
-  }
-  // Out sizes are fixed before the call: the server computed them from the same inputs.
-  for (const auto& p : f.params) {
-    if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
-      s += "  const size_t rgpu_bytes_" + p.name + " = " + p.name + " ? " + bytes_of(p) + " : 0;\n";
     }
   }
   s += std::string("  const int32_t rgpu_rc = rgpu_call.") + (sync ? "invoke" : "post") + "();\n";

@@ -9,6 +9,7 @@ extern "C" {
 
 typedef enum fakeError {
   fakeSuccess = 0,
+  fakeErrorInvalidValue = 1,
   fakeErrorNoDevice = 100,
   fakeErrorInvalidHandle = 400,
   fakeErrorNotSupported = 801,
