@@ -198,6 +198,10 @@ class Loader {
 }  // namespace
 
 bool load_spec(const std::string& path, Spec* out, std::string* error) {
+  if (!std::filesystem::is_regular_file(path)) {
+    *error = path + ": cannot read the spec (no such file)";
+    return false;
+  }
   try {
     YAML::Node root = YAML::LoadFile(path);
     *out = Loader(path).load(root);
