@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "client/runtime/call.h"
+#include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/pipe.h"
 #include "gen/cudart/cudart_ids.h"
@@ -14,7 +15,8 @@ namespace {
 cudaError_t enqueue(uint32_t id, cudaStream_t stream, std::function<void()> fn) {
   rgpu::client::Pipe& pipe = rgpu::client::Pipe::get();
   if (!pipe.available()) return rgpu::client::cudart_finish(cudaErrorNoDevice);
-  uint64_t cb = pipe.register_callback(std::move(fn));
+  // A host function captured into a graph runs at every launch of the graph.
+  uint64_t cb = pipe.register_callback(std::move(fn), rgpu::client::stream_capturing(stream));
   rgpu::client::Call call(id, rgpu::client::CallClass::kAsync);
   call.args().put<uint64_t>(reinterpret_cast<uint64_t>(stream));
   call.args().put<uint64_t>(cb);

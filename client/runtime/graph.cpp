@@ -1,37 +1,214 @@
-// Graph node enumeration: the server reports node ids (see common/wire/graph_args.h).
+// Graphs on the client: stream capture is tracked here so that host<->device copies captured into
+// a graph go through server mirrors (see common/wire/graph_args.h): each launch first refreshes the
+// graph's H2D mirrors from the user's host memory, and D2H mirrors come back as the graph runs.
+// Also graph node enumeration, whose node ids the server chooses.
 #include <cuda_runtime_api.h>
 
-#include "client/runtime/call.h"
-#include "client/runtime/cudart_errors.h"
-#include "common/wire/graph_args.h"
-#include "gen/cudart/cudart_ids.h"
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
+#include "client/runtime/call.h"
+#include "client/runtime/capture.h"
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/pipe.h"
+#include "common/wire/graph_args.h"
+#include "common/wire/internal_calls.h"
+#include "gen/cudart/cudart_ids.h"
+#include "gen/cudart/cudart_remote.h"
+
+namespace rgpu::client {
 namespace {
 
+namespace remote = gen::cudart::remote;
+
+// An H2D copy captured into a graph: the user's source range and the mirror it refreshes.
+struct MirroredInput {
+  uint64_t mirror;
+  const void* src;
+  size_t count;
+};
+using Inputs = std::shared_ptr<const std::vector<MirroredInput>>;
+
+class CaptureRegistry {
+ public:
+  static CaptureRegistry& get() {
+    static CaptureRegistry* r = new CaptureRegistry();
+    return *r;
+  }
+  void begin(cudaStream_t s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    capturing_[key(s)];
+  }
+  bool capturing(cudaStream_t s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return capturing_.count(key(s)) > 0;
+  }
+  void add_input(cudaStream_t s, MirroredInput in) {
+    std::lock_guard<std::mutex> lock(mu_);
+    capturing_[key(s)].push_back(in);
+  }
+  // Ends the capture; the graph (when one was made) keeps its inputs.
+  void end(cudaStream_t s, cudaGraph_t graph) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = capturing_.find(key(s));
+    if (it == capturing_.end()) return;
+    if (graph) graphs_[key(graph)] = std::make_shared<const std::vector<MirroredInput>>(std::move(it->second));
+    capturing_.erase(it);
+  }
+  void instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = graphs_.find(key(graph));
+    if (it != graphs_.end()) execs_[key(exec)] = it->second;
+  }
+  Inputs inputs(cudaGraphExec_t exec) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = execs_.find(key(exec));
+    return it == execs_.end() ? nullptr : it->second;
+  }
+  void forget_graph(cudaGraph_t g) {
+    std::lock_guard<std::mutex> lock(mu_);
+    graphs_.erase(key(g));
+  }
+  void forget_exec(cudaGraphExec_t e) {
+    std::lock_guard<std::mutex> lock(mu_);
+    execs_.erase(key(e));
+  }
+  uint64_t new_mirror() { return next_mirror_.fetch_add(1); }
+
+ private:
+  template <typename H>
+  static uint64_t key(H h) {
+    return reinterpret_cast<uint64_t>(h);
+  }
+  std::mutex mu_;
+  std::unordered_map<uint64_t, std::vector<MirroredInput>> capturing_;
+  std::unordered_map<uint64_t, Inputs> graphs_;
+  std::unordered_map<uint64_t, Inputs> execs_;
+  std::atomic<uint64_t> next_mirror_{1};
+};
+
+cudaError_t begin_capture(cudaError_t st, cudaStream_t stream) {
+  if (st == cudaSuccess) CaptureRegistry::get().begin(stream);
+  return cudart_finish(st);
+}
+
+cudaError_t end_capture(cudaError_t st, cudaStream_t stream, cudaGraph_t* graph) {
+  CaptureRegistry::get().end(stream, st == cudaSuccess && graph ? *graph : nullptr);
+  return cudart_finish(st);
+}
+
+cudaError_t launch_graph(cudaGraphExec_t exec, cudaStream_t stream, bool per_thread) {
+  if (Inputs inputs = CaptureRegistry::get().inputs(exec)) {
+    for (const MirroredInput& in : *inputs) {
+      Call call(wire::kCallMirrorRefresh, CallClass::kAsync);
+      call.args().put(wire::MirrorRefresh{in.mirror, reinterpret_cast<uint64_t>(stream)});
+      Pipe::get().wait_landings(in.src, in.count);
+      call.add_bulk(in.src, in.count);
+      int32_t st = call.post();
+      if (st != 0) return cudart_finish(static_cast<cudaError_t>(st));
+    }
+  }
+  return cudart_finish(per_thread ? remote::cudaGraphLaunch_ptsz(exec, stream) : remote::cudaGraphLaunch(exec, stream));
+}
+
 cudaError_t graph_nodes(uint32_t id, cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
-  if (!numNodes) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
-  rgpu::client::Call call(id, rgpu::client::CallClass::kSync);
-  rgpu::wire::GraphNodesQuery q{reinterpret_cast<uint64_t>(graph), *numNodes, nodes ? 1u : 0u, 0};
-  call.args().put(q);
+  if (!numNodes) return cudart_finish(cudaErrorInvalidValue);
+  Call call(id, CallClass::kSync);
+  call.args().put(wire::GraphNodesQuery{reinterpret_cast<uint64_t>(graph), *numNodes, nodes ? 1u : 0u, 0});
   auto st = static_cast<cudaError_t>(call.invoke());
-  if (st != cudaSuccess) return rgpu::client::cudart_finish(st);
+  if (st != cudaSuccess) return cudart_finish(st);
   auto& r = call.results();
   uint64_t count = r.get<uint64_t>();
   if (nodes) {
     uint64_t n = count < *numNodes ? count : *numNodes;
     for (uint64_t i = 0; i < n; ++i) nodes[i] = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
   }
-  if (!r.ok()) return rgpu::client::cudart_finish(cudaErrorUnknown);
+  if (!r.ok()) return cudart_finish(cudaErrorUnknown);
   *numNodes = count;
   return cudaSuccess;
 }
 
 }  // namespace
 
-extern "C" cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
-  return graph_nodes(rgpu::gen::cudart::k_cudaGraphGetNodes, graph, nodes, numNodes);
+bool stream_capturing(cudaStream_t stream) { return CaptureRegistry::get().capturing(stream); }
+
+cudaError_t capture_host_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
+  CaptureRegistry& reg = CaptureRegistry::get();
+  uint64_t mirror = reg.new_mirror();
+  bool h2d = kind == cudaMemcpyHostToDevice;
+  Call call(wire::kCallCaptureCopy, CallClass::kAsync);
+  call.args().put(wire::CaptureCopy{mirror, reinterpret_cast<uint64_t>(h2d ? dst : src), count, kind, 0,
+                                    reinterpret_cast<uint64_t>(stream)});
+  if (h2d) {
+    call.add_bulk(src, count);
+    reg.add_input(stream, {mirror, src, count});
+  } else {
+    Pipe::get().register_mirror(mirror, dst, count);
+  }
+  return cudart_finish(static_cast<cudaError_t>(call.post()));
 }
 
+}  // namespace rgpu::client
+
+using rgpu::client::CaptureRegistry;
+using rgpu::client::cudart_finish;
+namespace remote = rgpu::gen::cudart::remote;
+
+extern "C" cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  return rgpu::client::begin_capture(remote::cudaStreamBeginCapture(stream, mode), stream);
+}
+extern "C" cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, cudaStreamCaptureMode mode) {
+  return rgpu::client::begin_capture(remote::cudaStreamBeginCapture_ptsz(stream, mode), stream);
+}
+extern "C" cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pGraph) {
+  return rgpu::client::end_capture(remote::cudaStreamEndCapture(stream, pGraph), stream, pGraph);
+}
+extern "C" cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t* pGraph) {
+  return rgpu::client::end_capture(remote::cudaStreamEndCapture_ptsz(stream, pGraph), stream, pGraph);
+}
+
+extern "C" cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {
+  cudaError_t st = remote::cudaGraphInstantiate(pGraphExec, graph, flags);
+  if (st == cudaSuccess && pGraphExec) CaptureRegistry::get().instantiated(*pGraphExec, graph);
+  return cudart_finish(st);
+}
+extern "C" cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                     unsigned long long flags) {
+  cudaError_t st = remote::cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
+  if (st == cudaSuccess && pGraphExec) CaptureRegistry::get().instantiated(*pGraphExec, graph);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  return rgpu::client::launch_graph(graphExec, stream, false);
+}
+extern "C" cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream) {
+  return rgpu::client::launch_graph(graphExec, stream, true);
+}
+
+extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  CaptureRegistry::get().forget_graph(graph);
+  return cudart_finish(remote::cudaGraphDestroy(graph));
+}
+extern "C" cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
+  CaptureRegistry::get().forget_exec(graphExec);
+  return cudart_finish(remote::cudaGraphExecDestroy(graphExec));
+}
+
+extern "C" cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
+  return rgpu::client::graph_nodes(rgpu::gen::cudart::k_cudaGraphGetNodes, graph, nodes, numNodes);
+}
 extern "C" cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, size_t* pNumRootNodes) {
-  return graph_nodes(rgpu::gen::cudart::k_cudaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+  return rgpu::client::graph_nodes(rgpu::gen::cudart::k_cudaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
+}
+
+// A host node's function lives in the client; the server's node holds rgpu's relay instead.
+extern "C" cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
+  (void)node;
+  (void)pNodeParams;
+  rgpu::client::report_unsupported("cudaGraphHostNodeGetParams");
+  return cudart_finish(cudaErrorNotSupported);
 }

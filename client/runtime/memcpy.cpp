@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "client/runtime/call.h"
+#include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
@@ -69,6 +70,10 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     Pipe::get().wait_landings(src, count);
     std::memmove(dst, src, count);
     return cudaSuccess;
+  }
+  if (async && (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost)) {
+    cudaStream_t s = reinterpret_cast<cudaStream_t>(stream_id(stream, per_thread));
+    if (stream_capturing(s)) return capture_host_copy(dst, src, count, kind, s);
   }
   uint32_t id = async ? (per_thread ? ids::k_cudaMemcpyAsync_ptsz : ids::k_cudaMemcpyAsync)
                       : (per_thread ? ids::k_cudaMemcpy_ptds : ids::k_cudaMemcpy);

@@ -136,11 +136,16 @@ void Pipe::wait_landings(const void* p, size_t n) {
   });
 }
 
-uint64_t Pipe::register_callback(std::function<void()> fn) {
+uint64_t Pipe::register_callback(std::function<void()> fn, bool persistent) {
   std::lock_guard<std::mutex> lock(wait_mu_);
   uint64_t id = next_callback_++;
-  callbacks_[id] = std::move(fn);
+  callbacks_[id] = Callback{std::move(fn), persistent};
   return id;
+}
+
+void Pipe::register_mirror(uint64_t mirror, void* dst, size_t len) {
+  std::lock_guard<std::mutex> lock(wait_mu_);
+  mirrors_[mirror] = Landing{dst, len};
 }
 
 void Pipe::fail_all(const std::string& why) {
@@ -171,6 +176,17 @@ void Pipe::land(uint64_t seq, uint64_t bulk_len) {
   wait_cv_.notify_all();
 }
 
+void Pipe::land_mirror(uint64_t mirror, uint64_t bulk_len) {
+  Landing l{nullptr, 0};
+  {
+    std::lock_guard<std::mutex> lock(wait_mu_);
+    auto it = mirrors_.find(mirror);
+    if (it != mirrors_.end()) l = it->second;
+  }
+  Status st = (l.dst && l.len == bulk_len) ? conn_->recv_exact(l.dst, bulk_len) : conn_->skip(bulk_len);
+  if (!st.is_ok()) fail_all(st.message());
+}
+
 void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
   wire::Decoder d(payload);
   uint64_t id = d.get<uint64_t>();
@@ -179,8 +195,12 @@ void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
     std::lock_guard<std::mutex> lock(wait_mu_);
     auto it = callbacks_.find(id);
     if (it != callbacks_.end()) {
-      fn = std::move(it->second);
-      callbacks_.erase(it);
+      if (it->second.persistent) {
+        fn = it->second.fn;
+      } else {
+        fn = std::move(it->second.fn);
+        callbacks_.erase(it);
+      }
     }
   }
   (void)seq;
@@ -198,6 +218,10 @@ void Pipe::receive_loop() {
     auto kind = static_cast<wire::FrameKind>(h.kind);
     if (kind == wire::FrameKind::kData && h.payload_len == 0) {
       land(h.seq, h.bulk_len);
+      continue;
+    }
+    if (kind == wire::FrameKind::kMirror && h.payload_len == 0) {
+      land_mirror(h.seq, h.bulk_len);
       continue;
     }
     if (kind == wire::FrameKind::kReply || kind == wire::FrameKind::kControl) {

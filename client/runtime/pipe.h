@@ -61,7 +61,10 @@ class Pipe {
 
   // Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the receiver thread when the
   // server reaches them in stream order; the id travels, never the function pointer.
-  uint64_t register_callback(std::function<void()> fn);
+  // A persistent callback stays registered: it was captured into a graph and runs at each launch.
+  uint64_t register_callback(std::function<void()> fn, bool persistent = false);
+  // Where the bytes of a captured D2H copy's mirror land each time its graph runs.
+  void register_mirror(uint64_t mirror, void* dst, size_t len);
 
  private:
   Pipe();
@@ -69,6 +72,7 @@ class Pipe {
   void receive_loop();
   void fail_all(const std::string& why);
   void land(uint64_t seq, uint64_t bulk_len);
+  void land_mirror(uint64_t mirror, uint64_t bulk_len);
   void run_callback(uint64_t seq, std::span<const uint8_t> payload);
 
   std::unique_ptr<transport::Connection> conn_;
@@ -89,7 +93,12 @@ class Pipe {
     size_t len;
   };
   std::unordered_map<uint64_t, Landing> landings_;
-  std::unordered_map<uint64_t, std::function<void()>> callbacks_;
+  struct Callback {
+    std::function<void()> fn;
+    bool persistent;
+  };
+  std::unordered_map<uint64_t, Callback> callbacks_;
+  std::unordered_map<uint64_t, Landing> mirrors_;
   uint64_t next_callback_ = 1;
 };
 

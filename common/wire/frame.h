@@ -22,7 +22,8 @@ enum class FrameKind : uint16_t {
   kData = 5,        // seq = an async D2H copy's; bulk = its bytes, for the client to land
   kCallback = 6,    // server -> client: run host callback; payload = u64 callback id
   kOutput = 7,      // server -> client: device printf / worker stdout bytes in bulk
-  kLast = kOutput,
+  kMirror = 8,      // server -> client: a captured D2H copy ran in a graph; seq = mirror id, bulk = bytes
+  kLast = kMirror,
 };
 
 // kCall flags.

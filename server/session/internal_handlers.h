@@ -9,7 +9,14 @@
 
 namespace rgpu::server::handlers {
 
+// Runs an internal call; *known is false when `id` is not one (then it is a library call).
+bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::Encoder& out, int32_t& status,
+                       bool* known);
+
 // kCallErrorText: the backend runtime's name and description of an error code.
 bool error_text(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallCaptureCopy and kCallMirrorRefresh (server/session/graph.cpp).
+bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers

@@ -46,6 +46,34 @@ std::vector<uint8_t>& Session::staging(size_t n) {
   return staging_;
 }
 
+Session::Mirror* Session::new_mirror(uint64_t id, size_t size) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (mirrors_.count(id)) return nullptr;
+  void* p = nullptr;
+  // Pinned, so that copies from and to it can be captured; the emulated backend needs no pinning.
+  const auto& rt = backend_.cudart();
+  if (rt.cudaMallocHost) {
+    // Mirrors are made while the client's stream is capturing; in the global capture mode an
+    // allocation would invalidate that capture, so this thread relaxes its mode around it.
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    bool exchanged = rt.cudaThreadExchangeStreamCaptureMode && rt.cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+    cudaError_t st = rt.cudaMallocHost(&p, size ? size : 1);
+    if (exchanged) rt.cudaThreadExchangeStreamCaptureMode(&mode);
+    if (st != cudaSuccess) return nullptr;
+  } else {
+    p = std::calloc(1, size ? size : 1);
+    if (!p) return nullptr;
+  }
+  auto m = std::make_unique<Mirror>(Mirror{id, p, size, this});
+  return (mirrors_[id] = std::move(m)).get();
+}
+
+Session::Mirror* Session::mirror(uint64_t id) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  auto it = mirrors_.find(id);
+  return it == mirrors_.end() ? nullptr : it->second.get();
+}
+
 Status Session::send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
                      std::span<const iovec> bulk) {
   uint64_t bulk_len = 0;
@@ -111,8 +139,9 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   CallContext ctx{*this, backend_.cudart(), handles_, bulk, &bulk_out, h.seq};
   wire::Decoder in(payload);
   int32_t status = 0;
-  bool ok = h.method == wire::kCallErrorText ? handlers::error_text(ctx, in, out, status)
-                                              : gen::cudart::dispatch(ctx, h.method, in, out, status);
+  bool internal = false;
+  bool ok = handlers::dispatch_internal(ctx, h.method, in, out, status, &internal);
+  if (!internal) ok = gen::cudart::dispatch(ctx, h.method, in, out, status);
   if (!ok) {
     *malformed = true;
     return;

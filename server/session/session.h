@@ -55,6 +55,18 @@ class Session {
   // A reusable buffer for reply bulk data of calls executed on the session thread.
   std::vector<uint8_t>& staging(size_t n);
 
+  // A pinned mirror buffer behind a host copy captured into a graph (common/wire/graph_args.h).
+  // Mirrors live as long as the session: a graph may use them at any later launch.
+  struct Mirror {
+    uint64_t id = 0;
+    void* ptr = nullptr;
+    size_t size = 0;
+    Session* session = nullptr;
+  };
+  // Creates mirror `id` (null if it exists already or cannot be allocated).
+  Mirror* new_mirror(uint64_t id, size_t size);
+  Mirror* mirror(uint64_t id);
+
  private:
   Status handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk);
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
@@ -73,6 +85,7 @@ class Session {
   std::unordered_map<uintptr_t, uint64_t> allocations_;
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::vector<uint8_t> staging_;
+  std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::atomic<int> helpers_{0};
 };
 

@@ -119,11 +119,8 @@ cudaError_t run_copy(const Copy& c) {
 cudaError_t issue_copy(const Copy& c, cudaStream_t stream) {
   Side dst, src;
   if (cudaError_t err = resolve_copy(c, &dst, &src); err != cudaSuccess) return err;
-  // Host memory on this side is the daemon's staging buffer of this one call: a graph replaying
-  // the copy later would touch freed memory, so a capture may only hold device-to-device copies.
-  bool host_side = (dst.ptr && !dst.range) || (src.ptr && !src.range);
-  if (host_side)
-    if (cudaError_t err = state().forbid_in_capture(stream); err != cudaSuccess) return err;
+  // During a capture the session passes host memory only as a mirror buffer that lives as long as
+  // the session (server/session/graph.cpp), so a graph may replay a host copy later.
   return state().enqueue(stream, cudaGraphNodeTypeMemcpy, [c] { return run_copy(c); });
 }
 

@@ -205,13 +205,23 @@ TEST_CASE_METHOD(FreshDevices, "capture rules", "[emulated]") {
     CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
     CHECK(graph == nullptr);
   }
-  SECTION("copies with a host side cannot be captured: server host buffers do not outlive the call") {
+  SECTION("a captured host copy replays from the host buffer at each launch (the session's mirrors)") {
     void* d = nullptr;
     REQUIRE(emu::cudaMalloc(&d, 64) == cudaSuccess);
-    std::vector<uint8_t> host(64);
+    std::vector<uint8_t> host(64, 1), back(64, 0);
     REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
-    CHECK(emu::cudaMemcpyAsync(d, host.data(), 64, cudaMemcpyHostToDevice, s) == cudaErrorStreamCaptureUnsupported);
-    CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
+    CHECK(emu::cudaMemcpyAsync(d, host.data(), 64, cudaMemcpyHostToDevice, s) == cudaSuccess);
+    CHECK(emu::cudaMemcpyAsync(back.data(), d, 64, cudaMemcpyDeviceToHost, s) == cudaSuccess);
+    REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
+    CHECK(back[0] == 0);  // captured, not run
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(emu::cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    host.assign(64, 7);
+    REQUIRE(emu::cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(emu::cudaStreamSynchronize(s) == cudaSuccess);
+    CHECK(back == host);
+    REQUIRE(emu::cudaGraphExecDestroy(exec) == cudaSuccess);
+    REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
     REQUIRE(emu::cudaFree(d) == cudaSuccess);
   }
   SECTION("a stream joins a capture by waiting on an event recorded in it") {

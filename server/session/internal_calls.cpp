@@ -1,13 +1,25 @@
-// kCallErrorText: error names and descriptions come from the real CUDA runtime the backend
-// loaded, so a remote program prints the same messages as a local one. The emulated backend has
-// no runtime to ask; it answers with the error's number.
+// Internal calls: their dispatch, and kCallErrorText, whose error names and descriptions come
+// from the real CUDA runtime the backend loaded, so a remote program prints the same messages as a
+// local one (the emulated backend has no runtime to ask; it answers with the error number).
 #include <dlfcn.h>
 
 #include <string>
 
+#include "common/wire/internal_calls.h"
 #include "server/session/internal_handlers.h"
 
 namespace rgpu::server::handlers {
+
+bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::Encoder& out, int32_t& status,
+                       bool* known) {
+  *known = true;
+  switch (id) {
+    case wire::kCallErrorText: return error_text(ctx, in, out, status);
+    case wire::kCallCaptureCopy: return capture_copy(ctx, in, out, status);
+    case wire::kCallMirrorRefresh: return mirror_refresh(ctx, in, out, status);
+    default: *known = false; return false;
+  }
+}
 
 bool error_text(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)ctx;
