@@ -17,9 +17,9 @@ const Tunable kMemoryMb{"RGPU_EMULATED_MEMORY_MB", "16384",
 constexpr int kMaxDevices = 64;
 constexpr int64_t kMaxMemoryMb = int64_t{1} << 20;
 
-// PCI identity of an H100 SXM5 (device id << 16 | NVIDIA's vendor id), so tools that key on it work.
-constexpr unsigned kPciDeviceVendor = 0x233010DEu;
-constexpr unsigned kPciSubsystem = 0x16C110DEu;
+// PCI identity of an H200 (device id << 16 | NVIDIA's vendor id), so tools that key on it work.
+constexpr unsigned kPciDeviceVendor = 0x233510DEu;
+constexpr unsigned kPciSubsystem = 0x18BF10DEu;
 
 }  // namespace
 
@@ -72,9 +72,9 @@ cudaError_t device_attribute(cudaDeviceAttr attr, int device, int* value) {
     case cudaDevAttrPciBusId: v = device + 1; break;
     case cudaDevAttrPciDeviceId: v = 0; break;
     case cudaDevAttrTccDriver: v = 0; break;
-    case cudaDevAttrMemoryClockRate: v = 2619000; break;
-    case cudaDevAttrGlobalMemoryBusWidth: v = 5120; break;
-    case cudaDevAttrL2CacheSize: v = 50 * 1024 * 1024; break;
+    case cudaDevAttrMemoryClockRate: v = 3201000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: v = 6016; break;
+    case cudaDevAttrL2CacheSize: v = 60 * 1024 * 1024; break;
     case cudaDevAttrMaxThreadsPerMultiProcessor: v = kMaxThreadsPerMultiProcessor; break;
     case cudaDevAttrAsyncEngineCount: v = 3; break;
     case cudaDevAttrUnifiedAddressing: v = 1; break;
@@ -134,8 +134,8 @@ cudaError_t device_attribute(cudaDeviceAttr attr, int device, int* value) {
     case cudaDevAttrPageableMemoryAccessUsesHostPageTables: v = 0; break;
     case cudaDevAttrDirectManagedMemAccessFromHost: v = 0; break;
     case cudaDevAttrMaxBlocksPerMultiprocessor: v = kMaxBlocksPerMultiProcessor; break;
-    case cudaDevAttrMaxPersistingL2CacheSize: v = 30 * 1024 * 1024; break;
-    case cudaDevAttrMaxAccessPolicyWindowSize: v = 134213632; break;
+    case cudaDevAttrMaxPersistingL2CacheSize: v = 39321600; break;
+    case cudaDevAttrMaxAccessPolicyWindowSize: v = 128 * 1024 * 1024; break;
     case cudaDevAttrReservedSharedMemoryPerBlock: v = kReservedSharedMemPerBlock; break;
     case cudaDevAttrSparseCudaArraySupported: v = 1; break;
     case cudaDevAttrHostRegisterReadOnlySupported: v = 1; break;
@@ -161,7 +161,11 @@ cudaError_t device_attribute(cudaDeviceAttr attr, int device, int* value) {
     case cudaDevAttrHostNumaMultinodeIpcSupported: v = 0; break;
     case cudaDevAttrHostMemoryPoolsSupported: v = 0; break;
     case cudaDevAttrOnlyPartialHostNativeAtomicSupported: v = 0; break;
-    default: return cudaErrorInvalidValue;
+    default:
+      // Reserved numbers below cudaDevAttrMax answer 0, as a real device answers them too.
+      if (attr < 1 || attr >= cudaDevAttrMax) return cudaErrorInvalidValue;
+      v = 0;
+      break;
   }
   *value = v;
   return cudaSuccess;

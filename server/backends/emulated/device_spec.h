@@ -10,7 +10,8 @@
 
 namespace rgpu::server::emulated {
 
-// Fixed limits of the virtual device (an sm_90 part shaped like an H100 SXM).
+// Fixed limits of the virtual device: an sm_90 part shaped like an H200 (values read from one with
+// CUDA 13), except its name, memory size and the features the emulation lacks (IPC, RDMA).
 inline constexpr int kComputeMajor = 9;
 inline constexpr int kComputeMinor = 0;
 inline constexpr int kMaxThreadsPerBlock = 1024;
@@ -38,7 +39,7 @@ struct DeviceConfig {
 // Reads RGPU_EMULATED_DEVICES and RGPU_EMULATED_MEMORY_MB; an out-of-range value is an error.
 Result<DeviceConfig> read_device_config();
 
-// cudaErrorInvalidValue for an attribute the device does not report (reserved numbers, unknown).
+// cudaErrorInvalidValue for a number outside the enum; reserved numbers inside it answer 0.
 cudaError_t device_attribute(cudaDeviceAttr attr, int device, int* value);
 // Fills every field of `prop` from the attribute table plus name, uuid and memory size.
 void device_properties(int device, uint64_t memory_bytes, cudaDeviceProp* prop);

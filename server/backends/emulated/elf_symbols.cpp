@@ -3,6 +3,7 @@
 
 #include <elf.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,36 @@ bool name_at(std::span<const uint8_t> image, const Elf64_Shdr& strtab, uint64_t 
   return true;
 }
 
+// .nv.info.<kernel> is a list of attributes: u8 format, u8 attribute, then by format nothing
+// (1), a u16 (2, 3) or a u16 size and that many bytes (4).
+constexpr uint8_t kFormatSized = 4;
+constexpr uint8_t kAttrMaxThreads = 0x05;  // EIATTR_MAX_THREADS: u32 x, y, z
+
+Status read_kernel_info(std::span<const uint8_t> info, uint32_t* max_threads) {
+  for (size_t at = 0; at + 2 <= info.size();) {
+    uint8_t format = info[at], attribute = info[at + 1];
+    if (format == 1) {
+      at += 2;
+      continue;
+    }
+    uint16_t value = 0;
+    if (!read_at(info, at + 2, &value)) return RGPU_ERROR(kInvalidArgument, "cubin: truncated .nv.info");
+    if (format != kFormatSized) {
+      at += 4;
+      continue;
+    }
+    if (!in_bounds(info, at + 4, value)) return RGPU_ERROR(kInvalidArgument, "cubin: truncated .nv.info");
+    uint32_t dims[3];
+    if (attribute == kAttrMaxThreads && value == sizeof dims) {
+      std::memcpy(dims, info.data() + at + 4, sizeof dims);
+      uint64_t product = uint64_t{dims[0]} * dims[1] * dims[2];
+      if (product > 0 && product < *max_threads) *max_threads = static_cast<uint32_t>(product);
+    }
+    at += 4 + value;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<ElfSymbols> read_elf_symbols(std::span<const uint8_t> image) {
@@ -54,6 +85,12 @@ Result<ElfSymbols> read_elf_symbols(std::span<const uint8_t> image) {
     out.section_sizes[std::string(name)] = s.sh_size;
     if (s.sh_type != SHT_NOBITS && !in_bounds(image, s.sh_offset, s.sh_size))
       return RGPU_ERROR(kInvalidArgument, "cubin: section '" + std::string(name) + "' out of bounds");
+    constexpr std::string_view kInfo = ".nv.info.";
+    if (name.starts_with(kInfo) && s.sh_type != SHT_NOBITS) {
+      uint32_t max_threads = UINT32_MAX;
+      RGPU_TRY(read_kernel_info(image.subspan(s.sh_offset, s.sh_size), &max_threads));
+      if (max_threads != UINT32_MAX) out.max_threads[std::string(name.substr(kInfo.size()))] = max_threads;
+    }
   }
 
   for (const Elf64_Shdr& symtab : sections) {

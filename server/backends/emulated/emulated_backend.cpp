@@ -19,6 +19,7 @@ struct FunctionRecord {
   std::vector<KernelParam> params;
   uint32_t args_size = 0;      // bytes of the packed argument buffer: the end of the last parameter
   uint32_t static_shared = 0;  // bytes of the kernel's __shared__ variables
+  uint32_t max_threads = kMaxThreadsPerBlock;  // per block: the device's, or its __launch_bounds__
   // Settable attributes (atomics: set from one thread while another launches).
   std::atomic<int> max_dynamic_shared{0};  // cudaFuncAttributeMaxDynamicSharedMemorySize
   std::atomic<int> carveout{-1};           // cudaFuncAttributePreferredSharedMemoryCarveout
@@ -36,17 +37,17 @@ namespace {
 constexpr uint32_t kArch = kComputeMajor * 10 + kComputeMinor;
 constexpr int kRegistersPerThread = 32;  // what function_attributes reports (and occupancy assumes)
 
-bool valid_dims(const uint32_t grid[3], const uint32_t block[3]) {
+bool valid_dims(const uint32_t grid[3], const uint32_t block[3], uint32_t max_threads) {
   for (int i = 0; i < 3; ++i) {
     if (grid[i] == 0 || grid[i] > static_cast<uint32_t>(kMaxGridDim[i])) return false;
     if (block[i] == 0 || block[i] > static_cast<uint32_t>(kMaxBlockDim[i])) return false;
   }
-  return uint64_t{block[0]} * block[1] * block[2] <= static_cast<uint64_t>(kMaxThreadsPerBlock);
+  return uint64_t{block[0]} * block[1] * block[2] <= max_threads;
 }
 
 // Resident blocks per SM: bounded by threads (whole warps), the block limit, and shared memory.
 int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) {
-  if (block_size > kMaxThreadsPerBlock || dynamic_smem > static_cast<size_t>(f.max_dynamic_shared)) return 0;
+  if (block_size > static_cast<int>(f.max_threads) || dynamic_smem > static_cast<size_t>(f.max_dynamic_shared)) return 0;
   int warps = (block_size + kWarpSize - 1) / kWarpSize;
   int blocks = std::min(kMaxThreadsPerMultiProcessor / (warps * kWarpSize), kMaxBlocksPerMultiProcessor);
   size_t smem = f.static_shared + dynamic_smem + kReservedSharedMemPerBlock;
@@ -103,6 +104,8 @@ int32_t EmulatedBackend::load_module(std::span<const uint8_t> image, const std::
     auto shared = img.static_shared.find(name);
     f->static_shared = shared == img.static_shared.end() ? 0 : shared->second;
     f->max_dynamic_shared = std::max(0, kSharedMemPerBlock - static_cast<int>(f->static_shared));
+    if (auto bound = img.max_threads.find(name); bound != img.max_threads.end())
+      f->max_threads = std::min(f->max_threads, bound->second);
     records.push_back(std::move(f));
   }
 
@@ -174,7 +177,9 @@ std::shared_ptr<FunctionRecord> EmulatedBackend::find_function(void* handle) con
 int32_t EmulatedBackend::launch(const LaunchRequest& request) {
   std::shared_ptr<FunctionRecord> f = find_function(request.function);
   if (!f) return cudaErrorInvalidDeviceFunction;
-  if (!valid_dims(request.grid, request.block)) return cudaErrorInvalidConfiguration;
+  // CUDA 13 answers every bad launch configuration with cudaErrorInvalidValue (seen on an H200;
+  // CUDA 12 said cudaErrorInvalidConfiguration for some).
+  if (!valid_dims(request.grid, request.block, f->max_threads)) return cudaErrorInvalidValue;
   if (request.shared_mem > static_cast<uint32_t>(f->max_dynamic_shared)) return cudaErrorInvalidValue;
   if (request.args.size() != f->args_size) {
     RGPU_LOG_WARN("emulated backend: %s: %zu argument bytes, the layout needs %u", f->name.c_str(),
@@ -206,7 +211,7 @@ int32_t EmulatedBackend::function_attributes(void* function, cudaFuncAttributes*
   if (!out) return cudaErrorInvalidValue;
   std::memset(out, 0, sizeof *out);
   out->sharedSizeBytes = f->static_shared;
-  out->maxThreadsPerBlock = kMaxThreadsPerBlock;
+  out->maxThreadsPerBlock = static_cast<int>(f->max_threads);
   out->numRegs = kRegistersPerThread;
   out->ptxVersion = static_cast<int>(kArch);
   out->binaryVersion = static_cast<int>(kArch);

@@ -47,6 +47,7 @@ cudaError_t read_cubin(std::span<const uint8_t> cubin, ModuleImage* out) {
   out->kernels = std::move(kernels.value());
   for (const auto& k : out->kernels)
     if (uint32_t shared = static_shared_size(symbols.value(), k.name)) out->static_shared[k.name] = shared;
+  out->max_threads = std::move(symbols.value().max_threads);
   for (const auto& [name, object] : symbols.value().objects)
     out->variables[name] = {object.size, {object.initial.begin(), object.initial.end()}};
   return cudaSuccess;
@@ -64,6 +65,7 @@ cudaError_t read_ptx(std::string_view ptx, ModuleImage* out) {
     out->static_shared[kernel] = static_cast<uint32_t>(std::min<uint64_t>(bytes, kSharedMemPerBlockOptin));
   for (auto& [name, v] : symbols.value().variables) out->variables[name] = {v.size, std::move(v.initial)};
   out->unreadable = std::move(symbols.value().unreadable);
+  out->max_threads = std::move(symbols.value().max_threads);
   return cudaSuccess;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 
 namespace rgpu::server::emulated {
@@ -186,6 +187,23 @@ std::string strip_comments_and_line_directives(std::string_view ptx) {
   return out;
 }
 
+// The thread count an entry header's .maxntid or .reqntid allows (0 when it has none).
+uint64_t entry_max_threads(std::string_view header) {
+  std::vector<std::string_view> t = tokenize(header);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != ".maxntid" && t[i] != ".reqntid") continue;
+    uint64_t product = 1;
+    for (size_t j = i + 1; j < t.size() && j <= i + 5; j += 2) {  // "x , y , z"
+      uint64_t n = 0;
+      if (!parse_u64(t[j], &n) || n == 0) break;
+      product *= n;
+      if (j + 1 >= t.size() || t[j + 1] != ",") break;
+    }
+    return product;
+  }
+  return 0;
+}
+
 std::string_view entry_name(std::string_view statement) {
   size_t at = statement.find(".entry");
   if (at == std::string_view::npos) return {};
@@ -208,7 +226,11 @@ Result<PtxSymbols> read_ptx_symbols(std::string_view ptx) {
     if (c == '{') {
       // An initializer's brace belongs to its declaration; anything else opens a body.
       if (statement.find('=') != std::string_view::npos && depth == 0) continue;
-      if (depth == 0) entry = entry_name(statement);
+      if (depth == 0) {
+        entry = entry_name(statement);
+        uint64_t threads = entry.empty() ? 0 : entry_max_threads(statement);
+        if (threads > 0 && threads <= UINT32_MAX) out.max_threads[std::string(entry)] = static_cast<uint32_t>(threads);
+      }
       ++depth;
       start = i + 1;
       continue;

@@ -21,6 +21,7 @@ struct PtxVariable {
 struct PtxSymbols {
   std::unordered_map<std::string, PtxVariable> variables;
   std::unordered_map<std::string, uint64_t> static_shared;  // bytes, by kernel
+  std::unordered_map<std::string, uint32_t> max_threads;    // by kernel, from .maxntid / .reqntid
   // Variables declared in a form not read here (e.g. initialised with another symbol's address),
   // with the reason: an error only for a module that asks for them.
   std::unordered_map<std::string, std::string> unreadable;

@@ -14,7 +14,11 @@ DeviceSettings* current_settings() {
   return s.valid_device(device) ? &s.settings[static_cast<size_t>(device)] : nullptr;
 }
 
-bool valid_limit(cudaLimit limit) { return limit >= cudaLimitStackSize && limit <= cudaLimitPersistingL2CacheSize; }
+// CUDA 13 on sm_90 no longer has the device runtime's synchronisation depth (seen on an H200).
+bool valid_limit(cudaLimit limit) {
+  return limit >= cudaLimitStackSize && limit <= cudaLimitPersistingL2CacheSize &&
+         limit != cudaLimitDevRuntimeSyncDepth;
+}
 
 }  // namespace
 

@@ -62,9 +62,12 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
     if (cudaError_t err = s.resolve_stream(stream, &st); err != cudaSuccess) return err;
     if (st && st->capture) {
       if (st->capture->invalidated) return cudaErrorStreamCaptureInvalidated;
-      e->captured_in = st->capture;  // lets another stream join the capture by waiting on it
-      st->capture->graph->nodes.push_back(
-          std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeEventRecord, [event] { return stamp(event); }}));
+      // A record inside a capture only marks a point other streams can wait on (to join the
+      // capture); like CUDA, it becomes a node that stamps the event only when external.
+      e->captured_in = st->capture;
+      if (flags == cudaEventRecordExternal)
+        st->capture->graph->nodes.push_back(std::make_shared<const GraphNode>(
+            GraphNode{cudaGraphNodeTypeEventRecord, [event] { return stamp(event); }}));
       return cudaSuccess;
     }
     e->captured_in.reset();

@@ -7,9 +7,8 @@ namespace rgpu::server::emulated {
 
 DeviceSettings::DeviceSettings() {
   limits[cudaLimitStackSize] = 1024;
-  limits[cudaLimitPrintfFifoSize] = 1 << 20;
+  limits[cudaLimitPrintfFifoSize] = 8650752;
   limits[cudaLimitMallocHeapSize] = 8 << 20;
-  limits[cudaLimitDevRuntimeSyncDepth] = 2;
   limits[cudaLimitDevRuntimePendingLaunchCount] = 2048;
   limits[cudaLimitMaxL2FetchGranularity] = 64;
   limits[cudaLimitPersistingL2CacheSize] = 0;

@@ -70,7 +70,7 @@ struct Event {
 };
 
 struct DeviceSettings {
-  size_t limits[cudaLimitPersistingL2CacheSize + 1];
+  size_t limits[cudaLimitPersistingL2CacheSize + 1] = {};
   cudaFuncCache cache_config = cudaFuncCachePreferNone;
   unsigned flags = 0;
   uint64_t peers = 0;  // bit d: peer access to device d enabled

@@ -65,7 +65,7 @@ std::vector<uint8_t> fixture(const char* name) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-const std::vector<std::string> kKernels = {"no_args", "mixed", "with_shared", "_Z5scaleiPKfPf"};
+const std::vector<std::string> kKernels = {"no_args", "mixed", "with_shared", "_Z5scaleiPKfPf", "bounded"};
 const std::vector<KernelParam> kMixed = {{0, 1}, {8, 8}, {16, 16}, {32, 2}};
 const std::vector<KernelParam> kScale = {{0, 4}, {8, 8}, {16, 8}};
 
@@ -77,6 +77,7 @@ void check_layouts(const LoadedModule& m) {
   CHECK(operator_eq(m.functions[1].params, kMixed));
   CHECK(operator_eq(m.functions[2].params, {{0, 8}}));
   CHECK(operator_eq(m.functions[3].params, kScale));
+  CHECK(operator_eq(m.functions[4].params, {{0, 8}}));
 }
 
 LaunchRequest request_for(const rgpu::server::LoadedFunction& f, const std::vector<uint8_t>& args) {
@@ -154,6 +155,8 @@ TEST_CASE_METHOD(FreshDevices, "a raw cubin and PTX text load too", "[emulated]"
   cudaFuncAttributes a;
   REQUIRE(backend.function_attributes(p.functions[2].handle, &a) == cudaSuccess);
   CHECK(a.sharedSizeBytes == 1024);
+  REQUIRE(backend.function_attributes(p.functions[4].handle, &a) == cudaSuccess);
+  CHECK(a.maxThreadsPerBlock == 256);  // .maxntid
   REQUIRE(backend.unload_module(p.handle) == cudaSuccess);
   CHECK(backend.memory_in_use() == 0);
 }
@@ -200,12 +203,12 @@ TEST_CASE_METHOD(FreshDevices, "launches are validated against the device limits
     change(r);
     return backend.launch(r);
   };
-  CHECK(with([](LaunchRequest& r) { r.grid[1] = 0; }) == cudaErrorInvalidConfiguration);
-  CHECK(with([](LaunchRequest& r) { r.grid[1] = 65536; }) == cudaErrorInvalidConfiguration);
-  CHECK(with([](LaunchRequest& r) { r.grid[0] = 0x80000000u; }) == cudaErrorInvalidConfiguration);
-  CHECK(with([](LaunchRequest& r) { r.block[0] = 1025; }) == cudaErrorInvalidConfiguration);
-  CHECK(with([](LaunchRequest& r) { r.block[2] = 65; }) == cudaErrorInvalidConfiguration);
-  CHECK(with([](LaunchRequest& r) { r.block[0] = 64, r.block[1] = 32; }) == cudaErrorInvalidConfiguration);
+  CHECK(with([](LaunchRequest& r) { r.grid[1] = 0; }) == cudaErrorInvalidValue);
+  CHECK(with([](LaunchRequest& r) { r.grid[1] = 65536; }) == cudaErrorInvalidValue);
+  CHECK(with([](LaunchRequest& r) { r.grid[0] = 0x80000000u; }) == cudaErrorInvalidValue);
+  CHECK(with([](LaunchRequest& r) { r.block[0] = 1025; }) == cudaErrorInvalidValue);
+  CHECK(with([](LaunchRequest& r) { r.block[2] = 65; }) == cudaErrorInvalidValue);
+  CHECK(with([](LaunchRequest& r) { r.block[0] = 64, r.block[1] = 32; }) == cudaErrorInvalidValue);
   CHECK(with([](LaunchRequest& r) { r.shared_mem = 48 * 1024 + 1; }) == cudaErrorInvalidValue);
   CHECK(with([](LaunchRequest& r) { r.args = std::span<const uint8_t>(r.args.data(), 33); }) == cudaErrorInvalidValue);
   CHECK(with([](LaunchRequest& r) { r.function = reinterpret_cast<void*>(0x1); }) == cudaErrorInvalidDeviceFunction);
@@ -227,6 +230,13 @@ TEST_CASE_METHOD(FreshDevices, "launches are validated against the device limits
   CHECK(backend.launch(big) == cudaSuccess);
   CHECK(backend.launches(with_shared.handle) == 1);
   CHECK(backend.launches() == 4);
+
+  // __launch_bounds__(256) lowers the kernel's own limit.
+  LaunchRequest bounded = request_for(m.functions[4], pointer_arg);
+  bounded.block[0] = 512;
+  CHECK(backend.launch(bounded) == cudaErrorInvalidValue);
+  bounded.block[0] = 256;
+  CHECK(backend.launch(bounded) == cudaSuccess);
   REQUIRE(backend.unload_module(m.handle) == cudaSuccess);
 }
 
@@ -246,7 +256,7 @@ TEST_CASE_METHOD(FreshDevices, "launches on a capturing stream replay with the g
   REQUIRE(backend.launch(r) == cudaSuccess);
   LaunchRequest bad = r;
   bad.block[0] = 2048;
-  CHECK(backend.launch(bad) == cudaErrorInvalidConfiguration);  // checked at capture time
+  CHECK(backend.launch(bad) == cudaErrorInvalidValue);  // checked at capture time
   cudaGraph_t graph = nullptr;
   REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
   CHECK(backend.launches() == 0);
@@ -283,6 +293,7 @@ TEST_CASE_METHOD(FreshDevices, "function attributes and occupancy", "[emulated]"
   void* with_shared = m.functions[2].handle;
 
   cudaFuncAttributes a;
+  int blocks = -1;
   REQUIRE(backend.function_attributes(with_shared, &a) == cudaSuccess);
   CHECK(a.sharedSizeBytes == 1024);
   CHECK(a.maxThreadsPerBlock == 1024);
@@ -293,6 +304,10 @@ TEST_CASE_METHOD(FreshDevices, "function attributes and occupancy", "[emulated]"
   REQUIRE(backend.function_attributes(mixed, &a) == cudaSuccess);
   CHECK(a.sharedSizeBytes == 0);
   CHECK(a.maxDynamicSharedSizeBytes == 48 * 1024);
+  REQUIRE(backend.function_attributes(m.functions[4].handle, &a) == cudaSuccess);
+  CHECK(a.maxThreadsPerBlock == 256);
+  REQUIRE(backend.occupancy_max_active_blocks(m.functions[4].handle, 512, 0, 0, &blocks) == cudaSuccess);
+  CHECK(blocks == 0);
   REQUIRE(backend.set_function_attribute(mixed, cudaFuncAttributePreferredSharedMemoryCarveout, 50) == cudaSuccess);
   REQUIRE(backend.set_function_attribute(mixed, cudaFuncAttributeRequiredClusterWidth, 2) == cudaSuccess);
   REQUIRE(backend.function_attributes(mixed, &a) == cudaSuccess);
@@ -303,7 +318,6 @@ TEST_CASE_METHOD(FreshDevices, "function attributes and occupancy", "[emulated]"
   CHECK(backend.set_function_attribute(mixed, 3, 1) == cudaErrorInvalidValue);
   CHECK(backend.function_attributes(reinterpret_cast<void*>(0x9), &a) == cudaErrorInvalidDeviceFunction);
 
-  int blocks = -1;
   REQUIRE(backend.occupancy_max_active_blocks(mixed, 256, 0, 0, &blocks) == cudaSuccess);
   CHECK(blocks == 8);  // 2048 threads per SM
   REQUIRE(backend.occupancy_max_active_blocks(mixed, 32, 0, 0, &blocks) == cudaSuccess);

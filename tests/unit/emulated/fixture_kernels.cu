@@ -23,6 +23,8 @@ extern "C" __global__ void with_shared(float* out) {
   out[threadIdx.x] = buffer[255 - threadIdx.x];
 }
 
+extern "C" __global__ void __launch_bounds__(256) bounded(int* out) { out[threadIdx.x] = 1; }
+
 __global__ void scale(int n, const float* x, float* y) {  // a C++ (mangled) name
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = 2.0f * x[i];

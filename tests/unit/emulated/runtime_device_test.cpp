@@ -78,7 +78,10 @@ TEST_CASE_METHOD(FreshDevices, "properties agree with attributes", "[emulated]")
     CHECK(value == pair.prop);
   }
   int value = 0;
-  CHECK(emu::cudaDeviceGetAttribute(&value, cudaDevAttrReserved92, 0) == cudaErrorInvalidValue);
+  value = -1;
+  REQUIRE(emu::cudaDeviceGetAttribute(&value, cudaDevAttrReserved92, 0) == cudaSuccess);  // as a real device
+  CHECK(value == 0);
+  CHECK(emu::cudaDeviceGetAttribute(&value, static_cast<cudaDeviceAttr>(200), 0) == cudaErrorInvalidValue);
   CHECK(emu::cudaDeviceGetAttribute(&value, cudaDevAttrWarpSize, 5) == cudaErrorInvalidDevice);
   CHECK(emu::cudaGetDeviceProperties(&p, 2) == cudaErrorInvalidDevice);
 }
@@ -100,6 +103,7 @@ TEST_CASE_METHOD(FreshDevices, "limits, cache config, flags and peer access are 
   REQUIRE(emu::cudaDeviceGetLimit(&limit, cudaLimitStackSize) == cudaSuccess);
   CHECK(limit == 4096);
   CHECK(emu::cudaDeviceGetLimit(&limit, static_cast<cudaLimit>(0x7)) == cudaErrorUnsupportedLimit);
+  CHECK(emu::cudaDeviceGetLimit(&limit, cudaLimitDevRuntimeSyncDepth) == cudaErrorUnsupportedLimit);  // CUDA 13, sm_90
 
   REQUIRE(emu::cudaDeviceSetCacheConfig(cudaFuncCachePreferShared) == cudaSuccess);
   cudaFuncCache cache = cudaFuncCachePreferNone;

@@ -131,6 +131,11 @@ TEST_CASE_METHOD(FreshDevices, "a captured memset/memcpy sequence is recorded, n
   REQUIRE(emu::cudaMemsetAsync(a, 0x11, 128, s) == cudaSuccess);
   REQUIRE(emu::cudaMemcpyAsync(b, a, 256, cudaMemcpyDeviceToDevice, s) == cudaSuccess);
   REQUIRE(emu::cudaLaunchHostFunc(s, [](void* p) { ++*static_cast<int*>(p); }, &host_calls) == cudaSuccess);
+  // An event record inside a capture is a join point, not a node, unless it is external.
+  cudaEvent_t marker = nullptr;
+  REQUIRE(emu::cudaEventCreate(&marker) == cudaSuccess);
+  REQUIRE(emu::cudaEventRecord(marker, s) == cudaSuccess);
+  REQUIRE(emu::cudaEventRecordWithFlags(marker, s, cudaEventRecordExternal) == cudaSuccess);
   // Arguments are still checked at capture time.
   CHECK(emu::cudaMemsetAsync(static_cast<char*>(a) + 200, 0, 100, s) == cudaErrorInvalidValue);
   cudaGraph_t graph = nullptr;
@@ -138,14 +143,15 @@ TEST_CASE_METHOD(FreshDevices, "a captured memset/memcpy sequence is recorded, n
   REQUIRE(graph != nullptr);
   size_t count = 0;
   REQUIRE(emu::cudaGraphGetNodes(graph, nullptr, &count) == cudaSuccess);
-  CHECK(count == 3);  // the refused memset was not recorded
-  cudaGraphNode_t nodes[4];
-  count = 4;
+  CHECK(count == 4);  // the refused memset was not recorded
+  cudaGraphNode_t nodes[5];
+  count = 5;
   REQUIRE(emu::cudaGraphGetNodes(graph, nodes, &count) == cudaSuccess);
-  REQUIRE(count == 3);
-  CHECK(nodes[3] == nullptr);
-  const cudaGraphNodeType expected[] = {cudaGraphNodeTypeMemset, cudaGraphNodeTypeMemcpy, cudaGraphNodeTypeHost};
-  for (size_t i = 0; i < 3; ++i) {
+  REQUIRE(count == 4);
+  CHECK(nodes[4] == nullptr);
+  const cudaGraphNodeType expected[] = {cudaGraphNodeTypeMemset, cudaGraphNodeTypeMemcpy, cudaGraphNodeTypeHost,
+                                        cudaGraphNodeTypeEventRecord};
+  for (size_t i = 0; i < 4; ++i) {
     cudaGraphNodeType type = cudaGraphNodeTypeEmpty;
     REQUIRE(emu::cudaGraphNodeGetType(nodes[i], &type) == cudaSuccess);
     CHECK(type == expected[i]);
@@ -181,6 +187,7 @@ TEST_CASE_METHOD(FreshDevices, "a captured memset/memcpy sequence is recorded, n
 
   REQUIRE(emu::cudaGraphExecDestroy(exec) == cudaSuccess);
   CHECK(emu::cudaGraphLaunch(exec, s) == cudaErrorInvalidResourceHandle);
+  REQUIRE(emu::cudaEventDestroy(marker) == cudaSuccess);
   REQUIRE(emu::cudaFree(b) == cudaSuccess);
   REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
 }
