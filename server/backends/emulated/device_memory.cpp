@@ -63,12 +63,12 @@ cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
   return cudaSuccess;
 }
 
-cudaError_t DeviceMemory::free(const void* ptr) {
+cudaError_t DeviceMemory::free(const void* ptr, const Allocation* expected) {
   if (!ptr) return cudaSuccess;
   std::shared_ptr<Allocation> victim;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
   auto it = by_address_.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == by_address_.end()) return cudaErrorInvalidValue;
+  if (it == by_address_.end() || (expected && it->second.get() != expected)) return cudaErrorInvalidValue;
   victim = std::move(it->second);
   by_address_.erase(it);
   used_[victim->device] -= victim->footprint;

@@ -44,8 +44,9 @@ class DeviceMemory {
   // cudaErrorMemoryAllocation past the device's capacity (or when the host has no memory).
   // A zero-byte request succeeds with a null pointer, as CUDA does.
   cudaError_t allocate(int device, uint64_t size, void** out);
-  // cudaErrorInvalidValue unless `ptr` is the start of a live allocation; null is a no-op.
-  cudaError_t free(const void* ptr);
+  // cudaErrorInvalidValue unless `ptr` is the start of a live allocation (and that allocation is
+  // `expected`, when given); null is a no-op.
+  cudaError_t free(const void* ptr, const Allocation* expected = nullptr);
   // The range [address, address + length) if it lies wholly inside one live allocation (of
   // `device`, unless device is -1); an empty result otherwise. A zero length needs a valid start.
   DeviceRange find(const void* address, uint64_t length, int device = -1) const;

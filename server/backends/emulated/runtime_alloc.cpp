@@ -1,4 +1,5 @@
 // Emulated CUDA Runtime: device memory allocation and its accounting.
+#include <algorithm>
 #include <limits>
 
 #include "server/backends/emulated/runtime.h"
@@ -33,14 +34,52 @@ cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t h
   return emulated::cudaMalloc(devPtr, row * height);
 }
 
+// Stream-ordered allocation happens at once. Inside a capture it becomes an allocation node: the
+// memory is allocated now, at a fixed address every replay uses, and belongs to the graph (freed
+// when the graph and its executable graphs are all destroyed); a free node for it is a marker.
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
-  // Stream-ordered allocation is immediate here; inside a capture it would need allocation nodes.
-  if (cudaError_t err = state().forbid_in_capture(hStream); err != cudaSuccess) return err;
-  return emulated::cudaMalloc(devPtr, size);
+  if (!devPtr) return cudaErrorInvalidValue;
+  RuntimeState& s = state();
+  std::lock_guard lock(s.mu);
+  Stream* stream = nullptr;
+  if (cudaError_t err = s.resolve_stream(hStream, &stream); err != cudaSuccess) return err;
+  int device = stream ? stream->device : current_device();
+  if (!s.valid_device(device)) return cudaErrorInvalidDevice;
+  if (cudaError_t err = s.memory.allocate(device, size, devPtr); err != cudaSuccess) return err;
+  Capture* capture = stream ? stream->capture.get() : nullptr;
+  if (capture && *devPtr) {
+    if (capture->invalidated) {
+      s.memory.free(*devPtr);
+      *devPtr = nullptr;
+      return cudaErrorStreamCaptureInvalidated;
+    }
+    capture->graph->allocations.push_back(std::make_shared<GraphAllocation>(s.memory.find(*devPtr, size)));
+    capture->graph->nodes.push_back(
+        std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeMemAlloc, [] { return cudaSuccess; }}));
+  }
+  return cudaSuccess;
 }
 
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  if (cudaError_t err = state().forbid_in_capture(hStream); err != cudaSuccess) return err;
+  RuntimeState& s = state();
+  {
+    std::lock_guard lock(s.mu);
+    Stream* stream = nullptr;
+    if (cudaError_t err = s.resolve_stream(hStream, &stream); err != cudaSuccess) return err;
+    Capture* capture = stream ? stream->capture.get() : nullptr;
+    if (capture) {
+      const GraphAllocations& owned = capture->graph->allocations;
+      bool graph_owned = std::any_of(owned.begin(), owned.end(), [devPtr](auto& a) { return a->address() == devPtr; });
+      if (capture->invalidated) return cudaErrorStreamCaptureInvalidated;
+      if (!graph_owned) {
+        capture->invalidated = true;  // only the capture's own allocations can be freed inside it
+        return cudaErrorStreamCaptureUnsupported;
+      }
+      capture->graph->nodes.push_back(
+          std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeMemFree, [] { return cudaSuccess; }}));
+      return cudaSuccess;
+    }
+  }
   return emulated::cudaFree(devPtr);
 }
 

@@ -120,6 +120,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
   auto exec = std::make_unique<GraphExec>();
   exec->device = it->second->device;
   exec->nodes = it->second->nodes;
+  exec->allocations = it->second->allocations;
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(exec.get());
   state().execs.emplace(exec.get(), std::move(exec));
   return cudaSuccess;

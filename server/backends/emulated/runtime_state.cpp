@@ -64,6 +64,10 @@ cudaError_t RuntimeState::enqueue(cudaStream_t handle, cudaGraphNodeType type, O
   return op();
 }
 
+// Only this very allocation: after a reset (or a client's stray cudaFree) the address may belong
+// to a newer one.
+GraphAllocation::~GraphAllocation() { state().memory.free(memory_.data, memory_.allocation.get()); }
+
 cudaError_t RuntimeState::forbid_in_capture(cudaStream_t handle) {
   std::lock_guard lock(mu);
   Stream* s = nullptr;

@@ -35,14 +35,32 @@ struct GraphNode {
 
 using GraphNodes = std::vector<std::shared_ptr<const GraphNode>>;
 
+// Memory a capture allocated (cudaMallocAsync on a capturing stream): it belongs to the graph
+// and its executable graphs, and is freed when the last of them is destroyed.
+class GraphAllocation {
+ public:
+  explicit GraphAllocation(DeviceRange memory) : memory_(std::move(memory)) {}
+  ~GraphAllocation();
+  GraphAllocation(const GraphAllocation&) = delete;
+  GraphAllocation& operator=(const GraphAllocation&) = delete;
+  const void* address() const { return memory_.data; }
+
+ private:
+  DeviceRange memory_;
+};
+
+using GraphAllocations = std::vector<std::shared_ptr<GraphAllocation>>;
+
 struct Graph {
   int device = 0;
   GraphNodes nodes;  // in issue order: a valid serialisation of the captured work
+  GraphAllocations allocations;
 };
 
 struct GraphExec {
   int device = 0;
   GraphNodes nodes;
+  GraphAllocations allocations;
 };
 
 struct Capture {

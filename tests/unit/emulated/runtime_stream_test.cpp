@@ -231,6 +231,45 @@ TEST_CASE_METHOD(FreshDevices, "capture rules", "[emulated]") {
     REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
     REQUIRE(emu::cudaFree(d) == cudaSuccess);
   }
+  SECTION("stream-ordered allocation inside a capture belongs to the graph") {
+    size_t free_before = 0, free_now = 0, total = 0;
+    REQUIRE(emu::cudaMemGetInfo(&free_before, &total) == cudaSuccess);
+    REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    void* scratch = nullptr;
+    REQUIRE(emu::cudaMallocAsync(&scratch, 4096, s) == cudaSuccess);
+    REQUIRE(scratch != nullptr);
+    REQUIRE(emu::cudaMemsetAsync(scratch, 1, 4096, s) == cudaSuccess);
+    REQUIRE(emu::cudaFreeAsync(scratch, s) == cudaSuccess);
+    REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
+    cudaGraphNode_t nodes[3];
+    size_t count = 3;
+    REQUIRE(emu::cudaGraphGetNodes(graph, nodes, &count) == cudaSuccess);
+    REQUIRE(count == 3);
+    cudaGraphNodeType first = cudaGraphNodeTypeEmpty, last = cudaGraphNodeTypeEmpty;
+    REQUIRE(emu::cudaGraphNodeGetType(nodes[0], &first) == cudaSuccess);
+    REQUIRE(emu::cudaGraphNodeGetType(nodes[2], &last) == cudaSuccess);
+    CHECK(first == cudaGraphNodeTypeMemAlloc);
+    CHECK(last == cudaGraphNodeTypeMemFree);
+
+    cudaGraphExec_t exec = nullptr;
+    REQUIRE(emu::cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+    REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
+    REQUIRE(emu::cudaGraphLaunch(exec, s) == cudaSuccess);  // the memset reaches graph-owned memory
+    REQUIRE(emu::cudaGraphLaunch(exec, s) == cudaSuccess);
+    REQUIRE(emu::cudaMemGetInfo(&free_now, &total) == cudaSuccess);
+    CHECK(free_now == free_before - 4096);
+    REQUIRE(emu::cudaGraphExecDestroy(exec) == cudaSuccess);  // the last owner releases it
+    REQUIRE(emu::cudaMemGetInfo(&free_now, &total) == cudaSuccess);
+    CHECK(free_now == free_before);
+
+    // Freeing memory the capture did not allocate is refused and ends the capture.
+    void* outside = nullptr;
+    REQUIRE(emu::cudaMalloc(&outside, 256) == cudaSuccess);
+    REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    CHECK(emu::cudaFreeAsync(outside, s) == cudaErrorStreamCaptureUnsupported);
+    CHECK(emu::cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
+    REQUIRE(emu::cudaFree(outside) == cudaSuccess);
+  }
   SECTION("a stream joins a capture by waiting on an event recorded in it") {
     void* d = nullptr;
     REQUIRE(emu::cudaMalloc(&d, 64) == cudaSuccess);
