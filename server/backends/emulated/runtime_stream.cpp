@@ -6,12 +6,6 @@
 #include "server/backends/emulated/runtime_state.h"
 
 namespace rgpu::server::emulated {
-namespace {
-
-bool is_builtin(cudaStream_t s) { return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread; }
-
-}  // namespace
-
 cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return emulated::cudaStreamCreateWithPriority(pStream, cudaStreamDefault, 0); }
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
@@ -102,8 +96,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned
   bool live = std::any_of(st.streams.begin(), st.streams.end(),
                           [&](const auto& kv) { return kv.second->capture == capture; });
   if (!live) return cudaSuccess;
-  if (!s || is_builtin(stream)) {
-    capture->invalidated = true;  // the legacy stream cannot join a capture
+  if (!s) {
+    capture->invalidated = true;  // a built-in stream cannot join a capture
     return cudaErrorStreamCaptureImplicit;
   }
   if (s->capture) return cudaErrorStreamCaptureIsolation;  // already in another capture
