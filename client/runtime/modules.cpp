@@ -7,8 +7,10 @@
 #include "client/runtime/pipe.h"
 #include "common/fatbin/fatbin.h"
 #include "common/fatbin/mapped_memory.h"
+#include "common/config.h"
 #include "common/log.h"
 #include "common/wire/control_generated.h"
+#include "common/wire/internal_calls.h"
 
 namespace rgpu::client {
 
@@ -78,6 +80,31 @@ Result<std::vector<uint8_t>> module_image(const void* wrapper, uint32_t arch) {
   return fatbin::select_for_arch(containers.front(), arch);
 }
 
+const Tunable kByKeyFrom{"RGPU_MODULE_BY_KEY_KB", "64",
+                         "module images at least this large (KiB) are first offered to rgpud's cache by key alone"};
+
+// One ModuleLoad round trip; an empty image asks the server to use its cached copy.
+bool request_load(const ModuleRecord& m, const fatbin::ContentHash& key, std::span<const uint8_t> image,
+                  std::vector<uint8_t>* reply) {
+  flatbuffers::FlatBufferBuilder fbb(image.size() + 4096);
+  std::vector<flatbuffers::Offset<flatbuffers::String>> fnames, vnames;
+  for (auto& k : m.kernels) fnames.push_back(fbb.CreateString(k->name));
+  for (auto& v : m.vars) vnames.push_back(fbb.CreateString(v->name));
+  auto req = wire::fb::CreateModuleLoad(fbb, fbb.CreateVector(key.data(), key.size()),
+                                        fbb.CreateVector(image.data(), image.size()), m.id, fbb.CreateVector(fnames),
+                                        fbb.CreateVector(vnames));
+  fbb.Finish(req);
+  return Pipe::get().control_round_trip(static_cast<uint32_t>(wire::fb::ControlType::ModuleLoad),
+                                        {fbb.GetBufferPointer(), fbb.GetSize()}, reply);
+}
+
+// The status of a ModuleLoaded reply, or cudaErrorUnknown when the reply is malformed.
+int32_t loaded_status(const std::vector<uint8_t>& reply) {
+  flatbuffers::Verifier verifier(reply.data(), reply.size());
+  if (!verifier.VerifyBuffer<wire::fb::ModuleLoaded>(nullptr)) return cudaErrorUnknown;
+  return flatbuffers::GetRoot<wire::fb::ModuleLoaded>(reply.data())->status();
+}
+
 }  // namespace
 
 cudaError_t ModuleRegistry::ensure_loaded(ModuleRecord* m) {
@@ -98,17 +125,14 @@ cudaError_t ModuleRegistry::ensure_loaded(ModuleRecord* m) {
     return m->load_status = cudaErrorInvalidKernelImage;
   }
 
-  flatbuffers::FlatBufferBuilder fbb(image->size() + 4096);
-  std::vector<flatbuffers::Offset<flatbuffers::String>> fnames, vnames;
-  for (auto& k : m->kernels) fnames.push_back(fbb.CreateString(k->name));
-  for (auto& v : m->vars) vnames.push_back(fbb.CreateString(v->name));
-  auto req = wire::fb::CreateModuleLoad(fbb, fatbin::content_hash(*image), fbb.CreateVector(*image), m->id,
-                                        fbb.CreateVector(fnames), fbb.CreateVector(vnames));
-  fbb.Finish(req);
-
+  // Large images go by key first: the server's module cache usually has them already.
+  fatbin::ContentHash key = fatbin::content_hash(*image);
   std::vector<uint8_t> reply;
-  if (!pipe.control_round_trip(static_cast<uint32_t>(wire::fb::ControlType::ModuleLoad),
-                               {fbb.GetBufferPointer(), fbb.GetSize()}, &reply))
+  bool by_key = image->size() >= static_cast<size_t>(kByKeyFrom.get_int()) * 1024;
+  if (!request_load(*m, key, by_key ? std::span<const uint8_t>() : std::span<const uint8_t>(*image), &reply))
+    return m->load_status = cudaErrorNoDevice;
+  if (by_key && loaded_status(reply) == wire::kModuleImageNeeded &&
+      !request_load(*m, key, *image, &reply))
     return m->load_status = cudaErrorNoDevice;
   flatbuffers::Verifier verifier(reply.data(), reply.size());
   if (!verifier.VerifyBuffer<wire::fb::ModuleLoaded>(nullptr)) return m->load_status = cudaErrorUnknown;

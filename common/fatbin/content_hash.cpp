@@ -1,17 +1,27 @@
-// content_hash: FNV-1a 64 over a module's bytes, the key under which modules are cached.
+// content_hash: SHA-256 of a module's bytes, the key under which rgpud's module cache keeps it.
+// A cryptographic hash, since the cache is shared by tenants: one must not be able to craft an
+// image that another's key finds.
+#include <openssl/sha.h>
+
 #include "common/fatbin/fatbin.h"
 
 namespace rgpu::fatbin {
 
-uint64_t content_hash(std::span<const uint8_t> bytes) {
-  constexpr uint64_t kOffsetBasis = 0xcbf29ce484222325ull;
-  constexpr uint64_t kPrime = 0x100000001b3ull;
-  uint64_t hash = kOffsetBasis;
-  for (uint8_t byte : bytes) {
-    hash ^= byte;
-    hash *= kPrime;
+ContentHash content_hash(std::span<const uint8_t> bytes) {
+  ContentHash h{};
+  SHA256(bytes.data(), bytes.size(), h.data());
+  return h;
+}
+
+std::string to_hex(const ContentHash& h) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  s.reserve(h.size() * 2);
+  for (uint8_t b : h) {
+    s += digits[b >> 4];
+    s += digits[b & 15];
   }
-  return hash;
+  return s;
 }
 
 }  // namespace rgpu::fatbin

@@ -10,6 +10,7 @@
 // a Status that says what is wrong, never a crash.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -61,8 +62,10 @@ Result<std::vector<uint8_t>> decompress(const Entry& entry);
 // arch <= `arch` as a JIT fallback. Returns the full container when nothing matches.
 std::vector<uint8_t> select_for_arch(const Container& c, uint32_t arch);
 
-// 64-bit content hash (FNV-1a) used to key uploaded modules.
-uint64_t content_hash(std::span<const uint8_t> bytes);
+// SHA-256 of a module image: the key of rgpud's module cache (shared by tenants, so not forgeable).
+using ContentHash = std::array<uint8_t, 32>;
+ContentHash content_hash(std::span<const uint8_t> bytes);
+std::string to_hex(const ContentHash& h);
 
 // Kernel parameter layout read from the image itself (for the emulated backend, which has no
 // cuFuncGetParamInfo): from an ELF's .nv.info.<kernel> EIATTR_KPARAM_INFO, or from PTX .entry

@@ -17,4 +17,8 @@ enum InternalCall : uint32_t {
   kCallMirrorRefresh = 0x52470003,
 };
 
+// ModuleLoaded.status when the client sent only the image's key and the server's cache has no
+// such image: the client sends the load again with the image.
+inline constexpr int32_t kModuleImageNeeded = -1;
+
 }  // namespace rgpu::wire

@@ -3,6 +3,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <algorithm>
+#include <optional>
 #include <thread>
 
 #include "common/log.h"
@@ -13,6 +15,7 @@
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
 #include "server/session/internal_handlers.h"
+#include "server/session/module_cache.h"
 
 namespace rgpu::server {
 
@@ -182,7 +185,9 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
   if (!verifier.VerifyBuffer<wire::fb::ModuleLoad>(nullptr))
     return RGPU_ERROR(kProtocol, "malformed ModuleLoad message");
   auto* req = flatbuffers::GetRoot<wire::fb::ModuleLoad>(payload.data());
-  if (!req->image()) return RGPU_ERROR(kProtocol, "ModuleLoad without an image");
+  fatbin::ContentHash key{};
+  if (!req->sha256() || req->sha256()->size() != key.size()) return RGPU_ERROR(kProtocol, "ModuleLoad without its SHA-256");
+  std::copy(req->sha256()->begin(), req->sha256()->end(), key.begin());
   std::vector<std::string> fnames, vnames;
   if (req->function_names())
     for (auto* s : *req->function_names()) fnames.emplace_back(s->str());
@@ -191,8 +196,26 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
   if (req->module_id() >= (uint64_t{1} << 40) || fnames.size() >= (size_t{1} << 20))
     return RGPU_ERROR(kProtocol, "ModuleLoad ids out of range");
 
+  // The image comes with the message, or from the cache when the client sent only its key.
+  std::span<const uint8_t> image;
+  std::optional<std::vector<uint8_t>> cached;
+  if (req->image() && req->image()->size() > 0) {
+    image = {req->image()->data(), req->image()->size()};
+    if (fatbin::content_hash(image) != key) return RGPU_ERROR(kProtocol, "ModuleLoad image does not match its SHA-256");
+    ModuleCache::get().store(key, image);
+  } else {
+    cached = ModuleCache::get().find(key);
+    if (!cached) {
+      flatbuffers::FlatBufferBuilder fbb;
+      fbb.Finish(wire::fb::CreateModuleLoaded(fbb, req->module_id(), wire::kModuleImageNeeded));
+      return send(wire::FrameKind::kControl, static_cast<uint32_t>(wire::fb::ControlType::ModuleLoaded), seq,
+                  {fbb.GetBufferPointer(), fbb.GetSize()});
+    }
+    image = *cached;
+  }
+
   LoadedModule module;
-  int32_t status = backend_.load_module({req->image()->data(), req->image()->size()}, fnames, vnames, &module);
+  int32_t status = backend_.load_module(image, fnames, vnames, &module);
 
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::fb::FunctionInfo>> fns;
@@ -210,7 +233,7 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
   }
   RGPU_LOG_DEBUG("session %llu: module %llu loaded (%zu bytes, %zu kernels): status %d",
                  static_cast<unsigned long long>(id_), static_cast<unsigned long long>(req->module_id()),
-                 static_cast<size_t>(req->image()->size()), fnames.size(), status);
+                 image.size(), fnames.size(), status);
   fbb.Finish(wire::fb::CreateModuleLoaded(fbb, req->module_id(), status, fbb.CreateVector(fns), fbb.CreateVector(vars)));
   return send(wire::FrameKind::kControl, static_cast<uint32_t>(wire::fb::ControlType::ModuleLoaded), seq,
               {fbb.GetBufferPointer(), fbb.GetSize()});

@@ -144,7 +144,8 @@ std::vector<uint8_t> valid_frame_stream() {
   flatbuffers::FlatBufferBuilder b;
   const std::vector<uint8_t> image(64, 0x7F);
   const std::vector<flatbuffers::Offset<flatbuffers::String>> names = {b.CreateString("kernel")};
-  b.Finish(fb::CreateModuleLoadDirect(b, 99, &image, 3, &names, nullptr));
+  const std::vector<uint8_t> key(32, 0x99);
+  b.Finish(fb::CreateModuleLoadDirect(b, &key, &image, 3, &names, nullptr));
   append_control(out, fb::ControlType::ModuleLoad, b);
   append_frame(out, wire::control_header(fb::ControlType::Goodbye, 0), {});
   return out;

@@ -85,7 +85,7 @@ class InputMaker {
     switch (pick(4)) {
       case 0: b.Finish(wire::fb::CreateWelcomeDirect(b, rng_(), "cuda")); break;
       case 1: wire::build_refused(b, "nope"); break;
-      case 2: b.Finish(wire::fb::CreateModuleLoadDirect(b, rng_())); break;
+      case 2: b.Finish(wire::fb::CreateModuleLoadDirect(b, nullptr, nullptr, rng_())); break;
       default: b.Finish(wire::fb::CreateChallengeDirect(b, 1, rng_())); break;
     }
     std::vector<uint8_t> payload(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());

@@ -61,6 +61,7 @@ wait_log() {
   return 1
 }
 
+export RGPU_MODULE_CACHE=$WORK/modules
 start_daemon || exit 1
 export RGPU_SERVER=127.0.0.1:$PORT
 
@@ -68,6 +69,16 @@ export RGPU_SERVER=127.0.0.1:$PORT
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
 rc=$?
 check "api_tour through rgpu run" $rc "$(grep -v '^ok' "$WORK/tour.out" | head -20)"
+
+# 1b. Module upload by key: a miss (empty cache) makes the client send the image, which the server
+# caches; the next client's module then loads from the cache.
+ls "$RGPU_MODULE_CACHE"/*.bin >/dev/null 2>&1
+check "the uploaded module is in the server's cache" $?
+rm -f "$RGPU_MODULE_CACHE"/*.bin
+RGPU_MODULE_BY_KEY_KB=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour2.out" 2>&1
+check "module offered by key, cache miss: the image follows" $? "$(grep -v '^ok' "$WORK/tour2.out" | head)"
+RGPU_MODULE_BY_KEY_KB=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour3.out" 2>&1
+check "module offered by key, cache hit" $? "$(grep -v '^ok' "$WORK/tour3.out" | head)"
 
 # 2. No server: one clear line and CUDA's no-device answers, at once.
 RGPU_SERVER=127.0.0.1:1 client timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
@@ -88,6 +99,18 @@ holder=$!
 for _ in $(seq 400); do grep -q holding "$WORK/hold.out" && break; sleep 0.05; done
 grep -q "holding 1024 MiB" "$WORK/hold.out"
 check "client holds 1024 MiB" $? "$(cat "$WORK/hold.out")"
+# Other tenants work meanwhile, and one tenant's GPU fault touches nobody else.
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/beside.out" 2>&1
+check "another client works beside the one holding memory" $? "$(grep -v '^ok' "$WORK/beside.out" | head)"
+if [[ $BACKEND == cuda ]]; then
+  client timeout 60 "$BIN/rgpu" run -- "$PROGS/illegal_access" >"$WORK/fault.out" 2>&1
+  grep -q "cudaErrorIllegalAddress" "$WORK/fault.out"
+  check "a client's illegal address is reported to that client" $? "$(cat "$WORK/fault.out")"
+  client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/after_fault.out" 2>&1
+  check "after another tenant's fault, a new client works" $? "$(grep -v '^ok' "$WORK/after_fault.out" | head)"
+  kill -0 $holder 2>/dev/null && ! grep -q "session [0-9]* end.*freed 1024.0 MiB" "$LOG"
+  check "the holding client's session survived the other tenant's fault" $?
+fi
 kill -9 $holder
 wait $holder 2>/dev/null
 wait_log "$LOG" "end (client disconnected).*freed 1024.0 MiB in 1 allocations"
