@@ -111,8 +111,7 @@ if [[ $BACKEND == cuda ]]; then
   kill -0 $holder 2>/dev/null && ! grep -q "session [0-9]* end.*freed 1024.0 MiB" "$LOG"
   check "the holding client's session survived the other tenant's fault" $?
 fi
-kill -9 $holder
-wait $holder 2>/dev/null
+{ kill -9 $holder && wait $holder; } 2>/dev/null
 wait_log "$LOG" "end (client disconnected).*freed 1024.0 MiB in 1 allocations"
 check "killed client: session ended and its 1024 MiB were freed" $? "$(tail -3 "$LOG")"
 if [[ $BACKEND == cuda ]]; then
