@@ -118,12 +118,10 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
   if (gen::cudart::is_blocking(h.method)) {
     // A wait must not hold up other client threads' calls: run it beside the session thread.
     // Everything it needs is copied; it only waits on work that was already enqueued.
-    helpers_++;
     std::thread([this, h, p = std::vector<uint8_t>(payload.begin(), payload.end())] {
       bool bad = false;
       execute(h, p, {}, &bad);
       if (bad) conn_.shutdown();
-      helpers_--;
     }).detach();
     return Status::ok();
   }

@@ -86,7 +86,6 @@ class Session {
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
-  std::atomic<int> helpers_{0};
 };
 
 }  // namespace rgpu::server
