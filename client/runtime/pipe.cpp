@@ -162,29 +162,22 @@ void Pipe::fail_all(const std::string& why) {
   wait_cv_.notify_all();
 }
 
-void Pipe::land(uint64_t seq, uint64_t bulk_len) {
+// Receives bulk data into the destination registered under `key` (skipped when none is, or when
+// its size differs). A one-time landing (async D2H) is then dropped and its waiters woken; a
+// mirror's stays for the graph's next launch.
+void Pipe::land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint64_t bulk_len, bool once) {
   Landing l{nullptr, 0};
   {
     std::lock_guard<std::mutex> lock(wait_mu_);
-    auto it = landings_.find(seq);
-    if (it != landings_.end()) l = it->second;
+    auto it = table.find(key);
+    if (it != table.end()) l = it->second;
   }
   Status st = (l.dst && l.len == bulk_len) ? conn_->recv_exact(l.dst, bulk_len) : conn_->skip(bulk_len);
   if (!st.is_ok()) return fail_all(st.message());
+  if (!once) return;
   std::lock_guard<std::mutex> lock(wait_mu_);
-  landings_.erase(seq);
+  table.erase(key);
   wait_cv_.notify_all();
-}
-
-void Pipe::land_mirror(uint64_t mirror, uint64_t bulk_len) {
-  Landing l{nullptr, 0};
-  {
-    std::lock_guard<std::mutex> lock(wait_mu_);
-    auto it = mirrors_.find(mirror);
-    if (it != mirrors_.end()) l = it->second;
-  }
-  Status st = (l.dst && l.len == bulk_len) ? conn_->recv_exact(l.dst, bulk_len) : conn_->skip(bulk_len);
-  if (!st.is_ok()) fail_all(st.message());
 }
 
 void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
@@ -217,11 +210,11 @@ void Pipe::receive_loop() {
     if (!st.is_ok()) return fail_all(st.code() == Code::kClosed ? "the server closed the connection" : st.message());
     auto kind = static_cast<wire::FrameKind>(h.kind);
     if (kind == wire::FrameKind::kData && h.payload_len == 0) {
-      land(h.seq, h.bulk_len);
+      land(landings_, h.seq, h.bulk_len, true);
       continue;
     }
     if (kind == wire::FrameKind::kMirror && h.payload_len == 0) {
-      land_mirror(h.seq, h.bulk_len);
+      land(mirrors_, h.seq, h.bulk_len, false);
       continue;
     }
     if (kind == wire::FrameKind::kReply || kind == wire::FrameKind::kControl) {

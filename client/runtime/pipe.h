@@ -71,8 +71,11 @@ class Pipe {
   void connect();
   void receive_loop();
   void fail_all(const std::string& why);
-  void land(uint64_t seq, uint64_t bulk_len);
-  void land_mirror(uint64_t mirror, uint64_t bulk_len);
+  struct Landing {
+    void* dst;
+    size_t len;
+  };
+  void land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint64_t bulk_len, bool once);
   void run_callback(uint64_t seq, std::span<const uint8_t> payload);
 
   std::unique_ptr<transport::Connection> conn_;
@@ -88,10 +91,6 @@ class Pipe {
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   std::unordered_map<uint64_t, Waiter*> waiters_;
-  struct Landing {
-    void* dst;
-    size_t len;
-  };
   std::unordered_map<uint64_t, Landing> landings_;
   struct Callback {
     std::function<void()> fn;
