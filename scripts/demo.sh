@@ -4,13 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C build -j"$(nproc)"
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build-release -j"$(nproc)"
 
 backend=emulated
 if [[ -e /dev/nvidiactl ]] && ldconfig -p | grep -q 'libcuda\.so\.1'; then backend=cuda; fi
 log=$(mktemp)
-build/bin/rgpud --listen 127.0.0.1:0 --backend "$backend" 2>"$log" &
+build-release/bin/rgpud --listen 127.0.0.1:0 --backend "$backend" 2>"$log" &
 daemon=$!
 trap 'kill $daemon 2>/dev/null' EXIT
 for _ in $(seq 100); do
@@ -21,13 +21,13 @@ done
 [[ -n ${port:-} ]] || { cat "$log"; exit 1; }
 export RGPU_SERVER=127.0.0.1:$port
 echo "== rgpud ($backend backend) on $RGPU_SERVER"
-build/bin/rgpu ls
+build-release/bin/rgpu ls
 if [[ $backend == cuda ]]; then
   echo "== a CUDA program on the remote GPU: vector add"
-  build/bin/rgpu run -- build/tests/gpu/programs/01_vector_add
+  build-release/bin/rgpu run -- build-release/tests/gpu/programs/01_vector_add
 else
   echo "== a CUDA program against the emulated GPU (kernels are accepted, not run): the API tour"
-  build/bin/rgpu run -- build/tests/integration/programs/api_tour | tail -5
+  build-release/bin/rgpu run -- build-release/tests/integration/programs/api_tour | tail -5
 fi
 sleep 0.2
 echo "== rgpud's log"
