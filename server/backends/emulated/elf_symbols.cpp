@@ -32,12 +32,14 @@ bool name_at(std::span<const uint8_t> image, const Elf64_Shdr& strtab, uint64_t 
   return true;
 }
 
-// .nv.info.<kernel> is a list of attributes: u8 format, u8 attribute, then by format nothing
-// (1), a u16 (2, 3) or a u16 size and that many bytes (4).
+// An .nv.info section is a list of attributes: u8 format, u8 attribute, then by format nothing
+// (1), a u16 (2, 3) or a u16 size and that many bytes (4). Calls `use` with each sized one.
 constexpr uint8_t kFormatSized = 4;
-constexpr uint8_t kAttrMaxThreads = 0x05;  // EIATTR_MAX_THREADS: u32 x, y, z
+constexpr uint8_t kAttrMaxThreads = 0x05;  // in .nv.info.<kernel>: u32 x, y, z of __launch_bounds__
+constexpr uint8_t kAttrRegCount = 0x2f;    // in .nv.info: u32 kernel symbol index, u32 registers
 
-Status read_kernel_info(std::span<const uint8_t> info, uint32_t* max_threads) {
+template <typename Use>
+Status for_each_attribute(std::span<const uint8_t> info, Use use) {
   for (size_t at = 0; at + 2 <= info.size();) {
     uint8_t format = info[at], attribute = info[at + 1];
     if (format == 1) {
@@ -51,12 +53,7 @@ Status read_kernel_info(std::span<const uint8_t> info, uint32_t* max_threads) {
       continue;
     }
     if (!in_bounds(info, at + 4, value)) return RGPU_ERROR(kInvalidArgument, "cubin: truncated .nv.info");
-    uint32_t dims[3];
-    if (attribute == kAttrMaxThreads && value == sizeof dims) {
-      std::memcpy(dims, info.data() + at + 4, sizeof dims);
-      uint64_t product = uint64_t{dims[0]} * dims[1] * dims[2];
-      if (product > 0 && product < *max_threads) *max_threads = static_cast<uint32_t>(product);
-    }
+    use(attribute, info.subspan(at + 4, value));
     at += 4 + value;
   }
   return Status::ok();
@@ -78,6 +75,7 @@ Result<ElfSymbols> read_elf_symbols(std::span<const uint8_t> image) {
   for (size_t i = 0; i < sections.size(); ++i) read_at(image, eh.e_shoff + i * sizeof(Elf64_Shdr), &sections[i]);
 
   ElfSymbols out;
+  std::span<const uint8_t> info;  // the module-wide .nv.info
   const Elf64_Shdr& names = sections[eh.e_shstrndx];
   for (const Elf64_Shdr& s : sections) {
     std::string_view name;
@@ -85,14 +83,21 @@ Result<ElfSymbols> read_elf_symbols(std::span<const uint8_t> image) {
     out.section_sizes[std::string(name)] = s.sh_size;
     if (s.sh_type != SHT_NOBITS && !in_bounds(image, s.sh_offset, s.sh_size))
       return RGPU_ERROR(kInvalidArgument, "cubin: section '" + std::string(name) + "' out of bounds");
-    constexpr std::string_view kInfo = ".nv.info.";
-    if (name.starts_with(kInfo) && s.sh_type != SHT_NOBITS) {
-      uint32_t max_threads = UINT32_MAX;
-      RGPU_TRY(read_kernel_info(image.subspan(s.sh_offset, s.sh_size), &max_threads));
-      if (max_threads != UINT32_MAX) out.max_threads[std::string(name.substr(kInfo.size()))] = max_threads;
+    constexpr std::string_view kKernelInfo = ".nv.info.";
+    if (name.starts_with(kKernelInfo) && s.sh_type != SHT_NOBITS) {
+      std::string kernel(name.substr(kKernelInfo.size()));
+      RGPU_TRY(for_each_attribute(image.subspan(s.sh_offset, s.sh_size), [&](uint8_t attr, auto value) {
+        uint32_t dims[3];
+        if (attr != kAttrMaxThreads || value.size() != sizeof dims) return;
+        std::memcpy(dims, value.data(), sizeof dims);
+        uint64_t product = uint64_t{dims[0]} * dims[1] * dims[2];
+        if (product > 0 && product <= UINT32_MAX) out.max_threads[kernel] = static_cast<uint32_t>(product);
+      }));
     }
+    if (name == ".nv.info" && s.sh_type != SHT_NOBITS) info = image.subspan(s.sh_offset, s.sh_size);
   }
 
+  std::vector<std::string_view> symbol_names;  // by symbol index, for .nv.info's references
   for (const Elf64_Shdr& symtab : sections) {
     if (symtab.sh_type != SHT_SYMTAB) continue;
     if (symtab.sh_entsize != sizeof(Elf64_Sym) || symtab.sh_link >= sections.size())
@@ -101,10 +106,11 @@ Result<ElfSymbols> read_elf_symbols(std::span<const uint8_t> image) {
     for (uint64_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
       Elf64_Sym sym;
       read_at(image, symtab.sh_offset + off, &sym);
-      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections.size())
-        continue;
       std::string_view name;
       if (!name_at(image, strtab, sym.st_name, &name)) return RGPU_ERROR(kInvalidArgument, "cubin: bad symbol name");
+      symbol_names.push_back(name);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= sections.size())
+        continue;
       const Elf64_Shdr& home = sections[sym.st_shndx];
       ElfObject object{sym.st_size, {}};
       if (home.sh_type != SHT_NOBITS) {
@@ -117,6 +123,13 @@ Result<ElfSymbols> read_elf_symbols(std::span<const uint8_t> image) {
       out.objects[std::string(name)] = object;
     }
   }
+
+  RGPU_TRY(for_each_attribute(info, [&](uint8_t attr, auto value) {
+    uint32_t entry[2];  // kernel symbol index, registers per thread
+    if (attr != kAttrRegCount || value.size() != sizeof entry) return;
+    std::memcpy(entry, value.data(), sizeof entry);
+    if (entry[0] < symbol_names.size()) out.registers[std::string(symbol_names[entry[0]])] = entry[1];
+  }));
   return out;
 }
 

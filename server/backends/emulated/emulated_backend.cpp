@@ -14,12 +14,15 @@
 
 namespace rgpu::server::emulated {
 
+constexpr uint32_t kDefaultRegistersPerThread = 32;  // for kernels known only from PTX
+
 struct FunctionRecord {
   std::string name;
   std::vector<KernelParam> params;
   uint32_t args_size = 0;      // bytes of the packed argument buffer: the end of the last parameter
   uint32_t static_shared = 0;  // bytes of the kernel's __shared__ variables
   uint32_t max_threads = kMaxThreadsPerBlock;  // per block: the device's, or its __launch_bounds__
+  uint32_t registers = kDefaultRegistersPerThread;  // per thread: the cubin's count, if it has one
   // Settable attributes (atomics: set from one thread while another launches).
   std::atomic<int> max_dynamic_shared{0};  // cudaFuncAttributeMaxDynamicSharedMemorySize
   std::atomic<int> carveout{-1};           // cudaFuncAttributePreferredSharedMemoryCarveout
@@ -35,7 +38,14 @@ struct ModuleRecord {
 namespace {
 
 constexpr uint32_t kArch = kComputeMajor * 10 + kComputeMinor;
-constexpr int kRegistersPerThread = 32;  // what function_attributes reports (and occupancy assumes)
+constexpr uint32_t kRegistersPerSm = 65536;
+
+// Registers a block holds: per thread rounded up to 8, per warp rounded up to 256 (sm_90).
+uint64_t block_registers(uint32_t registers_per_thread, int block_size) {
+  uint64_t per_warp = (uint64_t{registers_per_thread} + 7) / 8 * 8 * kWarpSize;
+  per_warp = (per_warp + 255) / 256 * 256;
+  return per_warp * static_cast<uint64_t>((block_size + kWarpSize - 1) / kWarpSize);
+}
 
 bool valid_dims(const uint32_t grid[3], const uint32_t block[3], uint32_t max_threads) {
   for (int i = 0; i < 3; ++i) {
@@ -45,11 +55,13 @@ bool valid_dims(const uint32_t grid[3], const uint32_t block[3], uint32_t max_th
   return uint64_t{block[0]} * block[1] * block[2] <= max_threads;
 }
 
-// Resident blocks per SM: bounded by threads (whole warps), the block limit, and shared memory.
+// Resident blocks per SM: bounded by threads (whole warps), the block limit, registers and
+// shared memory.
 int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) {
   if (block_size > static_cast<int>(f.max_threads) || dynamic_smem > static_cast<size_t>(f.max_dynamic_shared)) return 0;
   int warps = (block_size + kWarpSize - 1) / kWarpSize;
   int blocks = std::min(kMaxThreadsPerMultiProcessor / (warps * kWarpSize), kMaxBlocksPerMultiProcessor);
+  blocks = std::min<int>(blocks, static_cast<int>(kRegistersPerSm / block_registers(f.registers, block_size)));
   size_t smem = f.static_shared + dynamic_smem + kReservedSharedMemPerBlock;
   return std::min<int>(blocks, static_cast<int>(kSharedMemPerMultiProcessor / smem));
 }
@@ -106,6 +118,7 @@ int32_t EmulatedBackend::load_module(std::span<const uint8_t> image, const std::
     f->max_dynamic_shared = std::max(0, kSharedMemPerBlock - static_cast<int>(f->static_shared));
     if (auto bound = img.max_threads.find(name); bound != img.max_threads.end())
       f->max_threads = std::min(f->max_threads, bound->second);
+    if (auto regs = img.registers.find(name); regs != img.registers.end()) f->registers = regs->second;
     records.push_back(std::move(f));
   }
 
@@ -181,13 +194,14 @@ int32_t EmulatedBackend::launch(const LaunchRequest& request) {
   // CUDA 12 said cudaErrorInvalidConfiguration for some).
   if (!valid_dims(request.grid, request.block, f->max_threads)) return cudaErrorInvalidValue;
   if (request.shared_mem > static_cast<uint32_t>(f->max_dynamic_shared)) return cudaErrorInvalidValue;
+  int block_size = static_cast<int>(request.block[0] * request.block[1] * request.block[2]);
+  if (block_registers(f->registers, block_size) > kRegistersPerSm) return cudaErrorLaunchOutOfResources;
   if (request.args.size() != f->args_size) {
     RGPU_LOG_WARN("emulated backend: %s: %zu argument bytes, the layout needs %u", f->name.c_str(),
                   request.args.size(), f->args_size);
     return cudaErrorInvalidValue;
   }
   if (request.cooperative) {
-    int block_size = static_cast<int>(request.block[0] * request.block[1] * request.block[2]);
     uint64_t blocks = uint64_t{request.grid[0]} * request.grid[1] * request.grid[2];
     if (blocks > uint64_t(blocks_per_sm(*f, block_size, request.shared_mem)) * kMultiProcessorCount)
       return cudaErrorCooperativeLaunchTooLarge;
@@ -211,8 +225,10 @@ int32_t EmulatedBackend::function_attributes(void* function, cudaFuncAttributes*
   if (!out) return cudaErrorInvalidValue;
   std::memset(out, 0, sizeof *out);
   out->sharedSizeBytes = f->static_shared;
-  out->maxThreadsPerBlock = static_cast<int>(f->max_threads);
-  out->numRegs = kRegistersPerThread;
+  // As CUDA reports it: the launch bound, or fewer when the registers run out first.
+  uint64_t register_bound = kRegistersPerSm / block_registers(f->registers, kWarpSize) * kWarpSize;
+  out->maxThreadsPerBlock = static_cast<int>(std::min<uint64_t>(f->max_threads, register_bound));
+  out->numRegs = static_cast<int>(f->registers);
   out->ptxVersion = static_cast<int>(kArch);
   out->binaryVersion = static_cast<int>(kArch);
   out->maxDynamicSharedSizeBytes = f->max_dynamic_shared;

@@ -48,6 +48,7 @@ cudaError_t read_cubin(std::span<const uint8_t> cubin, ModuleImage* out) {
   for (const auto& k : out->kernels)
     if (uint32_t shared = static_shared_size(symbols.value(), k.name)) out->static_shared[k.name] = shared;
   out->max_threads = std::move(symbols.value().max_threads);
+  out->registers = std::move(symbols.value().registers);
   for (const auto& [name, object] : symbols.value().objects)
     out->variables[name] = {object.size, {object.initial.begin(), object.initial.end()}};
   return cudaSuccess;

@@ -24,6 +24,7 @@ struct ModuleImage {
   std::vector<fatbin::KernelParams> kernels;
   std::unordered_map<std::string, uint32_t> static_shared;  // bytes, by kernel (absent: none)
   std::unordered_map<std::string, uint32_t> max_threads;    // by kernel (absent: the device's)
+  std::unordered_map<std::string, uint32_t> registers;      // per thread, by kernel (absent: unknown)
   std::unordered_map<std::string, ModuleVariable> variables;
   std::unordered_map<std::string, std::string> unreadable;  // variables it cannot emulate: why
 };

@@ -155,6 +155,7 @@ TEST_CASE_METHOD(FreshDevices, "a raw cubin and PTX text load too", "[emulated]"
   cudaFuncAttributes a;
   REQUIRE(backend.function_attributes(p.functions[2].handle, &a) == cudaSuccess);
   CHECK(a.sharedSizeBytes == 1024);
+  CHECK(a.numRegs == 32);  // PTX says nothing of registers: a plausible default
   REQUIRE(backend.function_attributes(p.functions[4].handle, &a) == cudaSuccess);
   CHECK(a.maxThreadsPerBlock == 256);  // .maxntid
   REQUIRE(backend.unload_module(p.handle) == cudaSuccess);
@@ -240,6 +241,34 @@ TEST_CASE_METHOD(FreshDevices, "launches are validated against the device limits
   REQUIRE(backend.unload_module(m.handle) == cudaSuccess);
 }
 
+TEST_CASE_METHOD(FreshDevices, "registers bound the block size and the occupancy", "[emulated]") {
+  emu::EmulatedBackend backend;
+  std::vector<uint8_t> image = fixture("kernels.fatbin");
+  LoadedModule m;
+  REQUIRE(backend.load_module(image, {"register_hungry"}, {}, &m) == cudaSuccess);
+  void* f = m.functions[0].handle;
+  cudaFuncAttributes a;
+  REQUIRE(backend.function_attributes(f, &a) == cudaSuccess);
+  INFO("registers per thread " << a.numRegs);
+  REQUIRE(a.numRegs > 128);
+  // A warp holds numRegs * 32 registers (rounded to 256); a block at most 65536 of them.
+  int warp_registers = (a.numRegs * 32 + 255) / 256 * 256;
+  int max_block = 65536 / warp_registers * 32;
+  CHECK(a.maxThreadsPerBlock == max_block);  // CUDA reports the register-bound limit (384 on an H200)
+  std::vector<uint8_t> args(16);
+  LaunchRequest r = request_for(m.functions[0], args);
+  r.block[0] = static_cast<uint32_t>(max_block);
+  CHECK(backend.launch(r) == cudaSuccess);
+  r.block[0] = static_cast<uint32_t>(max_block + 32);
+  CHECK(backend.launch(r) == cudaErrorLaunchOutOfResources);
+  int blocks = -1;
+  REQUIRE(backend.occupancy_max_active_blocks(f, max_block, 0, 0, &blocks) == cudaSuccess);
+  CHECK(blocks == 1);
+  REQUIRE(backend.occupancy_max_active_blocks(f, 64, 0, 0, &blocks) == cudaSuccess);
+  CHECK(blocks == 65536 / (2 * warp_registers));
+  REQUIRE(backend.unload_module(m.handle) == cudaSuccess);
+}
+
 TEST_CASE_METHOD(FreshDevices, "launches on a capturing stream replay with the graph", "[emulated]") {
   emu::EmulatedBackend backend;
   std::vector<uint8_t> image = fixture("kernels.fatbin");
@@ -297,7 +326,7 @@ TEST_CASE_METHOD(FreshDevices, "function attributes and occupancy", "[emulated]"
   REQUIRE(backend.function_attributes(with_shared, &a) == cudaSuccess);
   CHECK(a.sharedSizeBytes == 1024);
   CHECK(a.maxThreadsPerBlock == 1024);
-  CHECK(a.numRegs == 32);
+  CHECK(a.numRegs == 12);  // the cubin's EIATTR_REGCOUNT (nvcc 13, sm_90)
   CHECK(a.binaryVersion == 90);
   CHECK(a.maxDynamicSharedSizeBytes == 47 * 1024);
   CHECK(a.preferredShmemCarveout == -1);

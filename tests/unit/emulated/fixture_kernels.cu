@@ -25,6 +25,20 @@ extern "C" __global__ void with_shared(float* out) {
 
 extern "C" __global__ void __launch_bounds__(256) bounded(int* out) { out[threadIdx.x] = 1; }
 
+// Keeps many values live: ptxas gives it 168 registers a thread (nvcc 13, sm_90), so at most 12
+// warps fit in a block's 64 Ki registers.
+extern "C" __global__ void register_hungry(float* out, const float* in) {
+  float v[160];
+#pragma unroll
+  for (int i = 0; i < 160; ++i) v[i] = in[i * blockDim.x + threadIdx.x];
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < 160; ++i)
+#pragma unroll
+    for (int j = i; j < 160; j += 37) s += v[i] * v[j];
+  out[threadIdx.x] = s;
+}
+
 __global__ void scale(int n, const float* x, float* y) {  // a C++ (mangled) name
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = 2.0f * x[i];
