@@ -9,6 +9,7 @@
 
 #include "client/runtime/settings.h"
 #include "common/log.h"
+#include "common/wire/control.h"
 #include "gen/cudart/cudart_ids.h"
 
 namespace rgpu::client {
@@ -225,11 +226,13 @@ void Pipe::receive_loop() {
         if (it != waiters_.end()) w = it->second;
       }
       if (kind == wire::FrameKind::kControl && !w) {
-        // An unsolicited control message is the server's fatal error notice.
+        // An unsolicited control message is the server's notice that it ends the session.
         scratch.resize(h.payload_len);
         st = conn_->recv_exact(scratch.data(), h.payload_len);
         if (!st.is_ok()) return fail_all(st.message());
-        return fail_all("the server ended the session (control message " + std::to_string(h.method) + ")");
+        auto error = wire::verify_control<wire::fb::Error>(scratch);
+        return fail_all(error.is_ok() ? "the server ended the session: " + std::string(wire::view((*error)->reason()))
+                                      : "the server ended the session");
       }
       std::vector<uint8_t>& buf = (w && w->payload) ? *w->payload : scratch;
       buf.resize(h.payload_len);

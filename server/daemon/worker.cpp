@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "common/log.h"
+#include "common/wire/control.h"
 #include "common/wire/frame.h"
 #include "gen/cudart/cudart_ids.h"
 #include "server/backends/backend.h"
@@ -60,6 +61,13 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   if (!output.is_ok()) RGPU_LOG_WARN("device printf output will not reach the client: %s", output.status().message().c_str());
   Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr);
   Status end = session.run();
+  if (!end.is_ok() && end.code() != Code::kClosed) {
+    // Tell the client why its session ends (best effort: it may be gone already).
+    flatbuffers::FlatBufferBuilder fbb;
+    wire::build_error(fbb, end.message().substr(0, end.message().find('\n')));
+    (void)session.send(wire::FrameKind::kControl, static_cast<uint32_t>(wire::fb::ControlType::Error), 0,
+                       wire::control_bytes(fbb));
+  }
   const SessionStats& s = session.stats();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string how = end.is_ok() ? "client disconnected" : end.message().substr(0, end.message().find('\n'));

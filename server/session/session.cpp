@@ -127,7 +127,8 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
   }
   execute(h, payload, bulk, &malformed);
   if (malformed)
-    return RGPU_ERROR(kProtocol, std::string("malformed arguments for ") + gen::cudart::call_name(h.method));
+    return RGPU_ERROR(kProtocol, std::string("malformed arguments for ") + gen::cudart::call_name(h.method) + " (id " +
+                                     std::to_string(h.method) + ")");
   return Status::ok();
 }
 

@@ -29,12 +29,13 @@ std::string emit_ids(const Model& m) {
     if (f.has_server) s += "    " + id_name(f) + ",\n";
   }
   s += "};\n\n";
-  s += "// The function name of a call id, or nullptr for an id this library does not know.\n";
+  s += "// The function name of a call id, or \"(unknown call)\" for an id this library does not know\n"
+       "// (never null: it goes straight into messages about peer input).\n";
   s += "inline const char* call_name(uint32_t id) {\n  switch (id) {\n";
   for (const auto& f : m.functions) {
     if (f.has_server) s += "    case " + id_name(f) + ": return \"" + f.name + "\";\n";
   }
-  s += "    default: return nullptr;\n  }\n}\n\n";
+  s += "    default: return \"(unknown call)\";\n  }\n}\n\n";
   s += "// Calls that wait on the GPU; the server runs them on a helper thread.\n";
   s += "inline bool is_blocking(uint32_t id) {\n  switch (id) {\n";
   for (const auto& f : m.functions) {
