@@ -1,0 +1,29 @@
+// The session's handle table: client ids to real handles, per kind; CUDA's reserved stream values
+// pass through.
+#include <catch2/catch.hpp>
+
+#include "server/session/handle_table.h"
+
+using rgpu::server::HandleKind;
+using rgpu::server::HandleTable;
+
+TEST_CASE("handles resolve per kind, builtins pass through, unknown ids fail") {
+  HandleTable t;
+  int stream_obj = 0, event_obj = 0;
+  t.bind(HandleKind::kStream, 0x100, &stream_obj);
+  t.bind(HandleKind::kEvent, 0x100, &event_obj);
+  void* p = nullptr;
+  REQUIRE(t.resolve(HandleKind::kStream, 0x100, &p));
+  CHECK(p == &stream_obj);
+  REQUIRE(t.resolve(HandleKind::kEvent, 0x100, &p));
+  CHECK(p == &event_obj);
+  CHECK_FALSE(t.resolve(HandleKind::kGraph, 0x100, &p));
+  CHECK_FALSE(t.resolve(HandleKind::kStream, 0x110, &p));
+  for (uint64_t builtin : {0, 1, 2}) {
+    REQUIRE(t.resolve(HandleKind::kStream, builtin, &p));
+    CHECK(reinterpret_cast<uint64_t>(p) == builtin);
+  }
+  t.unbind(HandleKind::kStream, 0x100);
+  CHECK_FALSE(t.resolve(HandleKind::kStream, 0x100, &p));
+  CHECK(t.size() == 1);
+}
