@@ -95,7 +95,7 @@ bool request_load(const ModuleRecord& m, const fatbin::ContentHash& key, std::sp
                                         fbb.CreateVector(vnames));
   fbb.Finish(req);
   return Pipe::get().control_round_trip(static_cast<uint32_t>(wire::fb::ControlType::ModuleLoad),
-                                        {fbb.GetBufferPointer(), fbb.GetSize()}, reply);
+                                        {fbb.GetBufferPointer(), fbb.GetSize()}, current_device(), reply);
 }
 
 // The status of a ModuleLoaded reply, or cudaErrorUnknown when the reply is malformed.

@@ -61,24 +61,28 @@ void Pipe::connect() {
   std::thread([this] { receive_loop(); }).detach();
 }
 
+bool Pipe::switch_device_locked(int device) {
+  if (device == pipe_device_) return true;
+  // cudaSetDevice(int) on the server, encoded as its generated stub would, ahead of the call.
+  wire::Encoder e;
+  e.put<int32_t>(device);
+  auto p = e.payload();
+  auto h = wire::make_header(wire::FrameKind::kCall, gen::cudart::k_cudaSetDevice, next_seq_++,
+                             static_cast<uint32_t>(p.size()), 0);
+  Status st = conn_->send_frame(h, p, {});
+  if (!st.is_ok()) {
+    fail_all("sending a call failed: " + st.message());
+    return false;
+  }
+  pipe_device_ = device;
+  return true;
+}
+
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
                      size_t landing_len) {
   if (!available()) return false;
   std::lock_guard<std::mutex> send_lock(send_mu_);
-  if (device != pipe_device_) {
-    // cudaSetDevice(int) on the server, encoded as its generated stub would, ahead of this call.
-    wire::Encoder e;
-    e.put<int32_t>(device);
-    auto p = e.payload();
-    auto sh = wire::make_header(wire::FrameKind::kCall, gen::cudart::k_cudaSetDevice, next_seq_++,
-                                static_cast<uint32_t>(p.size()), 0);
-    Status st = conn_->send_frame(sh, p, {});
-    if (!st.is_ok()) {
-      fail_all("sending a call failed: " + st.message());
-      return false;
-    }
-    pipe_device_ = device;
-  }
+  if (!switch_device_locked(device)) return false;
   uint64_t seq = next_seq_++;
   if (waiter || landing) {
     std::lock_guard<std::mutex> lock(wait_mu_);
@@ -96,12 +100,14 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   return true;
 }
 
-bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, std::vector<uint8_t>* reply) {
+bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device,
+                              std::vector<uint8_t>* reply) {
   if (!available()) return false;
   Waiter w;
   w.payload = reply;
   {
     std::lock_guard<std::mutex> send_lock(send_mu_);
+    if (!switch_device_locked(device)) return false;
     uint64_t seq = next_seq_++;
     {
       std::lock_guard<std::mutex> lock(wait_mu_);

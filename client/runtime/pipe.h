@@ -47,8 +47,9 @@ class Pipe {
   // `device` is the calling thread's current device: the pipe switches the server to it first.
   bool send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing = nullptr,
                  size_t landing_len = 0);
-  // Sends a control message (module upload) and waits for the control reply with the same seq.
-  bool control_round_trip(uint32_t type, std::span<const uint8_t> payload, std::vector<uint8_t>* reply);
+  // Sends a control message (module upload) for `device` and waits for the control reply with the
+  // same seq.
+  bool control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device, std::vector<uint8_t>* reply);
   // Blocks until the waiter's reply (or the loss of the connection) arrives.
   void wait(Waiter& waiter);
   // Waits until no async D2H still in flight lands in [p, p+n): a host range must not be read
@@ -70,6 +71,8 @@ class Pipe {
   Pipe();
   void connect();
   void receive_loop();
+  // Puts the server on `device` ahead of the next frame (send_mu_ held).
+  bool switch_device_locked(int device);
   void fail_all(const std::string& why);
   struct Landing {
     void* dst;

@@ -138,7 +138,17 @@ rc=$?
 [[ $rc != 0 ]] && grep -q "without a token" "$WORK/open.out"
 check "no token off loopback: refuses to start" $? "$(cat "$WORK/open.out")"
 
-# 6. The daemon survived all of it.
+# 6. Two devices behind one session (the emulated backend can offer several).
+if [[ $BACKEND == emulated ]]; then
+  RGPU_EMULATED_DEVICES=2 "$BIN/rgpud" --listen 127.0.0.1:0 --backend emulated >"$WORK/two.log" 2>&1 &
+  PIDS+=($!)
+  wait_log "$WORK/two.log" "listening on"
+  DPORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/two.log")
+  RGPU_SERVER=127.0.0.1:$DPORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/two_devices" >"$WORK/two.out" 2>&1
+  check "each thread's device reaches the server" $? "$(cat "$WORK/two.out")"
+fi
+
+# 7. The daemon survived all of it.
 kill -0 "${PIDS[0]}" 2>/dev/null
 check "rgpud still serving" $?
 
