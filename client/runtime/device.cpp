@@ -10,6 +10,8 @@
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/memory_map.h"
+#include "client/runtime/modules.h"
 #include "client/runtime/pipe.h"
 #include "gen/cudart/cudart_remote.h"
 
@@ -135,4 +137,14 @@ extern "C" cudaError_t cudaDriverGetVersion(int* driverVersion) {
   }
   *driverVersion = cached;
   return cudaSuccess;
+}
+
+extern "C" cudaError_t cudaDeviceReset(void) {
+  cudaError_t st = rgpu::gen::cudart::remote::cudaDeviceReset();
+  if (st == cudaSuccess) {
+    // The reset destroyed the device's allocations and modules on the server.
+    rgpu::client::MemoryMap::get().remove_device_all(rgpu::client::current_device());
+    rgpu::client::ModuleRegistry::get().forget_uploads();
+  }
+  return cudart_finish(st);
 }

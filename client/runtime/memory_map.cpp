@@ -21,6 +21,11 @@ bool MemoryMap::remove_device(const void* base) {
   return device_.erase(reinterpret_cast<uintptr_t>(base)) > 0;
 }
 
+void MemoryMap::remove_device_all(int device) {
+  std::unique_lock lock(mu_);
+  std::erase_if(device_, [device](const auto& kv) { return kv.second.device == device; });
+}
+
 std::optional<Region> MemoryMap::find_device(const void* p) const {
   std::shared_lock lock(mu_);
   return find_in(device_, p);

@@ -25,6 +25,8 @@ class MemoryMap {
 
   void add_device(const void* base, size_t size, int device);
   bool remove_device(const void* base);
+  // Forgets every allocation of `device` (cudaDeviceReset freed them).
+  void remove_device_all(int device);
   // The device allocation containing p, if any.
   std::optional<Region> find_device(const void* p) const;
 

@@ -57,6 +57,14 @@ void ModuleRegistry::add_var(ModuleRecord* m, const void* host_var, const char* 
   m->vars.push_back(std::move(v));
 }
 
+void ModuleRegistry::forget_uploads() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& m : modules_) {
+    std::lock_guard<std::mutex> module_lock(m->load_mu);
+    m->load_tried = false;
+  }
+}
+
 KernelRecord* ModuleRegistry::kernel(const void* p) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = kernels_.find(p);

@@ -66,6 +66,8 @@ class ModuleRegistry {
 
   // Uploads the module if not done yet; returns the load's status.
   cudaError_t ensure_loaded(ModuleRecord* m);
+  // After cudaDeviceReset the server's modules are gone: every module uploads again on next use.
+  void forget_uploads();
 
  private:
   std::mutex mu_;

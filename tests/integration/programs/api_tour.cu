@@ -143,6 +143,18 @@ int main() {
   CUDA_OK(cudaFree(a));
   CUDA_OK(cudaFree(b));
   CUDA_OK(cudaDeviceSynchronize());
+
+  // A device reset mid-program: modules upload again, symbols and launches work afterwards.
+  CUDA_OK(cudaDeviceReset());
+  float* c = nullptr;
+  CUDA_OK(cudaMalloc(&c, 1024 * sizeof(float)));
+  CUDA_OK(cudaMemcpyToSymbol(table, values, sizeof values));
+  CUDA_OK(cudaMemcpyFromSymbol(readback, table, sizeof readback));
+  CHECK(std::memcmp(values, readback, sizeof values) == 0, "constant symbol after a device reset");
+  scale<<<4, 256>>>(c, 1024, 1.f);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaFree(c));
+  CUDA_OK(cudaDeviceSynchronize());
   std::printf("%s: %d failure(s)\n", failures ? "api_tour FAIL" : "api_tour PASS", failures);
   return failures ? 1 : 0;
 }
