@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C build-release -j"$(nproc)"
+# Only what the demo runs: the daemon, the command, the client library and the CUDA programs.
+ninja -C build-release -j"$(nproc)" rgpud rgpu rgpu_cudart rgpu_integration_programs rgpu_gpu_programs
 
 backend=emulated
 if [[ -e /dev/nvidiactl ]] && ldconfig -p | grep -q 'libcuda\.so\.1'; then backend=cuda; fi
