@@ -32,6 +32,8 @@ struct MirroredInput {
 };
 using Inputs = std::shared_ptr<const std::vector<MirroredInput>>;
 
+// Captures by stream. A capture spans several streams when one waits on an event recorded in a
+// capturing stream (CUDA's cross-stream capture): the joined stream's host copies belong to it.
 class CaptureRegistry {
  public:
   static CaptureRegistry& get() {
@@ -40,23 +42,45 @@ class CaptureRegistry {
   }
   void begin(cudaStream_t s) {
     std::lock_guard<std::mutex> lock(mu_);
-    capturing_[key(s)];
+    capturing_[key(s)] = std::make_shared<Capture>();
+    any_.store(true, std::memory_order_release);
   }
   bool capturing(cudaStream_t s) {
+    if (!any_.load(std::memory_order_acquire)) return false;
     std::lock_guard<std::mutex> lock(mu_);
     return capturing_.count(key(s)) > 0;
   }
   void add_input(cudaStream_t s, MirroredInput in) {
     std::lock_guard<std::mutex> lock(mu_);
-    capturing_[key(s)].push_back(in);
+    if (auto it = capturing_.find(key(s)); it != capturing_.end()) it->second->inputs.push_back(in);
   }
-  // Ends the capture; the graph (when one was made) keeps its inputs.
+  // An event recorded in a capturing stream carries that capture to streams that wait on it.
+  // Event records and waits are frequent: while nothing is captured they cost one atomic load
+  // (the events of ended captures expire with them).
+  void recorded(cudaEvent_t e, cudaStream_t s) {
+    if (!any_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = capturing_.find(key(s));
+    if (it == capturing_.end()) events_.erase(key(e));
+    else events_[key(e)] = it->second;
+  }
+  void waited(cudaStream_t s, cudaEvent_t e) {
+    if (!any_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = events_.find(key(e));
+    if (it == events_.end() || capturing_.count(key(s))) return;
+    if (auto capture = it->second.lock()) capturing_[key(s)] = capture;
+  }
+  // Ends the capture (on every stream that joined it); the graph, when one was made, keeps its
+  // inputs.
   void end(cudaStream_t s, cudaGraph_t graph) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = capturing_.find(key(s));
     if (it == capturing_.end()) return;
-    if (graph) graphs_[key(graph)] = std::make_shared<const std::vector<MirroredInput>>(std::move(it->second));
-    capturing_.erase(it);
+    std::shared_ptr<Capture> capture = it->second;
+    std::erase_if(capturing_, [&](const auto& kv) { return kv.second == capture; });
+    any_.store(!capturing_.empty(), std::memory_order_release);
+    if (graph) graphs_[key(graph)] = std::make_shared<const std::vector<MirroredInput>>(std::move(capture->inputs));
   }
   void instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,15 +103,20 @@ class CaptureRegistry {
   uint64_t new_mirror() { return next_mirror_.fetch_add(1); }
 
  private:
+  struct Capture {
+    std::vector<MirroredInput> inputs;
+  };
   template <typename H>
   static uint64_t key(H h) {
     return reinterpret_cast<uint64_t>(h);
   }
   std::mutex mu_;
-  std::unordered_map<uint64_t, std::vector<MirroredInput>> capturing_;
+  std::unordered_map<uint64_t, std::shared_ptr<Capture>> capturing_;
+  std::unordered_map<uint64_t, std::weak_ptr<Capture>> events_;
   std::unordered_map<uint64_t, Inputs> graphs_;
   std::unordered_map<uint64_t, Inputs> execs_;
   std::atomic<uint64_t> next_mirror_{1};
+  std::atomic<bool> any_{false};  // some stream is capturing
 };
 
 cudaError_t begin_capture(cudaError_t st, cudaStream_t stream) {
@@ -211,4 +240,34 @@ extern "C" cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHost
   (void)pNodeParams;
   rgpu::client::report_unsupported("cudaGraphHostNodeGetParams");
   return cudart_finish(cudaErrorNotSupported);
+}
+
+namespace {
+cudaError_t record(cudaError_t st, cudaEvent_t event, cudaStream_t stream) {
+  if (st == cudaSuccess) CaptureRegistry::get().recorded(event, stream);
+  return cudart_finish(st);
+}
+cudaError_t wait(cudaError_t st, cudaStream_t stream, cudaEvent_t event) {
+  if (st == cudaSuccess) CaptureRegistry::get().waited(stream, event);
+  return cudart_finish(st);
+}
+}  // namespace
+
+extern "C" cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  return record(remote::cudaEventRecord(event, stream), event, stream);
+}
+extern "C" cudaError_t cudaEventRecord_ptsz(cudaEvent_t event, cudaStream_t stream) {
+  return record(remote::cudaEventRecord_ptsz(event, stream), event, stream);
+}
+extern "C" cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  return record(remote::cudaEventRecordWithFlags(event, stream, flags), event, stream);
+}
+extern "C" cudaError_t cudaEventRecordWithFlags_ptsz(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  return record(remote::cudaEventRecordWithFlags_ptsz(event, stream, flags), event, stream);
+}
+extern "C" cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  return wait(remote::cudaStreamWaitEvent(stream, event, flags), stream, event);
+}
+extern "C" cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  return wait(remote::cudaStreamWaitEvent_ptsz(stream, event, flags), stream, event);
 }

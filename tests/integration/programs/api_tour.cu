@@ -129,6 +129,35 @@ int main() {
   CUDA_OK(cudaGraphLaunch(exec, s));
   CUDA_OK(cudaStreamSynchronize(s));
 
+  // A capture across two streams (fork/join through events); the joined stream's D2H copy comes
+  // back to host memory each time the graph runs.
+  cudaStream_t s2;
+  cudaEvent_t fork_ev, join_ev;
+  CUDA_OK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  CUDA_OK(cudaEventCreateWithFlags(&fork_ev, cudaEventDisableTiming));
+  CUDA_OK(cudaEventCreateWithFlags(&join_ev, cudaEventDisableTiming));
+  std::vector<float> joined(256, -1.f);
+  cudaGraph_t graph2;
+  cudaGraphExec_t exec2;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CUDA_OK(cudaEventRecord(fork_ev, s));
+  CUDA_OK(cudaStreamWaitEvent(s2, fork_ev, 0));
+  CUDA_OK(cudaMemcpyAsync(joined.data(), b, joined.size() * sizeof(float), cudaMemcpyDeviceToHost, s2));
+  CUDA_OK(cudaEventRecord(join_ev, s2));
+  CUDA_OK(cudaStreamWaitEvent(s, join_ev, 0));
+  CUDA_OK(cudaStreamEndCapture(s, &graph2));
+  CUDA_OK(cudaGraphInstantiate(&exec2, graph2, 0));
+  for (int round = 0; round < 2; ++round) {
+    std::vector<float> fill(256, static_cast<float>(round + 5));
+    CUDA_OK(cudaMemcpy(b, fill.data(), fill.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaGraphLaunch(exec2, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    CHECK(joined == fill, "a copy on a stream that joined the capture lands at each launch");
+  }
+  CUDA_OK(cudaGraphExecDestroy(exec2));
+  CUDA_OK(cudaGraphDestroy(graph2));
+  CUDA_OK(cudaStreamDestroy(s2));
+
   size_t free_mem = 0, total_mem = 0;
   CUDA_OK(cudaMemGetInfo(&free_mem, &total_mem));
   CHECK(free_mem < total_mem, "memory info reflects allocations");
