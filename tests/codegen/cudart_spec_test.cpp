@@ -66,9 +66,12 @@ TEST_CASE("the coverage report accounts for every export exactly once") {
   CHECK(names == exports());
   std::string report = read_file(RGPU_CUDART_COVERAGE);
   CHECK_THAT(report, Catch::Contains("| total | 422 |"));
-  int forwarded = 0;
-  for (const auto& [name, row] : rows) forwarded += row.category.rfind("forwarded", 0) == 0;
-  CHECK(forwarded > 100);  // the bulk of the runtime is generated, not hand-written
+  int forwarded = 0, hand_written = 0;
+  for (const auto& [name, row] : rows) {
+    forwarded += row.category.rfind("forwarded", 0) == 0;
+    hand_written += row.category.rfind("hand-written", 0) == 0;
+  }
+  CHECK(forwarded > hand_written);  // the bulk of what travels is generated, not hand-written
 }
 
 TEST_CASE("the hand-written functions are where the contract puts them") {
