@@ -180,7 +180,9 @@ Status send_refused(Connection& connection, std::string_view reason) {
   return send_control(connection, fb::ControlType::Refused, builder);
 }
 
-Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token, Welcome* out) {
+namespace {
+Status run_client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
+                            Welcome* out) {
   flatbuffers::FlatBufferBuilder builder(256);
   builder.Finish(fb::CreateHello(builder, client.protocol_version, client.api_hash,
                                  builder.CreateString(client.client_version), builder.CreateString(client.host),
@@ -228,6 +230,17 @@ Status client_handshake(Connection& connection, const ClientIdentity& client, st
                                         d->major(), d->minor()});
   }
   return Status::ok();
+}
+}  // namespace
+
+Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token, Welcome* out,
+                        std::chrono::milliseconds timeout) {
+  Watchdog watchdog(connection, timeout);
+  Status status = run_client_handshake(connection, client, token, out);
+  if (watchdog.finish())
+    return RGPU_ERROR(kClosed, "no handshake from " + connection.peer() + " within " + std::to_string(timeout.count()) +
+                                   " ms (is rgpud listening there?)");
+  return status;
 }
 
 }  // namespace rgpu::transport

@@ -54,8 +54,10 @@ inline constexpr uint32_t kMaxHandshakePayload = 64 << 10;
 
 // Runs the client side. A refusal comes back as Code::kAuth carrying the server's reason; an
 // empty token sends an empty proof (a server that requires one refuses, saying to set RGPU_TOKEN).
+// With a timeout, a server that does not finish the handshake in time (a port that is no rgpud, a
+// wedged host) ends it with Code::kClosed instead of a hang.
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
-                        Welcome* out);
+                        Welcome* out, std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
 
 // Server step one: reads and checks the Hello, sends the Challenge, checks the Proof. On any
 // failure it sends Refused with the reason (when the connection still works) before returning the

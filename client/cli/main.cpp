@@ -77,7 +77,8 @@ int ls() {
     id.client_version = "0.1.0";
     id.host = "rgpu-ls";
     id.pid = static_cast<uint32_t>(getpid());
-    st = rgpu::transport::client_handshake(**conn, id, kToken.get(), &w);
+    st = rgpu::transport::client_handshake(**conn, id, kToken.get(), &w,
+                                           std::chrono::seconds(rgpu::client::kHandshakeTimeout.get_int()));
   }
   if (!st.is_ok()) {
     std::fprintf(stderr, "rgpu: cannot reach rgpud at %s: %s\n", kServerAddress.get().c_str(),

@@ -44,7 +44,8 @@ void Pipe::connect() {
     id.client_version = "0.1.0";
     id.host = hostname();
     id.pid = static_cast<uint32_t>(getpid());
-    st = transport::client_handshake(**conn, id, kToken.get(), &welcome_);
+    st = transport::client_handshake(**conn, id, kToken.get(), &welcome_,
+                                     std::chrono::seconds(kHandshakeTimeout.get_int()));
   }
   if (!st.is_ok()) {
     std::string first_line = st.message().substr(0, st.message().find('\n'));

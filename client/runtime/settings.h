@@ -7,5 +7,6 @@ namespace rgpu::client {
 
 extern const Tunable kServerAddress;  // RGPU_SERVER
 extern const Tunable kToken;          // RGPU_TOKEN
+extern const Tunable kHandshakeTimeout;  // RGPU_HANDSHAKE_TIMEOUT_S
 
 }  // namespace rgpu::client

@@ -87,6 +87,20 @@ check "no server: cudaErrorNoDevice" $rc "$(cat "$WORK/none.out")"
 [[ $(grep -c 'rgpu: no GPU available' "$WORK/none.err") == 1 ]]
 check "no server: exactly one message" $? "$(cat "$WORK/none.err")"
 
+# 2b. A port that accepts but never answers (no rgpud there): the client gives up, no hang.
+if command -v python3 >/dev/null; then
+  python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(1); print(s.getsockname()[1], flush=True)
+c,_=s.accept(); time.sleep(30)' >"$WORK/silent.port" &
+  PIDS+=($!)
+  for _ in $(seq 100); do [[ -s $WORK/silent.port ]] && break; sleep 0.05; done
+  RGPU_SERVER=127.0.0.1:$(cat "$WORK/silent.port") RGPU_HANDSHAKE_TIMEOUT_S=1 client timeout 20 \
+    "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/silent.out" 2>"$WORK/silent.err"
+  rc=$?
+  [[ $rc == 0 ]] && grep -q "no handshake" "$WORK/silent.err"
+  check "a silent server: no-device answers after the handshake timeout" $? "$(cat "$WORK/silent.err")"
+fi
+
 # 3. A client killed mid-run: its session ends and its memory is freed.
 before=""
 [[ $BACKEND == cuda ]] && before=$(client timeout 30 "$BIN/rgpu" run -- "$PROGS/mem_info")

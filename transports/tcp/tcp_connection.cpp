@@ -2,7 +2,10 @@
 #include "transports/tcp/tcp_connection.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <cerrno>
@@ -151,6 +154,36 @@ void TcpConnection::shutdown() {
   ::shutdown(socket_.native_handle(), SHUT_RDWR);
 }
 
+namespace {
+
+const Tunable kConnectTimeout{"RGPU_TCP_CONNECT_TIMEOUT_MS", "10000",
+                               "how long a TCP connect may take before the host counts as unreachable"};
+
+// A blocking connect waits minutes for a host that drops packets; this one gives up in time.
+void connect_with_timeout(asio::ip::tcp::socket& socket, const asio::ip::tcp::endpoint& endpoint,
+                          boost::system::error_code& ec) {
+  socket.non_blocking(true, ec);
+  if (ec) return;
+  socket.connect(endpoint, ec);
+  if (ec == asio::error::in_progress || ec == asio::error::would_block) {
+    pollfd p{socket.native_handle(), POLLOUT, 0};
+    int r;
+    do r = ::poll(&p, 1, static_cast<int>(kConnectTimeout.get_int()));
+    while (r < 0 && errno == EINTR);
+    if (r == 0) {
+      ec = asio::error::timed_out;
+      return;
+    }
+    int err = 0;
+    socklen_t len = sizeof err;
+    ::getsockopt(socket.native_handle(), SOL_SOCKET, SO_ERROR, &err, &len);
+    ec = err ? boost::system::error_code(err, boost::system::system_category()) : boost::system::error_code();
+  }
+  if (!ec) socket.non_blocking(false, ec);
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Connection>> connect(const std::string& address) {
   RGPU_ASSIGN_OR_RETURN(HostPort hp, parse_address(address));
   RGPU_ASSIGN_OR_RETURN(auto endpoints, resolve(hp, /*passive=*/false));
@@ -161,7 +194,7 @@ Result<std::unique_ptr<Connection>> connect(const std::string& address) {
     if (ec) continue;
     RGPU_TRY(set_close_on_exec(socket.native_handle()));
     set_buffer_sizes(socket.native_handle());  // before connect, so the window scale covers it
-    socket.connect(endpoint, ec);
+    connect_with_timeout(socket, endpoint, ec);
     if (!ec) return TcpConnection::adopt(std::move(socket));
   }
   return RGPU_ERROR(kUnavailable, "cannot connect to " + address + ": " + ec.message());
