@@ -24,16 +24,16 @@ constexpr size_t kMaxImage = 64u << 20;
 
 }  // namespace
 
+ModuleCache::ModuleCache(std::string dir) : dir_(std::move(dir)) {
+  if (!dir_.empty() && mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+    RGPU_LOG_WARN("module cache %s unusable (%s): modules are uploaded by every client", dir_.c_str(),
+                  std::strerror(errno));
+    dir_.clear();
+  }
+}
+
 ModuleCache& ModuleCache::get() {
-  static ModuleCache* cache = [] {
-    std::string dir = kCacheDir.get();
-    if (!dir.empty() && mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-      RGPU_LOG_WARN("module cache %s unusable (%s): modules are uploaded by every client", dir.c_str(),
-                    std::strerror(errno));
-      dir.clear();
-    }
-    return new ModuleCache(dir);
-  }();
+  static ModuleCache* cache = new ModuleCache(kCacheDir.get());
   return *cache;
 }
 

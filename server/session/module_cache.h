@@ -17,12 +17,13 @@ class ModuleCache {
  public:
   // The cache at RGPU_MODULE_CACHE (created if missing); disabled, with a warning, if unusable.
   static ModuleCache& get();
+  // A cache in `dir` (created if missing); empty or unusable: disabled.
+  explicit ModuleCache(std::string dir);
 
   std::optional<std::vector<uint8_t>> find(const fatbin::ContentHash& key) const;
   void store(const fatbin::ContentHash& key, std::span<const uint8_t> image) const;
 
  private:
-  explicit ModuleCache(std::string dir) : dir_(std::move(dir)) {}
   std::string path(const fatbin::ContentHash& key) const;
   std::string dir_;  // empty: disabled
 };

@@ -1,7 +1,6 @@
 // rgpud's module cache: verified entries by SHA-256, damaged entries read as misses.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -13,8 +12,7 @@ using rgpu::server::ModuleCache;
 TEST_CASE("the module cache returns what was stored, verified by its key") {
   auto dir = std::filesystem::temp_directory_path() / ("rgpu-module-cache-test-" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
-  setenv("RGPU_MODULE_CACHE", dir.c_str(), 1);
-  const ModuleCache& cache = ModuleCache::get();
+  const ModuleCache cache(dir.string());
   std::vector<uint8_t> image(1000, 0xAB);
   auto key = content_hash(image);
   CHECK_FALSE(cache.find(key));
