@@ -137,7 +137,8 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   thread_local wire::Encoder out;
   out.clear();
   out.put<int32_t>(0);  // the status, patched below
-  std::vector<iovec> bulk_out;
+  thread_local std::vector<iovec> bulk_out;  // reused: no allocation per call once warm
+  bulk_out.clear();
   CallContext ctx{*this, backend_.cudart(), handles_, bulk, &bulk_out, h.seq};
   wire::Decoder in(payload);
   int32_t status = 0;
