@@ -115,6 +115,15 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
   out->client_version = wire::view(hello->client_version());
   out->host = wire::view(hello->host());
   out->pid = hello->pid();
+  if (hello->role() > fb::ConnectionRole::MAX)
+    return RGPU_ERROR(kProtocol, "unknown connection role " + std::to_string(static_cast<int>(hello->role())));
+  out->role = static_cast<Role>(hello->role());
+  out->session_id = hello->session_id();
+  if (out->role == Role::kStripe) {
+    if (!hello->session_secret() || hello->session_secret()->size() != out->session_secret.size())
+      return RGPU_ERROR(kProtocol, "a stripe connection's Hello lacks its session secret");
+    std::copy(hello->session_secret()->begin(), hello->session_secret()->end(), out->session_secret.begin());
+  }
 
   std::string problem = incompatibility(out->protocol_version, out->api_hash, out->client_version,
                                         server.protocol_version, server.api_hash, server.server_version);
@@ -165,7 +174,8 @@ Status send_welcome(Connection& connection, const Welcome& welcome) {
     devices.push_back(fb::CreateDeviceInfo(builder, d.ordinal, builder.CreateString(d.name), d.total_memory,
                                            d.major, d.minor));
   builder.Finish(fb::CreateWelcome(builder, welcome.session_id, builder.CreateString(welcome.backend),
-                                   builder.CreateVector(devices)));
+                                   builder.CreateVector(devices),
+                                   builder.CreateVector(welcome.session_secret.data(), welcome.session_secret.size())));
   if (builder.GetSize() > kMaxHandshakePayload)
     return RGPU_ERROR(kInvalidArgument, "Welcome of " + std::to_string(builder.GetSize()) +
                                             " bytes exceeds the handshake limit of " +
@@ -186,7 +196,10 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
   flatbuffers::FlatBufferBuilder builder(256);
   builder.Finish(fb::CreateHello(builder, client.protocol_version, client.api_hash,
                                  builder.CreateString(client.client_version), builder.CreateString(client.host),
-                                 client.pid));
+                                 client.pid, static_cast<fb::ConnectionRole>(client.role), client.session_id,
+                                 client.role == Role::kStripe ? builder.CreateVector(client.session_secret.data(),
+                                                                                     client.session_secret.size())
+                                                              : 0));
   RGPU_TRY(send_control(connection, fb::ControlType::Hello, builder));
 
   std::vector<uint8_t> payload;
@@ -224,6 +237,8 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
   out->session_id = welcome->session_id();
   out->backend = wire::view(welcome->backend());
   out->devices.clear();
+  if (welcome->session_secret() && welcome->session_secret()->size() == out->session_secret.size())
+    std::copy(welcome->session_secret()->begin(), welcome->session_secret()->end(), out->session_secret.begin());
   if (welcome->devices()) {
     for (const fb::DeviceInfo* d : *welcome->devices())
       out->devices.push_back(DeviceInfo{d->ordinal(), std::string(wire::view(d->name())), d->total_memory(),

@@ -15,10 +15,17 @@
 #include <string_view>
 #include <vector>
 
+#include "common/auth.h"
 #include "common/status.h"
 #include "transports/transport.h"
 
 namespace rgpu::transport {
+
+// What a connection is for (control.fbs ConnectionRole).
+enum class Role : uint8_t { kCallPipe = 0, kStripe = 1, kTransportProbe = 2 };
+
+// Proves which session a Stripe connection joins; handed out in that session's Welcome.
+using SessionSecret = auth::Nonce;
 
 struct ClientIdentity {
   uint32_t protocol_version = 0;
@@ -26,6 +33,9 @@ struct ClientIdentity {
   std::string client_version;  // rgpu version, for messages
   std::string host;
   uint32_t pid = 0;
+  Role role = Role::kCallPipe;
+  uint64_t session_id = 0;  // kStripe: the session joined
+  SessionSecret session_secret{};
 };
 
 struct ServerIdentity {
@@ -47,6 +57,7 @@ struct Welcome {
   uint64_t session_id = 0;
   std::string backend;  // "cuda" or "emulated"
   std::vector<DeviceInfo> devices;
+  SessionSecret session_secret{};
 };
 
 // Control frames of the handshake are small; a larger payload is refused before allocation.

@@ -8,6 +8,7 @@
 #include "common/wire/frame.h"
 #include "gen/cudart/cudart_ids.h"
 #include "server/backends/backend.h"
+#include "server/daemon/transport_probe.h"
 #include "server/session/output_capture.h"
 #include "server/session/session.h"
 #include "transports/handshake.h"
@@ -36,6 +37,16 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     RGPU_LOG_WARN("session %llu from %s refused: %s", static_cast<unsigned long long>(session_id), conn->peer().c_str(),
                   st.message().substr(0, st.message().find('\n')).c_str());
     return 1;
+  }
+  if (client.role == transport::Role::kTransportProbe) {
+    transport::Welcome welcome;
+    welcome.session_id = session_id;
+    welcome.backend = "transport probe";
+    st = transport::send_welcome(*conn, welcome);
+    if (st.is_ok()) st = serve_transport_probe(*conn);
+    RGPU_LOG_DEBUG("transport probe %llu from %s ends: %s", static_cast<unsigned long long>(session_id),
+                   conn->peer().c_str(), st.to_string().c_str());
+    return st.is_ok() ? 0 : 2;
   }
   std::unique_ptr<Backend> backend = config.backend == "emulated" ? make_emulated_backend() : make_cuda_backend();
   st = backend->init();
