@@ -31,8 +31,6 @@ const Tunable kTcpBuffer{"RGPU_TCP_BUFFER", "4194304",
                          "TCP socket send/receive buffer in bytes; 0, or more than net.core.[rw]mem_max, "
                          "leaves the kernel's autotuning"};
 
-constexpr size_t kSkipChunk = 64 << 10;
-
 // asio's transfer_all() caps every system call at 64 KiB; bulk data moves in far larger calls.
 struct TransferEverything {
   size_t operator()(const boost::system::error_code& ec, size_t) const {
@@ -78,7 +76,10 @@ Status set_close_on_exec(int fd) {
 }
 
 TcpConnection::TcpConnection(asio::ip::tcp::socket socket, std::string peer)
-    : socket_(std::move(socket)), peer_(std::move(peer)) {
+    : socket_(std::move(socket)),
+      peer_(std::move(peer)),
+      read_buffer_(std::make_unique<uint8_t[]>(kReadAhead)),
+      skip_scratch_(std::make_unique<uint8_t[]>(kReadAhead)) {
   send_buffers_.reserve(8);
 }
 
@@ -128,21 +129,42 @@ Status TcpConnection::send_frame(const wire::FrameHeader& header, std::span<cons
 }
 
 Status TcpConnection::recv_exact(void* dst, size_t n) {
+  auto* out = static_cast<uint8_t*>(dst);
+  const size_t want = n;
+  // What an earlier read brought in ahead of need.
+  size_t have = std::min(n, read_end_ - read_pos_);
+  std::memcpy(out, read_buffer_.get() + read_pos_, have);
+  read_pos_ += have;
+  out += have;
+  n -= have;
+  if (n == 0) return Status::ok();
   boost::system::error_code ec;
-  size_t got = asio::read(socket_, asio::buffer(dst, n), TransferEverything{}, ec);
-  if (ec) return io_error(ec, "receive", got, n);
+  if (n >= kReadAhead / 2) {
+    // Bulk data goes straight to its destination.
+    size_t got = asio::read(socket_, asio::buffer(out, n), TransferEverything{}, ec);
+    if (ec) return io_error(ec, "receive", want - n + got, want);
+    return Status::ok();
+  }
+  // Small reads (headers, payloads) fill the read-ahead buffer: one system call brings every
+  // frame the peer has queued, however many small frames that is.
+  read_pos_ = read_end_ = 0;
+  while (read_end_ < n) {
+    size_t got = socket_.read_some(asio::buffer(read_buffer_.get() + read_end_, kReadAhead - read_end_), ec);
+    if (ec) return io_error(ec, "receive", want - n + read_end_, want);
+    read_end_ += got;
+  }
+  std::memcpy(out, read_buffer_.get(), n);
+  read_pos_ = n;
   return Status::ok();
 }
 
 Status TcpConnection::skip(uint64_t n) {
-  if (n == 0) return Status::ok();
-  if (!skip_buffer_) skip_buffer_ = std::make_unique<uint8_t[]>(kSkipChunk);
   for (uint64_t left = n; left > 0;) {
-    size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, kSkipChunk));
-    boost::system::error_code ec;
-    size_t got = asio::read(socket_, asio::buffer(skip_buffer_.get(), chunk), ec);
-    if (ec) return io_error(ec, "skip", n - left + got, n);
-    left -= got;
+    size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, kReadAhead));
+    // Through the read-ahead buffer: recv_exact of at most its size never writes past it.
+    Status st = recv_exact(skip_scratch_.get(), chunk);
+    if (!st.is_ok()) return st;
+    left -= chunk;
   }
   return Status::ok();
 }

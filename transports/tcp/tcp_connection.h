@@ -1,5 +1,6 @@
-// TCP connections: synchronous Boost.Asio sockets with TCP_NODELAY, large socket buffers and
-// one gather write per frame. Also declares the family's entry points used by transport.cpp.
+// TCP connections: synchronous Boost.Asio sockets with TCP_NODELAY, large socket buffers, one
+// gather write per frame, and a read-ahead buffer so that a burst of small frames costs one read.
+// Also declares the family's entry points used by transport.cpp.
 #pragma once
 
 #include <atomic>
@@ -34,8 +35,15 @@ class TcpConnection final : public Connection {
   boost::asio::ip::tcp::socket socket_;
   const std::string peer_;
   std::atomic<bool> shut_down_{false};
+  // Reads smaller than half of this go through the read-ahead buffer, larger ones straight to
+  // their destination.
+  static constexpr size_t kReadAhead = 256 << 10;
+
   std::vector<boost::asio::const_buffer> send_buffers_;  // reused by every send_frame
-  std::unique_ptr<uint8_t[]> skip_buffer_;               // made by the first skip
+  std::unique_ptr<uint8_t[]> read_buffer_;               // read-ahead: [read_pos_, read_end_) not yet taken
+  size_t read_pos_ = 0;
+  size_t read_end_ = 0;
+  std::unique_ptr<uint8_t[]> skip_scratch_;              // where skipped bytes are dropped
 };
 
 // Applies RGPU_TCP_BUFFER (SO_SNDBUF/SO_RCVBUF) to a socket before it connects or listens;
