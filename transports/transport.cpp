@@ -1,9 +1,34 @@
 // Transport selection by address, and what every Connection shares.
 #include "transports/transport.h"
 
+#include <string>
+#include <vector>
+
 #include "transports/tcp/tcp_connection.h"
 
 namespace rgpu::transport {
+
+Status Connection::send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
+                              std::span<const iovec> bulk) {
+  // Senders are serialised by their callers (see the class comment), so one buffer per thread is
+  // enough and the send path allocates nothing once warm.
+  thread_local std::vector<iovec> segments;
+  segments.clear();
+  segments.push_back(iovec{const_cast<wire::FrameHeader*>(&header), sizeof header});
+  if (!payload.empty()) segments.push_back(iovec{const_cast<uint8_t*>(payload.data()), payload.size()});
+  uint64_t bulk_bytes = 0;
+  for (const iovec& segment : bulk) {
+    if (segment.iov_len == 0) continue;
+    segments.push_back(segment);
+    bulk_bytes += segment.iov_len;
+  }
+  if (payload.size() != header.payload_len || bulk_bytes != header.bulk_len)
+    return RGPU_ERROR(kInvalidArgument, "frame header says " + std::to_string(header.payload_len) + " + " +
+                                            std::to_string(header.bulk_len) + " bytes but " +
+                                            std::to_string(payload.size()) + " + " + std::to_string(bulk_bytes) +
+                                            " were given");
+  return send_bytes(segments);
+}
 
 Status Connection::recv_header(wire::FrameHeader& header) {
   RGPU_TRY(recv_exact(&header, sizeof header));

@@ -25,9 +25,8 @@ class Connection {
  public:
   virtual ~Connection() = default;
 
-  // Writes header, payload and bulk segments as one frame. The header's lengths must match.
-  virtual Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
-                            std::span<const iovec> bulk) = 0;
+  // Writes the segments in order, as one gather write where the family can.
+  virtual Status send_bytes(std::span<const iovec> segments) = 0;
   // Reads exactly n bytes into dst (a frame header, a payload or bulk data).
   virtual Status recv_exact(void* dst, size_t n) = 0;
   // Reads and discards n bytes (bulk nobody wants, e.g. after an error).
@@ -37,6 +36,8 @@ class Connection {
   // For log lines: "tcp 127.0.0.1:51234".
   virtual std::string peer() const = 0;
 
+  // Writes header, payload and bulk segments as one frame. The header's lengths must match.
+  Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload, std::span<const iovec> bulk);
   // Reads the next frame header and validates it.
   Status recv_header(wire::FrameHeader& header);
 };

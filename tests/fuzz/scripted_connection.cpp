@@ -6,16 +6,12 @@
 
 namespace rgpu::fuzz {
 
-Status ScriptedConnection::send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
-                                      std::span<const iovec> bulk) {
+Status ScriptedConnection::send_bytes(std::span<const iovec> segments) {
   if (shut_down_) return RGPU_ERROR(kClosed, "scripted connection was shut down");
-  auto append = [&](const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    sent_.insert(sent_.end(), b, b + n);
-  };
-  append(&header, sizeof header);
-  append(payload.data(), payload.size());
-  for (const iovec& segment : bulk) append(segment.iov_base, segment.iov_len);
+  for (const iovec& segment : segments) {
+    const auto* b = static_cast<const uint8_t*>(segment.iov_base);
+    sent_.insert(sent_.end(), b, b + segment.iov_len);
+  }
   return Status::ok();
 }
 

@@ -14,8 +14,7 @@ class ScriptedConnection final : public transport::Connection {
  public:
   explicit ScriptedConnection(std::span<const uint8_t> input) : input_(input) {}
 
-  Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
-                    std::span<const iovec> bulk) override;
+  Status send_bytes(std::span<const iovec> segments) override;
   Status recv_exact(void* dst, size_t n) override;
   Status skip(uint64_t n) override;
   void shutdown() override { shut_down_ = true; }

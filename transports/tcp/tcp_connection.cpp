@@ -105,23 +105,13 @@ Status TcpConnection::io_error(const boost::system::error_code& ec, const char* 
   return RGPU_ERROR(kIo, std::string(what) + " on " + peer_ + " failed: " + ec.message() + progress);
 }
 
-Status TcpConnection::send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
-                                 std::span<const iovec> bulk) {
+Status TcpConnection::send_bytes(std::span<const iovec> segments) {
   send_buffers_.clear();
-  send_buffers_.emplace_back(&header, sizeof header);
-  if (!payload.empty()) send_buffers_.emplace_back(payload.data(), payload.size());
-  uint64_t bulk_bytes = 0;
-  for (const iovec& segment : bulk) {
-    if (segment.iov_len == 0) continue;
+  uint64_t total = 0;
+  for (const iovec& segment : segments) {
     send_buffers_.emplace_back(segment.iov_base, segment.iov_len);
-    bulk_bytes += segment.iov_len;
+    total += segment.iov_len;
   }
-  if (payload.size() != header.payload_len || bulk_bytes != header.bulk_len)
-    return RGPU_ERROR(kInvalidArgument, "frame header says " + std::to_string(header.payload_len) + " + " +
-                                            std::to_string(header.bulk_len) + " bytes but " +
-                                            std::to_string(payload.size()) + " + " + std::to_string(bulk_bytes) +
-                                            " were given");
-  const uint64_t total = sizeof header + payload.size() + bulk_bytes;
   boost::system::error_code ec;
   size_t sent = asio::write(socket_, send_buffers_, TransferEverything{}, ec);
   if (ec) return io_error(ec, "send", sent, total);

@@ -19,8 +19,7 @@ class TcpConnection final : public Connection {
   // Takes a connected, close-on-exec socket and turns on TCP_NODELAY.
   static Result<std::unique_ptr<Connection>> adopt(boost::asio::ip::tcp::socket socket);
 
-  Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload,
-                    std::span<const iovec> bulk) override;
+  Status send_bytes(std::span<const iovec> segments) override;
   Status recv_exact(void* dst, size_t n) override;
   Status skip(uint64_t n) override;
   void shutdown() override;
@@ -39,7 +38,7 @@ class TcpConnection final : public Connection {
   // their destination.
   static constexpr size_t kReadAhead = 256 << 10;
 
-  std::vector<boost::asio::const_buffer> send_buffers_;  // reused by every send_frame
+  std::vector<boost::asio::const_buffer> send_buffers_;  // reused by every send_bytes
   std::unique_ptr<uint8_t[]> read_buffer_;               // read-ahead: [read_pos_, read_end_) not yet taken
   size_t read_pos_ = 0;
   size_t read_end_ = 0;
