@@ -3,17 +3,32 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include "client/runtime/settings.h"
+#include "common/config.h"
 #include "common/log.h"
+#include "common/spin.h"
 #include "common/wire/control.h"
 #include "gen/cudart/cudart_ids.h"
 
 namespace rgpu::client {
 namespace {
+
+const Tunable kStats{"RGPU_STATS", "0",
+                     "1 prints, when the program exits, how many calls went without waiting and how many round trips "
+                     "it made"};
+
+void print_stats() {
+  const PipeStats& s = Pipe::get().stats();
+  std::fprintf(stderr, "rgpu: %llu calls sent without waiting, %llu round trips\n",
+               static_cast<unsigned long long>(s.async_calls.load()),
+               static_cast<unsigned long long>(s.round_trips.load()));
+}
 
 std::string hostname() {
   char buf[256] = {};
@@ -57,12 +72,14 @@ void Pipe::connect() {
     return;
   }
   conn_ = std::move(*conn);
+  outbox_ = std::make_unique<Outbox>(*conn_, [this](const std::string& why) { fail_all("sending failed: " + why); });
   RGPU_LOG_DEBUG("session %llu with %s (%s backend, %zu devices)", static_cast<unsigned long long>(welcome_.session_id),
                  server_address_.c_str(), welcome_.backend.c_str(), welcome_.devices.size());
   std::thread([this] { receive_loop(); }).detach();
+  if (kStats.get_bool()) std::atexit(print_stats);
 }
 
-bool Pipe::switch_device_locked(int device) {
+bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {
   if (device == pipe_device_) return true;
   // cudaSetDevice(int) on the server, encoded as its generated stub would, ahead of the call.
   wire::Encoder e;
@@ -70,11 +87,7 @@ bool Pipe::switch_device_locked(int device) {
   auto p = e.payload();
   auto h = wire::make_header(wire::FrameKind::kCall, gen::cudart::k_cudaSetDevice, next_seq_++,
                              static_cast<uint32_t>(p.size()), 0);
-  Status st = conn_->send_frame(h, p, {});
-  if (!st.is_ok()) {
-    fail_all("sending a call failed: " + st.message());
-    return false;
-  }
+  if (!outbox_->append_locked(lk, h, p)) return false;
   pipe_device_ = device;
   return true;
 }
@@ -82,8 +95,8 @@ bool Pipe::switch_device_locked(int device) {
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
                      size_t landing_len) {
   if (!available()) return false;
-  std::lock_guard<std::mutex> send_lock(send_mu_);
-  if (!switch_device_locked(device)) return false;
+  auto lk = outbox_->lock();
+  if (!switch_device_locked(lk, device)) return false;
   uint64_t seq = next_seq_++;
   if (waiter || landing) {
     std::lock_guard<std::mutex> lock(wait_mu_);
@@ -93,12 +106,12 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   auto payload = args.payload();
   auto h = wire::make_header(wire::FrameKind::kCall, id, seq, static_cast<uint32_t>(payload.size()), args.bulk_bytes(),
                              waiter ? wire::kFlagWantsReply : 0);
-  Status st = conn_->send_frame(h, payload, args.bulk());
-  if (!st.is_ok()) {
-    fail_all("sending a call failed: " + st.message());
-    return false;
-  }
-  return true;
+  if (!waiter) stats_.async_calls.fetch_add(1, std::memory_order_relaxed);
+  // Bulk too large to copy is written by this thread, so it is on the wire when the call returns.
+  if (args.bulk_bytes() > Outbox::kInlineBulk) return outbox_->write_locked(lk, h, payload, args.bulk());
+  if (!outbox_->append_locked(lk, h, payload, args.bulk())) return false;
+  // A caller about to wait for its reply sends at once rather than wake the writer thread.
+  return waiter ? outbox_->flush_locked(lk) : true;
 }
 
 bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device,
@@ -107,27 +120,27 @@ bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, i
   Waiter w;
   w.payload = reply;
   {
-    std::lock_guard<std::mutex> send_lock(send_mu_);
-    if (!switch_device_locked(device)) return false;
+    auto lk = outbox_->lock();
+    if (!switch_device_locked(lk, device)) return false;
     uint64_t seq = next_seq_++;
     {
       std::lock_guard<std::mutex> lock(wait_mu_);
       waiters_[seq] = &w;
     }
     auto h = wire::make_header(wire::FrameKind::kControl, type, seq, static_cast<uint32_t>(payload.size()), 0);
-    Status st = conn_->send_frame(h, payload, {});
-    if (!st.is_ok()) {
-      fail_all("sending a control message failed: " + st.message());
-      return false;
-    }
+    if (!outbox_->write_locked(lk, h, payload, {})) return false;
   }
   wait(w);
   return !w.lost;
 }
 
 void Pipe::wait(Waiter& waiter) {
+  stats_.round_trips.fetch_add(1, std::memory_order_relaxed);
+  // A reply usually comes within a network round trip: polling that long spares the caller a
+  // sleep and the receiver a wake-up system call on the latency path.
+  poll_for(std::chrono::microseconds(100), [&] { return waiter.done.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(wait_mu_);
-  wait_cv_.wait(lock, [&] { return waiter.done; });
+  wait_cv_.wait(lock, [&] { return waiter.done.load(std::memory_order_relaxed); });
 }
 
 void Pipe::wait_landings(const void* p, size_t n) {
@@ -160,6 +173,7 @@ void Pipe::fail_all(const std::string& why) {
   if (broken_.exchange(true)) return;
   std::fprintf(stderr, "rgpu: lost the session with rgpud at %s: %s\n", server_address_.c_str(), why.c_str());
   conn_->shutdown();
+  outbox_->stop();
   std::lock_guard<std::mutex> lock(wait_mu_);
   for (auto& [seq, w] : waiters_) {
     w->lost = true;

@@ -1,7 +1,7 @@
-// The process's one ordered call pipe to rgpud: connects lazily on first use, sends frames under a
-// lock (so calls from all threads keep one order), and runs a receiver thread that hands replies to
-// waiting callers, lands asynchronous D2H data in user memory, runs host callbacks and copies the
-// server's device printf output to stdout.
+// The process's one ordered call pipe to rgpud: connects lazily on first use, numbers and queues
+// frames in one order for all threads (the Outbox writes them, batched), and runs a receiver thread
+// that hands replies to waiting callers, lands asynchronous D2H data in user memory, runs host
+// callbacks and copies the server's device printf output to stdout.
 #pragma once
 
 #include <atomic>
@@ -18,6 +18,7 @@
 #include "common/status.h"
 #include "common/wire/codec.h"
 #include "common/wire/frame.h"
+#include "client/runtime/outbox.h"
 #include "transports/handshake.h"
 #include "transports/transport.h"
 
@@ -28,8 +29,14 @@ struct Waiter {
   std::vector<uint8_t>* payload = nullptr;  // receives the reply payload
   void* bulk_dst = nullptr;                 // receives the reply bulk (exactly bulk_len bytes)
   size_t bulk_len = 0;
-  bool done = false;
+  std::atomic<bool> done{false};
   bool lost = false;  // the connection went away before the reply came
+};
+
+// What the pipe carried, for RGPU_STATS=1 and the round-trip tests.
+struct PipeStats {
+  std::atomic<uint64_t> async_calls{0};  // sent without waiting
+  std::atomic<uint64_t> round_trips{0};  // waited for a reply (sync calls, module loads)
 };
 
 class Pipe {
@@ -60,6 +67,8 @@ class Pipe {
   int32_t take_async_error() { return async_error_.exchange(0); }
   int32_t peek_async_error() const { return async_error_.load(); }
 
+  const PipeStats& stats() const { return stats_; }
+
   // Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the receiver thread when the
   // server reaches them in stream order; the id travels, never the function pointer.
   // A persistent callback stays registered: it was captured into a graph and runs at each launch.
@@ -71,8 +80,8 @@ class Pipe {
   Pipe();
   void connect();
   void receive_loop();
-  // Puts the server on `device` ahead of the next frame (send_mu_ held).
-  bool switch_device_locked(int device);
+  // Puts the server on `device` ahead of the next frame (the outbox lock held).
+  bool switch_device_locked(std::unique_lock<std::mutex>& lk, int device);
   void fail_all(const std::string& why);
   struct Landing {
     void* dst;
@@ -86,8 +95,9 @@ class Pipe {
   std::string server_address_;
   std::atomic<bool> broken_{false};
   std::atomic<int32_t> async_error_{0};
+  PipeStats stats_;
 
-  std::mutex send_mu_;
+  std::unique_ptr<Outbox> outbox_;  // its lock orders the calls of all threads
   uint64_t next_seq_ = 1;
   int pipe_device_ = 0;  // the device the server executes this pipe's calls on
 

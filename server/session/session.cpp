@@ -20,7 +20,11 @@
 namespace rgpu::server {
 
 Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output)
-    : id_(id), conn_(conn), backend_(backend), output_(output) {}
+    : id_(id), conn_(conn), backend_(backend), output_(output), blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
+        bool bad = false;
+        execute(h, p, {}, &bad);
+        if (bad) conn_.shutdown();
+      }) {}
 
 void Session::note_alloc(const void* p, uint64_t size) {
   std::lock_guard<std::mutex> lock(state_mu_);
@@ -117,12 +121,8 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
     // A wait must not hold up other client threads' calls: run it beside the session thread.
-    // Everything it needs is copied; it only waits on work that was already enqueued.
-    std::thread([this, h, p = std::vector<uint8_t>(payload.begin(), payload.end())] {
-      bool bad = false;
-      execute(h, p, {}, &bad);
-      if (bad) conn_.shutdown();
-    }).detach();
+    // It only waits on work that was already enqueued.
+    blocking_.submit(h, payload);
     return Status::ok();
   }
   execute(h, payload, bulk, &malformed);

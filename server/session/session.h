@@ -16,6 +16,7 @@
 #include "common/wire/codec.h"
 #include "common/wire/frame.h"
 #include "server/backends/backend.h"
+#include "server/session/blocking_pool.h"
 #include "server/session/handle_table.h"
 #include "server/session/output_capture.h"
 #include "transports/transport.h"
@@ -86,6 +87,7 @@ class Session {
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
+  BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down
 };
 
 }  // namespace rgpu::server

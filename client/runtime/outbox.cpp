@@ -1,0 +1,123 @@
+// The call pipe's send side (see outbox.h).
+#include "client/runtime/outbox.h"
+
+#include <chrono>
+
+#include "common/spin.h"
+
+namespace rgpu::client {
+namespace {
+
+// A queue this large makes appenders wait for the writer: a client cannot run unboundedly ahead
+// of what the connection carries.
+constexpr size_t kMaxQueued = 8 << 20;
+// After a write the writer polls for new work this long before it sleeps, so that a caller issuing
+// calls back to back does not pay a wake-up system call per call.
+constexpr auto kWriterSpin = std::chrono::microseconds(50);
+
+}  // namespace
+
+Outbox::Outbox(transport::Connection& conn, std::function<void(const std::string&)> on_failure)
+    : conn_(conn), on_failure_(std::move(on_failure)) {
+  queue_.reserve(64 << 10);
+  batch_.reserve(64 << 10);
+  writer_ = std::thread([this] { writer_loop(); });
+}
+
+Outbox::~Outbox() {
+  stop();
+  if (writer_.joinable()) writer_.join();
+}
+
+void Outbox::stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+  token_cv_.notify_all();
+  writer_cv_.notify_all();
+}
+
+void Outbox::wake_writer_locked() {
+  if (writer_asleep_ && !writing_) writer_cv_.notify_one();
+}
+
+bool Outbox::append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h,
+                           std::span<const uint8_t> payload, std::span<const iovec> bulk) {
+  while (queue_.size() > kMaxQueued && !stopped_) {
+    wake_writer_locked();
+    token_cv_.wait(lk);
+  }
+  if (stopped_) return false;
+  auto put = [&](const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    queue_.insert(queue_.end(), b, b + n);
+  };
+  put(&h, sizeof h);
+  put(payload.data(), payload.size());
+  for (const iovec& v : bulk) put(v.iov_base, v.iov_len);
+  work_.store(true, std::memory_order_release);
+  wake_writer_locked();
+  return true;
+}
+
+bool Outbox::flush_locked(std::unique_lock<std::mutex>& lk) {
+  if (stopped_) return false;
+  // A running write hands over to the writer thread when it ends, and the writer takes the queue.
+  if (writing_ || queue_.empty()) return true;
+  return write_queue_and(lk, {});
+}
+
+bool Outbox::write_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h,
+                          std::span<const uint8_t> payload, std::span<const iovec> bulk) {
+  thread_local std::vector<iovec> extra;
+  extra.clear();
+  extra.push_back(iovec{const_cast<wire::FrameHeader*>(&h), sizeof h});
+  if (!payload.empty()) extra.push_back(iovec{const_cast<uint8_t*>(payload.data()), payload.size()});
+  for (const iovec& v : bulk)
+    if (v.iov_len) extra.push_back(v);
+  return write_queue_and(lk, extra);
+}
+
+bool Outbox::write_queue_and(std::unique_lock<std::mutex>& lk, std::span<const iovec> extra) {
+  while (writing_ && !stopped_) token_cv_.wait(lk);
+  if (stopped_) return false;
+  writing_ = true;
+  batch_.swap(queue_);
+  work_.store(false, std::memory_order_relaxed);
+  token_cv_.notify_all();  // appenders waiting for room: the queue is empty again
+  segments_.clear();
+  if (!batch_.empty()) segments_.push_back(iovec{batch_.data(), batch_.size()});
+  segments_.insert(segments_.end(), extra.begin(), extra.end());
+  lk.unlock();
+  Status st = segments_.empty() ? Status::ok() : conn_.send_bytes(segments_);
+  lk.lock();
+  batch_.clear();
+  writing_ = false;
+  token_cv_.notify_all();
+  if (!queue_.empty()) wake_writer_locked();
+  if (st.is_ok()) return true;
+  stopped_ = true;
+  writer_cv_.notify_all();
+  lk.unlock();
+  on_failure_(st.message());
+  lk.lock();
+  return false;
+}
+
+void Outbox::writer_loop() {
+  auto lk = lock();
+  while (!stopped_) {
+    if (!queue_.empty() && !writing_) {
+      write_queue_and(lk, {});
+      continue;
+    }
+    lk.unlock();
+    poll_for(kWriterSpin, [&] { return work_.load(std::memory_order_acquire); });
+    lk.lock();
+    if (stopped_ || (!queue_.empty() && !writing_)) continue;
+    writer_asleep_ = true;
+    writer_cv_.wait(lk, [&] { return stopped_ || (!queue_.empty() && !writing_); });
+    writer_asleep_ = false;
+  }
+}
+
+}  // namespace rgpu::client

@@ -1,0 +1,83 @@
+// The send side of the call pipe. Frames are appended in call order and a writer thread drains
+// them with one gather write per batch: while one write is on its way, the calls that arrive meanwhile
+// gather into the next, so a burst of asynchronous calls (kernel launches) costs a few system calls
+// instead of one each, and their callers never wait for the socket. A lone frame goes out at once:
+// the writer is woken (or is still spinning after its last write) as soon as something arrives.
+//
+// Two kinds of caller do not hand off to the writer:
+//  - a synchronous call about to wait for its reply writes the queue itself when no write is running
+//    (one thread hop fewer on the latency path);
+//  - a frame whose bulk data must be on the wire before its caller returns (an H2D copy from pageable
+//    memory, a module image) is written by the caller, after everything queued ahead of it.
+//
+// Pipe holds lock() while it numbers a call and appends it, so the order of sequence numbers is
+// the order on the wire.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/wire/frame.h"
+#include "transports/transport.h"
+
+namespace rgpu::client {
+
+class Outbox {
+ public:
+  // `on_failure` is called (without the lock) with the reason when a write fails.
+  Outbox(transport::Connection& conn, std::function<void(const std::string&)> on_failure);
+  ~Outbox();
+  Outbox(const Outbox&) = delete;
+  Outbox& operator=(const Outbox&) = delete;
+
+  std::unique_lock<std::mutex> lock() { return std::unique_lock<std::mutex>(mu_); }
+
+  // Bulk data of at most this size is copied into the queue; larger bulk goes with write_locked.
+  static constexpr size_t kInlineBulk = 64 << 10;
+
+  // The *_locked calls need the lock from lock(). False once the connection has failed.
+  // Queues a frame (header, payload and bulk are copied) for the writer thread.
+  bool append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h, std::span<const uint8_t> payload,
+                     std::span<const iovec> bulk = {});
+  // Writes what is queued from this thread unless a write is already running (which will take it).
+  bool flush_locked(std::unique_lock<std::mutex>& lk);
+  // Writes what is queued and then this frame from this thread; returns once every byte has been
+  // handed to the transport. The lock is released while the bytes move.
+  bool write_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h, std::span<const uint8_t> payload,
+                    std::span<const iovec> bulk);
+
+  // After a failure: stops the writer, wakes every thread waiting here.
+  void stop();
+
+ private:
+  void writer_loop();
+  // Takes the write token (waits while another thread writes), writes the queue plus `extra`,
+  // gives the token back.
+  bool write_queue_and(std::unique_lock<std::mutex>& lk, std::span<const iovec> extra);
+  void wake_writer_locked();
+
+  transport::Connection& conn_;
+  std::function<void(const std::string&)> on_failure_;
+  std::mutex mu_;
+  std::condition_variable token_cv_;   // the write token came back, or the queue has room
+  std::condition_variable writer_cv_;  // the writer thread sleeps here
+  std::vector<uint8_t> queue_;         // framed bytes not yet written
+  std::vector<uint8_t> batch_;         // the bytes being written (swapped with queue_)
+  std::vector<iovec> segments_;        // reused gather list
+  bool writing_ = false;               // the write token: one thread moves bytes at a time
+  bool writer_asleep_ = false;
+  bool stopped_ = false;
+  std::atomic<bool> work_{false};      // queue_ is not empty (read by the spinning writer)
+  std::thread writer_;
+};
+
+}  // namespace rgpu::client
