@@ -1,5 +1,6 @@
 // rgpu: the user's command. `rgpu run -- CMD` runs an unmodified CUDA program against rgpud,
-// `rgpu ls` lists the server's devices, `rgpu config` prints every tunable.
+// `rgpu ls` lists the server's devices, `rgpu config` prints every tunable, `rgpu bench` measures
+// native and remote side by side.
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,7 +26,8 @@ int usage(int code) {
                "usage:\n"
                "  rgpu run [--preload] -- CMD [ARGS...]   run CMD with rgpu's CUDA libraries (RGPU_SERVER picks the server)\n"
                "  rgpu ls                                list the devices rgpud at RGPU_SERVER offers\n"
-               "  rgpu config                            print every tunable with its value and default\n");
+               "  rgpu config                            print every tunable with its value and default\n"
+               "  rgpu bench [SCENARIO] [OPTIONS]        native vs remote benchmark (rgpu bench --help)\n");
   return code;
 }
 
@@ -66,6 +68,17 @@ int run(int argc, char** argv) {
   return 127;
 }
 
+// `rgpu bench` is its own program (bench/cli), in <prefix>/libexec/rgpu beside <prefix>/bin/rgpu.
+// argv: "bench" and its arguments, null-terminated.
+int bench(char** argv) {
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe");
+  std::string program = (exe.parent_path().parent_path() / "libexec" / "rgpu" / "rgpu-bench").string();
+  argv[0] = program.data();
+  execv(program.c_str(), argv);
+  std::fprintf(stderr, "rgpu: cannot run %s: %s\n", program.c_str(), std::strerror(errno));
+  return 127;
+}
+
 int ls() {
   auto conn = rgpu::transport::connect(kServerAddress.get());
   rgpu::Status st = conn.status();
@@ -99,6 +112,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   if (cmd == "run") return run(argc - 2, argv + 2);
   if (cmd == "ls") return ls();
+  if (cmd == "bench") return bench(argv + 1);
   if (cmd == "config") {
     std::fputs(rgpu::describe_tunables().c_str(), stdout);
     return 0;

@@ -1,0 +1,30 @@
+// Prints `rgpu bench`'s rows: a table for people, CSV or JSON for machines. Each output starts
+// with the run's context (date, host, server, backend, devices), since a number means little
+// without the machine it came from.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/cli/options.h"
+#include "bench/cli/report.h"
+
+namespace rgpu::bench {
+
+struct ReportHeader {
+  std::string date_utc;       // "2026-12-01 10:22:03 UTC"
+  std::string host;           // this host's name
+  std::string server;         // RGPU_SERVER
+  std::string backend;        // from rgpud's Welcome: "cuda" or "emulated"
+  std::string server_device;  // the server's first device, from the Welcome
+  std::string native_device;  // this host's GPU as the native run saw it; empty without one
+  bool quick = false;
+};
+
+std::string format_report(Format format, const ReportHeader& header, const std::vector<Row>& rows);
+
+// A value as the table prints it: GB/s with 2 decimals, us with 1, rates as whole numbers.
+std::string format_value(double value, const std::string& unit);
+
+}  // namespace rgpu::bench
