@@ -1,0 +1,41 @@
+// Running the worker: environments, and a child's output and failures (with /bin/sh standing in
+// for the worker).
+#include <catch2/catch.hpp>
+
+#include "bench/cli/run_worker.h"
+
+using namespace rgpu::bench;
+
+TEST_CASE("the environment keeps what is not changed, replaces and removes what is") {
+  const char* base[] = {"A=1", "LD_LIBRARY_PATH=/old", "RGPU_STRIPES=4", "B=x=y", nullptr};
+  auto env = make_environment(base, {{"LD_LIBRARY_PATH", "/shim:/old"}, {"RGPU_STRIPES", std::nullopt}, {"C", "3"}});
+  CHECK(env == std::vector<std::string>{"A=1", "B=x=y", "LD_LIBRARY_PATH=/shim:/old", "C=3"});
+}
+
+TEST_CASE("a folder goes in front of a path list") {
+  CHECK(prepend_path("/shim", "/a:/b") == "/shim:/a:/b");
+  CHECK(prepend_path("/shim", "") == "/shim");
+  CHECK(prepend_path("/shim", nullptr) == "/shim");
+}
+
+TEST_CASE("a child's stdout is parsed; its stderr does not get in the way") {
+  // More stderr than a pipe holds, before stdout: both pipes must be drained together.
+  auto out = run_worker("/bin/sh", {"-c", "head -c 200000 /dev/zero >&2; echo \"info device $DEV\"; echo 'metric m 2 us'"},
+                        {{"DEV", "emulated"}});
+  REQUIRE(out.is_ok());
+  CHECK(out->device == "emulated");
+  REQUIRE(out->metrics.size() == 1);
+  CHECK(out->metrics[0].value == 2);
+}
+
+TEST_CASE("a failing child is an error carrying its stderr") {
+  auto out = run_worker("/bin/sh", {"-c", "echo 'cudaMalloc failed: out of memory' >&2; exit 3"}, {});
+  REQUIRE_FALSE(out.is_ok());
+  CHECK(out.status().message().find("exited with status 3") != std::string::npos);
+  CHECK(out.status().message().find("out of memory") != std::string::npos);
+}
+
+TEST_CASE("a program that cannot start is an error") {
+  auto out = run_worker("/nonexistent/rgpu-bench-worker", {}, {});
+  REQUIRE_FALSE(out.is_ok());
+}
