@@ -4,15 +4,16 @@
 #include "client/runtime/device.h"
 
 #include <array>
-#include <atomic>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/modules.h"
 #include "client/runtime/pipe.h"
+#include "common/wire/internal_calls.h"
 #include "gen/cudart/cudart_remote.h"
 
 namespace rgpu::client {
@@ -25,24 +26,48 @@ int device_count() {
   return pipe.available() ? static_cast<int>(pipe.welcome().devices.size()) : 0;
 }
 
+// What the client knows of a device: its properties and every attribute, fetched together at the
+// first query (one round trip per device for the life of the process).
 struct DeviceCache {
-  std::once_flag props_once;
+  std::once_flag once;
+  bool ok = false;
   cudaDeviceProp props{};
-  bool props_ok = false;
-  static constexpr int kMaxAttr = 256;
-  std::array<std::atomic<int>, kMaxAttr> attrs{};
-  std::array<std::atomic<bool>, kMaxAttr> known{};
+  std::array<int, wire::kDeviceAttributeLimit> attrs{};
+  std::array<bool, wire::kDeviceAttributeLimit> known{};
 };
 
-DeviceCache* cache_for(int device) {
+void fetch(DeviceCache& c, int device) {
+  Call call(wire::kCallDeviceSnapshot, CallClass::kSync);
+  call.args().put<int32_t>(device);
+  if (call.invoke() != 0 || !call.replied()) return;
+  wire::Decoder& r = call.results();
+  r.get_raw(&c.props, sizeof c.props);
+  uint32_t n = r.get<uint32_t>();
+  for (uint32_t i = 0; i < n && r.ok(); ++i) {
+    int32_t a = r.get<int32_t>();
+    int32_t v = r.get<int32_t>();
+    if (a <= 0 || a >= wire::kDeviceAttributeLimit) break;
+    c.attrs[static_cast<size_t>(a)] = v;
+    c.known[static_cast<size_t>(a)] = true;
+  }
+  c.ok = r.ok();
+}
+
+// The device's cache, filled on first use; null for a device that does not exist or answered nothing.
+const DeviceCache* device_cache(int device) {
   static std::mutex mu;
   static std::vector<std::unique_ptr<DeviceCache>> caches;
   if (device < 0 || device >= device_count()) return nullptr;
-  std::lock_guard<std::mutex> lock(mu);
-  if (caches.size() < static_cast<size_t>(device_count())) caches.resize(static_cast<size_t>(device_count()));
-  auto& c = caches[static_cast<size_t>(device)];
-  if (!c) c = std::make_unique<DeviceCache>();
-  return c.get();
+  DeviceCache* c;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (caches.size() < static_cast<size_t>(device_count())) caches.resize(static_cast<size_t>(device_count()));
+    auto& slot = caches[static_cast<size_t>(device)];
+    if (!slot) slot = std::make_unique<DeviceCache>();
+    c = slot.get();
+  }
+  std::call_once(c->once, [&] { fetch(*c, device); });
+  return c->ok ? c : nullptr;
 }
 
 }  // namespace
@@ -50,10 +75,8 @@ DeviceCache* cache_for(int device) {
 int current_device() { return t_device; }
 
 const cudaDeviceProp* device_properties(int device) {
-  DeviceCache* c = cache_for(device);
-  if (!c) return nullptr;
-  std::call_once(c->props_once, [&] { c->props_ok = gen::cudart::remote::cudaGetDeviceProperties(&c->props, device) == cudaSuccess; });
-  return c->props_ok ? &c->props : nullptr;
+  const DeviceCache* c = device_cache(device);
+  return c ? &c->props : nullptr;
 }
 
 }  // namespace rgpu::client
@@ -99,23 +122,15 @@ extern "C" cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device)
 extern "C" cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
   if (!value) return cudart_finish(cudaErrorInvalidValue);
   if (rgpu::client::device_count() == 0) return cudart_finish(cudaErrorNoDevice);
-  rgpu::client::DeviceCache* c = rgpu::client::cache_for(device);
-  if (!c) return cudart_finish(cudaErrorInvalidDevice);
+  if (device < 0 || device >= rgpu::client::device_count()) return cudart_finish(cudaErrorInvalidDevice);
+  const rgpu::client::DeviceCache* c = rgpu::client::device_cache(device);
   int a = static_cast<int>(attr);
-  bool cacheable = a >= 0 && a < rgpu::client::DeviceCache::kMaxAttr;
-  if (cacheable && c->known[static_cast<size_t>(a)].load(std::memory_order_acquire)) {
-    *value = c->attrs[static_cast<size_t>(a)].load(std::memory_order_relaxed);
+  if (c && a > 0 && a < rgpu::wire::kDeviceAttributeLimit && c->known[static_cast<size_t>(a)]) {
+    *value = c->attrs[static_cast<size_t>(a)];
     return cudaSuccess;
   }
-  int v = 0;
-  cudaError_t st = rgpu::gen::cudart::remote::cudaDeviceGetAttribute(&v, attr, device);
-  if (st != cudaSuccess) return cudart_finish(st);
-  *value = v;
-  if (cacheable) {
-    c->attrs[static_cast<size_t>(a)].store(v, std::memory_order_relaxed);
-    c->known[static_cast<size_t>(a)].store(true, std::memory_order_release);
-  }
-  return cudaSuccess;
+  // An attribute the device did not answer in its snapshot: the server's runtime says why.
+  return cudart_finish(rgpu::gen::cudart::remote::cudaDeviceGetAttribute(value, attr, device));
 }
 
 extern "C" cudaError_t cudaRuntimeGetVersion(int* runtimeVersion) {

@@ -42,14 +42,20 @@ class CaptureRegistry {
   }
   void begin(cudaStream_t s) {
     std::lock_guard<std::mutex> lock(mu_);
-    capturing_[key(s)] = std::make_shared<Capture>();
+    auto capture = std::make_shared<Capture>();
+    capture->id = next_capture_id_++;
+    capturing_[key(s)] = std::move(capture);
     any_.store(true, std::memory_order_release);
   }
-  bool capturing(cudaStream_t s) {
-    if (!any_.load(std::memory_order_acquire)) return false;
+  // The id of the capture stream `s` takes part in, or 0. Asked often (PyTorch's allocator asks at
+  // every allocation): while nothing is captured it costs one atomic load.
+  uint64_t capture_id(cudaStream_t s) {
+    if (!any_.load(std::memory_order_acquire)) return 0;
     std::lock_guard<std::mutex> lock(mu_);
-    return capturing_.count(key(s)) > 0;
+    auto it = capturing_.find(key(s));
+    return it == capturing_.end() ? 0 : it->second->id;
   }
+  bool capturing(cudaStream_t s) { return capture_id(s) != 0; }
   void add_input(cudaStream_t s, MirroredInput in) {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = capturing_.find(key(s)); it != capturing_.end()) it->second->inputs.push_back(in);
@@ -104,6 +110,7 @@ class CaptureRegistry {
 
  private:
   struct Capture {
+    uint64_t id = 0;
     std::vector<MirroredInput> inputs;
   };
   template <typename H>
@@ -116,6 +123,7 @@ class CaptureRegistry {
   std::unordered_map<uint64_t, Inputs> graphs_;
   std::unordered_map<uint64_t, Inputs> execs_;
   std::atomic<uint64_t> next_mirror_{1};
+  uint64_t next_capture_id_ = 1;
   std::atomic<bool> any_{false};  // some stream is capturing
 };
 
@@ -127,6 +135,21 @@ cudaError_t begin_capture(cudaError_t st, cudaStream_t stream) {
 cudaError_t end_capture(cudaError_t st, cudaStream_t stream, cudaGraph_t* graph) {
   CaptureRegistry::get().end(stream, st == cudaSuccess && graph ? *graph : nullptr);
   return cudart_finish(st);
+}
+
+// Capture state is answered from the registry, without traffic. The graph a capture is building and
+// its current dependencies live on the server; asking for them during a capture is not supported.
+cudaError_t capture_info(cudaStream_t stream, cudaStreamCaptureStatus* status, unsigned long long* id,
+                         bool wants_graph) {
+  if (!status) return cudart_finish(cudaErrorInvalidValue);
+  uint64_t capture = CaptureRegistry::get().capture_id(stream);
+  *status = capture ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+  if (id && capture) *id = capture;
+  if (capture && wants_graph) {
+    report_unsupported("cudaStreamGetCaptureInfo (the capturing graph or its dependencies)");
+    return cudart_finish(cudaErrorNotSupported);
+  }
+  return cudaSuccess;
 }
 
 cudaError_t launch_graph(cudaGraphExec_t exec, cudaStream_t stream, bool per_thread) {
@@ -197,6 +220,28 @@ extern "C" cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* pG
 }
 extern "C" cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t* pGraph) {
   return rgpu::client::end_capture(remote::cudaStreamEndCapture_ptsz(stream, pGraph), stream, pGraph);
+}
+
+extern "C" cudaError_t cudaStreamIsCapturing(cudaStream_t stream, cudaStreamCaptureStatus* pCaptureStatus) {
+  return rgpu::client::capture_info(stream, pCaptureStatus, nullptr, false);
+}
+extern "C" cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, cudaStreamCaptureStatus* pCaptureStatus) {
+  return rgpu::client::capture_info(stream, pCaptureStatus, nullptr, false);
+}
+extern "C" cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, cudaStreamCaptureStatus* captureStatus_out,
+                                                unsigned long long* id_out, cudaGraph_t* graph_out,
+                                                const cudaGraphNode_t** dependencies_out,
+                                                const cudaGraphEdgeData** edgeData_out, size_t* numDependencies_out) {
+  return rgpu::client::capture_info(stream, captureStatus_out, id_out,
+                                    graph_out || dependencies_out || edgeData_out || numDependencies_out);
+}
+extern "C" cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, cudaStreamCaptureStatus* captureStatus_out,
+                                                     unsigned long long* id_out, cudaGraph_t* graph_out,
+                                                     const cudaGraphNode_t** dependencies_out,
+                                                     const cudaGraphEdgeData** edgeData_out,
+                                                     size_t* numDependencies_out) {
+  return rgpu::client::capture_info(stream, captureStatus_out, id_out,
+                                    graph_out || dependencies_out || edgeData_out || numDependencies_out);
 }
 
 extern "C" cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {

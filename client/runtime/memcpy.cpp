@@ -47,15 +47,23 @@ cudaMemcpyKind resolve(cudaMemcpyKind kind, const void* dst, const void* src) {
   return cudaMemcpyHostToHost;
 }
 
-int32_t send_copy(uint32_t id, bool async, const wire::Copy1D& a, const void* h2d, void* d2h) {
-  Call call(id, async ? CallClass::kAsync : CallClass::kSync);
+// `wait`: the caller needs the server's answer before it returns (a D2H copy's bytes, or the status
+// of a copy the client cannot check itself).
+int32_t send_copy(uint32_t id, bool wait, const wire::Copy1D& a, const void* h2d, void* d2h) {
+  Call call(id, wait ? CallClass::kSync : CallClass::kAsync);
   call.args().put(a);
   if (h2d) {
     Pipe::get().wait_landings(h2d, a.count);
     call.add_bulk(h2d, a.count);
   }
   if (d2h) call.expect_reply_bulk(d2h, a.count);
-  return async ? call.post() : call.invoke();
+  return wait ? call.invoke() : call.post();
+}
+
+// Whether [p, p+n) lies inside one device allocation this client made.
+bool known_device_range(const void* p, size_t n) {
+  auto r = MemoryMap::get().find_device(p);
+  return r && reinterpret_cast<uintptr_t>(p) + n <= r->base + r->size;
 }
 
 }  // namespace
@@ -86,9 +94,14 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     a.dst = reinterpret_cast<uint64_t>(dst);
     a.src = reinterpret_cast<uint64_t>(src);
     a.count = count;
-    return cudart_finish(static_cast<cudaError_t>(send_copy(id, async, a, nullptr, nullptr)));
+    // CUDA's own D2D cudaMemcpy does not wait for the copy either.
+    const bool wait = !async && !(known_device_range(dst, count) && known_device_range(src, count));
+    return cudart_finish(static_cast<cudaError_t>(send_copy(id, wait, a, nullptr, nullptr)));
   }
-  // Host <-> device, in chunks.
+  // Host <-> device, in chunks. A synchronous H2D copy into memory the client knows returns once
+  // its bytes are handed to the transport, as CUDA's does from pageable memory: nothing can fail
+  // that the client has not checked, and an error of earlier work surfaces at the next sync.
+  const bool wait = !async && !(kind == cudaMemcpyHostToDevice && known_device_range(dst, count));
   const size_t chunk = chunk_bytes();
   for (size_t off = 0; off < count; off += chunk) {
     size_t n = std::min(chunk, count - off);
@@ -96,8 +109,8 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     a.src = reinterpret_cast<uint64_t>(src) + off;
     a.count = n;
     int32_t st = kind == cudaMemcpyHostToDevice
-                     ? send_copy(id, async, a, static_cast<const char*>(src) + off, nullptr)
-                     : send_copy(id, async, a, nullptr, static_cast<char*>(dst) + off);
+                     ? send_copy(id, wait, a, static_cast<const char*>(src) + off, nullptr)
+                     : send_copy(id, wait, a, nullptr, static_cast<char*>(dst) + off);
     if (st != 0) return cudart_finish(static_cast<cudaError_t>(st));
   }
   return cudaSuccess;

@@ -15,7 +15,14 @@ enum InternalCall : uint32_t {
   // Before a graph launch: new contents for an H2D mirror (async, MirrorRefresh + bytes as bulk),
   // written in stream order ahead of the launch.
   kCallMirrorRefresh = 0x52470003,
+  // Everything the client caches about a device, in one round trip at its first query. in: i32
+  // device; out: cudaDeviceProp (raw bytes), u32 n, then n pairs of i32 attribute, i32 value for
+  // every attribute below kDeviceAttributeLimit the device answers.
+  kCallDeviceSnapshot = 0x52470004,
 };
+
+// Attributes are numbered densely from 1; CUDA 13 has fewer than 160.
+inline constexpr int32_t kDeviceAttributeLimit = 256;
 
 // ModuleLoaded.status when the client sent only the image's key and the server's cache has no
 // such image: the client sends the load again with the image.

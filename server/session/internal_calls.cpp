@@ -1,11 +1,15 @@
-// Internal calls: their dispatch, and kCallErrorText, whose error names and descriptions come
-// from the real CUDA runtime the backend loaded, so a remote program prints the same messages as a
-// local one (the emulated backend has no runtime to ask; it answers with the error number).
+// Internal calls: their dispatch; kCallErrorText, whose error names and descriptions come from the
+// real CUDA runtime the backend loaded, so a remote program prints the same messages as a local one
+// (the emulated backend has no runtime to ask; it answers with the error number); and
+// kCallDeviceSnapshot, a device's properties and attributes in one reply.
 #include <dlfcn.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/wire/internal_calls.h"
+#include "gen/cudart/cudart_api.h"
 #include "server/session/internal_handlers.h"
 
 namespace rgpu::server::handlers {
@@ -17,6 +21,7 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallErrorText: return error_text(ctx, in, out, status);
     case wire::kCallCaptureCopy: return capture_copy(ctx, in, out, status);
     case wire::kCallMirrorRefresh: return mirror_refresh(ctx, in, out, status);
+    case wire::kCallDeviceSnapshot: return device_snapshot(ctx, in, out, status);
     default: *known = false; return false;
   }
 }
@@ -34,6 +39,31 @@ bool error_text(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t
   out.put_string(name.c_str());
   out.put_string(text.c_str());
   status = 0;
+  return true;
+}
+
+bool device_snapshot(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  int32_t device = in.get<int32_t>();
+  if (!in.ok() || !in.at_end()) return false;
+  if (!ctx.cudart.cudaGetDeviceProperties || !ctx.cudart.cudaDeviceGetAttribute) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaDeviceProp prop{};
+  status = ctx.cudart.cudaGetDeviceProperties(&prop, device);
+  if (status != cudaSuccess) return true;
+  out.put_raw(&prop, sizeof prop);
+  std::vector<std::pair<int32_t, int32_t>> attrs;
+  for (int32_t a = 1; a < wire::kDeviceAttributeLimit; ++a) {
+    int value = 0;
+    if (ctx.cudart.cudaDeviceGetAttribute(&value, static_cast<cudaDeviceAttr>(a), device) == cudaSuccess)
+      attrs.emplace_back(a, value);
+  }
+  out.put<uint32_t>(static_cast<uint32_t>(attrs.size()));
+  for (auto [a, v] : attrs) {
+    out.put<int32_t>(a);
+    out.put<int32_t>(v);
+  }
   return true;
 }
 

@@ -15,6 +15,8 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
 
 // kCallErrorText: the backend runtime's name and description of an error code.
 bool error_text(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallDeviceSnapshot: properties and every attribute of a device.
+bool device_snapshot(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 // kCallCaptureCopy and kCallMirrorRefresh (server/session/graph.cpp).
 bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);

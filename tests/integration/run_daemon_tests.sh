@@ -80,6 +80,17 @@ check "module offered by key, cache miss: the image follows" $? "$(grep -v '^ok'
 RGPU_MODULE_BY_KEY_KB=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour3.out" 2>&1
 check "module offered by key, cache hit" $? "$(grep -v '^ok' "$WORK/tour3.out" | head)"
 
+# 1c. Round trips: what CUDA answers without the GPU costs no traffic, async work does not wait
+# (the expected 7 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
+RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rt.out" 2>"$WORK/rt.err"
+rc=$?
+[[ $rc == 0 ]] && grep -q "^ok: round_trips" "$WORK/rt.out" && grep -q ", 7 round trips$" "$WORK/rt.err"
+check "a representative program makes exactly 7 round trips" $? "$(cat "$WORK/rt.out" "$WORK/rt.err" | head)"
+RGPU_SYNC=1 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rts.out" 2>"$WORK/rts.err"
+rc=$?
+[[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"
+check "RGPU_SYNC=1: no call goes without waiting" $? "$(cat "$WORK/rts.out" "$WORK/rts.err" | head)"
+
 # 2. No server: one clear line and CUDA's no-device answers, at once.
 RGPU_SERVER=127.0.0.1:1 client timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
 rc=$?

@@ -1,0 +1,71 @@
+// A representative program whose round trips to rgpud are counted (run_daemon_tests.sh runs it
+// with RGPU_STATS=1 and asserts the count). Everything here that CUDA can answer without the GPU
+// -- current device, last error, properties and attributes, function and pointer attributes,
+// capture status -- must cost no traffic, and asynchronous work must not wait. Expected:
+//   1  the first device query (properties and attributes of all devices, then cached)
+//   2  cudaMalloc x 2
+//   1  the module upload, at the first launch
+//   1  cudaFuncGetAttributes, once (then cached)
+//   1  cudaStreamSynchronize
+//   1  the 4-byte D2H cudaMemcpy
+// = 7 round trips, however many iterations the loop makes.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+__global__ void axpy(float a, const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += a * x[i];
+}
+
+#define CHECK(x)                                                                   \
+  do {                                                                             \
+    cudaError_t e_ = (x);                                                          \
+    if (e_ != cudaSuccess) {                                                       \
+      std::printf("FAIL %s: %s\n", #x, cudaGetErrorName(e_));                      \
+      return 1;                                                                    \
+    }                                                                              \
+  } while (0)
+
+int main() {
+  const int n = 1 << 16;
+  int count = 0, device = -1, sms = 0;
+  CHECK(cudaGetDeviceCount(&count));
+  CHECK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  float *x = nullptr, *y = nullptr;
+  CHECK(cudaMalloc(&x, n * sizeof(float)));
+  CHECK(cudaMalloc(&y, n * sizeof(float)));
+  static float host[n];
+  for (int i = 0; i < n; ++i) host[i] = 1.0f;
+  CHECK(cudaMemcpy(x, host, sizeof host, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(y, host, sizeof host, cudaMemcpyHostToDevice));
+  for (int step = 0; step < 200; ++step) {
+    axpy<<<(n + 255) / 256, 256, 0, s>>>(2.0f, x, y, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaGetDevice(&device));
+    cudaFuncAttributes fa;
+    CHECK(cudaFuncGetAttributes(&fa, axpy));
+    cudaPointerAttributes pa;
+    CHECK(cudaPointerGetAttributes(&pa, y));
+    cudaStreamCaptureStatus cs;
+    CHECK(cudaStreamIsCapturing(s, &cs));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    if (pa.type != cudaMemoryTypeDevice || cs != cudaStreamCaptureStatusNone || device != 0) {
+      std::printf("FAIL: wrong local answer\n");
+      return 1;
+    }
+  }
+  CHECK(cudaStreamSynchronize(s));
+  float first = 0;
+  CHECK(cudaMemcpy(&first, y, sizeof first, cudaMemcpyDeviceToHost));
+  CHECK(cudaFree(x));
+  CHECK(cudaFree(y));
+  CHECK(cudaStreamDestroy(s));
+  std::printf("ok: round_trips (%d device(s), %d SMs)\n", count, sms);
+  return 0;
+}
