@@ -61,7 +61,7 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-std::string csv_number(const std::optional<double>& v) { return v ? printf_string("%.6g", *v) : ""; }
+std::string csv_number(const std::optional<double>& v) { return v ? printf_string("%.10g", *v) : ""; }
 
 std::string csv(const ReportHeader& h, const std::vector<Row>& rows) {
   std::string out = "# rgpu bench, date " + h.date_utc + ", host " + h.host + ", server " + h.server + ", backend " +
@@ -85,7 +85,7 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_number(const std::optional<double>& v) { return v ? printf_string("%.6g", *v) : "null"; }
+std::string json_number(const std::optional<double>& v) { return v ? printf_string("%.10g", *v) : "null"; }
 
 std::string json(const ReportHeader& h, const std::vector<Row>& rows) {
   std::string out = "{\n";
