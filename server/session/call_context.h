@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "common/status.h"
 #include "server/session/handle_table.h"
 
 namespace rgpu::gen::cudart {
@@ -18,6 +19,15 @@ namespace rgpu::server {
 
 class Session;
 
+// Bulk data of a call that the session did not read ahead (a large H2D copy): the handler reads it
+// piece by piece straight into its staging buffers, and must take all of it.
+class BulkReader {
+ public:
+  virtual ~BulkReader() = default;
+  virtual Status read(void* dst, size_t n) = 0;
+  virtual uint64_t left() const = 0;
+};
+
 struct CallContext {
   Session& session;
   const gen::cudart::Api& cudart;   // the backend's CUDA Runtime entry points
@@ -27,6 +37,10 @@ struct CallContext {
   // stays valid until the reply is sent (a staging buffer owned by the session).
   std::vector<iovec>* bulk_out;
   uint64_t seq;
+  uint32_t method = 0;
+  BulkReader* bulk_reader = nullptr;  // set instead of bulk_in for streamed bulk
+  bool replied = false;               // the handler sent the reply itself (streamed D2H)
+  bool wants_reply = false;           // the caller waits for a reply
 };
 
 }  // namespace rgpu::server

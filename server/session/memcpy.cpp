@@ -8,6 +8,7 @@
 #include "common/wire/frame.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
+#include "server/session/bulk_copy.h"
 #include "server/session/call_context.h"
 #include "server/session/session.h"
 
@@ -29,12 +30,14 @@ bool resolve_stream(CallContext& ctx, uint64_t id, cudaStream_t* s, int32_t& sta
 }
 
 template <typename SyncFn, typename AsyncFn>
-bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, SyncFn sync_fn, AsyncFn async_fn) {
+bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bool per_thread, SyncFn sync_fn,
+             AsyncFn async_fn) {
   auto a = in.get<wire::Copy1D>();
   if (!in.ok() || !in.at_end() || a.count > wire::kMaxBulk) return false;
   auto kind = static_cast<cudaMemcpyKind>(a.kind);
   bool async = mode == Mode::kAsync;
-  if (kind == cudaMemcpyHostToDevice && ctx.bulk_in.size() != a.count) return false;
+  if (ctx.bulk_reader && kind != cudaMemcpyHostToDevice) return false;
+  if (kind == cudaMemcpyHostToDevice && !ctx.bulk_reader && ctx.bulk_in.size() != a.count) return false;
   if (kind != cudaMemcpyHostToDevice && !ctx.bulk_in.empty()) return false;
   if ((async && !async_fn) || (!async && !sync_fn)) {
     status = cudaErrorNotSupported;
@@ -46,6 +49,10 @@ bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, Sy
     if (kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
     return true;
   }
+  // A synchronous copy is ordered on the default stream its variant names.
+  if (!async) stream = per_thread ? cudaStreamPerThread : nullptr;
+  if (kind == cudaMemcpyHostToDevice && ctx.bulk_reader) return streamed_h2d(ctx, a, stream, status);
+  if (kind == cudaMemcpyDeviceToHost && a.count >= kStreamedCopyFrom) return streamed_d2h(ctx, a, async, stream, status);
   auto dst = reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst));
   auto src = reinterpret_cast<const void*>(static_cast<uintptr_t>(a.src));
   switch (kind) {
@@ -156,16 +163,16 @@ bool copy_peer(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode) 
 
 }  // namespace
 
-#define RGPU_COPY_HANDLER(name, shape, mode, sync_fn, async_fn)                                   \
-  bool name(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {        \
-    (void)out;                                                                                  \
-    return shape(ctx, in, status, mode, ctx.cudart.sync_fn, ctx.cudart.async_fn);                \
+#define RGPU_COPY_HANDLER(name, mode, per_thread, sync_fn, async_fn)                                  \
+  bool name(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {            \
+    (void)out;                                                                                      \
+    return copy_1d(ctx, in, status, mode, per_thread, ctx.cudart.sync_fn, ctx.cudart.async_fn);      \
   }
 
-RGPU_COPY_HANDLER(cudaMemcpy, copy_1d, Mode::kSync, cudaMemcpy, cudaMemcpyAsync)
-RGPU_COPY_HANDLER(cudaMemcpy_ptds, copy_1d, Mode::kSync, cudaMemcpy_ptds, cudaMemcpyAsync_ptsz)
-RGPU_COPY_HANDLER(cudaMemcpyAsync, copy_1d, Mode::kAsync, cudaMemcpy, cudaMemcpyAsync)
-RGPU_COPY_HANDLER(cudaMemcpyAsync_ptsz, copy_1d, Mode::kAsync, cudaMemcpy_ptds, cudaMemcpyAsync_ptsz)
+RGPU_COPY_HANDLER(cudaMemcpy, Mode::kSync, false, cudaMemcpy, cudaMemcpyAsync)
+RGPU_COPY_HANDLER(cudaMemcpy_ptds, Mode::kSync, true, cudaMemcpy_ptds, cudaMemcpyAsync_ptsz)
+RGPU_COPY_HANDLER(cudaMemcpyAsync, Mode::kAsync, false, cudaMemcpy, cudaMemcpyAsync)
+RGPU_COPY_HANDLER(cudaMemcpyAsync_ptsz, Mode::kAsync, true, cudaMemcpy_ptds, cudaMemcpyAsync_ptsz)
 
 #undef RGPU_COPY_HANDLER
 

@@ -13,6 +13,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudart/cudart_handlers.h"
+#include "server/session/bulk_copy.h"
 #include "server/session/call_context.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/module_cache.h"
@@ -22,7 +23,7 @@ namespace rgpu::server {
 Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output)
     : id_(id), conn_(conn), backend_(backend), output_(output), blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
-        execute(h, p, {}, &bad);
+        execute(h, p, {}, nullptr, &bad);
         if (bad) conn_.shutdown();
       }) {}
 
@@ -46,6 +47,14 @@ void Session::note_free(const void* p) {
 const LoadedFunction* Session::function(uint64_t id) const {
   auto it = functions_.find(id);
   return it == functions_.end() ? nullptr : &it->second;
+}
+
+StagingRing& Session::staging_ring() {
+  int device = 0;
+  if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
+  auto& ring = rings_[device];
+  if (!ring) ring = std::make_unique<StagingRing>(backend_.cudart());
+  return *ring;
 }
 
 std::vector<uint8_t>& Session::staging(size_t n) {
@@ -91,6 +100,52 @@ Status Session::send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::s
   return conn_.send_frame(h, payload, bulk);
 }
 
+Status Session::send_streamed(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
+                              uint64_t bulk_len, const std::function<std::span<const uint8_t>()>& next_piece) {
+  auto h = wire::make_header(kind, method, seq, static_cast<uint32_t>(payload.size()), bulk_len);
+  std::lock_guard<std::mutex> lock(send_mu_);
+  stats_.bytes_out += payload.size() + bulk_len;
+  iovec head[2] = {{&h, sizeof h}, {const_cast<uint8_t*>(payload.data()), payload.size()}};
+  RGPU_TRY(conn_.send_bytes({head, payload.empty() ? 1u : 2u}));
+  for (uint64_t sent = 0; sent < bulk_len;) {
+    std::span<const uint8_t> piece = next_piece();
+    if (piece.empty() || piece.size() > bulk_len - sent)
+      return RGPU_ERROR(kInternal, "a streamed frame's pieces do not add up to its length");
+    iovec v{const_cast<uint8_t*>(piece.data()), piece.size()};
+    RGPU_TRY(conn_.send_bytes({&v, 1}));
+    sent += piece.size();
+  }
+  return Status::ok();
+}
+
+namespace {
+
+// The bulk of a call read by its handler straight from the connection (bulk_copy.h).
+class ConnectionBulkReader final : public BulkReader {
+ public:
+  ConnectionBulkReader(transport::Connection& conn, uint64_t n) : conn_(conn), left_(n) {}
+  Status read(void* dst, size_t n) override {
+    if (n > left_) return RGPU_ERROR(kProtocol, "a handler read past its call's bulk data");
+    left_ -= n;
+    Status st = conn_.recv_exact(dst, n);
+    if (!st.is_ok() && status_.is_ok()) status_ = st;
+    return st;
+  }
+  uint64_t left() const override { return left_; }
+  // Takes what the handler left (it failed early) and says whether the connection held up.
+  Status finish() {
+    if (status_.is_ok() && left_ > 0) status_ = conn_.skip(left_);
+    return status_;
+  }
+
+ private:
+  transport::Connection& conn_;
+  uint64_t left_;
+  Status status_ = Status::ok();
+};
+
+}  // namespace
+
 Status Session::run() {
   std::vector<uint8_t> payload;
   std::vector<uint8_t> bulk;
@@ -100,12 +155,20 @@ Status Session::run() {
     if (!st.is_ok()) return st.code() == Code::kClosed ? Status::ok() : st;
     payload.resize(h.payload_len);
     RGPU_TRY(conn_.recv_exact(payload.data(), h.payload_len));
+    if (h.kind == static_cast<uint16_t>(wire::FrameKind::kCall) && streams_bulk(h.method, h.bulk_len)) {
+      stats_.bytes_in += sizeof h + h.payload_len + h.bulk_len;
+      ConnectionBulkReader reader(conn_, h.bulk_len);
+      Status st = handle_call(h, payload, {}, &reader);
+      RGPU_TRY(reader.finish());
+      RGPU_TRY(st);
+      continue;
+    }
     bulk.resize(h.bulk_len);
     RGPU_TRY(conn_.recv_exact(bulk.data(), h.bulk_len));
     stats_.bytes_in += sizeof h + h.payload_len + h.bulk_len;
     switch (static_cast<wire::FrameKind>(h.kind)) {
       case wire::FrameKind::kCall:
-        RGPU_TRY(handle_call(h, payload, bulk));
+        RGPU_TRY(handle_call(h, payload, bulk, nullptr));
         break;
       case wire::FrameKind::kControl:
         RGPU_TRY(handle_control(h, payload));
@@ -116,7 +179,8 @@ Status Session::run() {
   }
 }
 
-Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk) {
+Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
+                            BulkReader* reader) {
   stats_.calls++;
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
@@ -125,7 +189,7 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
     blocking_.submit(h, payload);
     return Status::ok();
   }
-  execute(h, payload, bulk, &malformed);
+  execute(h, payload, bulk, reader, &malformed);
   if (malformed)
     return RGPU_ERROR(kProtocol, std::string("malformed arguments for ") + gen::cudart::call_name(h.method) + " (id " +
                                      std::to_string(h.method) + ")");
@@ -133,13 +197,16 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
 }
 
 void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
-                      bool* malformed) {
+                      BulkReader* reader, bool* malformed) {
   thread_local wire::Encoder out;
   out.clear();
   out.put<int32_t>(0);  // the status, patched below
   thread_local std::vector<iovec> bulk_out;  // reused: no allocation per call once warm
   bulk_out.clear();
   CallContext ctx{*this, backend_.cudart(), handles_, bulk, &bulk_out, h.seq};
+  ctx.method = h.method;
+  ctx.bulk_reader = reader;
+  ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;
   wire::Decoder in(payload);
   int32_t status = 0;
   bool internal = false;
@@ -150,7 +217,11 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     return;
   }
   out.patch<int32_t>(0, status);
-  if (h.flags & wire::kFlagWantsReply) {
+  if (ctx.replied) {
+    // The handler sent its reply as it went (a streamed copy); a failure after that point is
+    // the call's asynchronous error.
+    if (status != 0) send_async_error(h, status);
+  } else if (ctx.wants_reply) {
     // Device printf output flushed by this call goes ahead of its reply (sync calls only: an
     // async call's output follows with the next reply).
     if (output_) {
@@ -162,11 +233,15 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     }
     (void)send(wire::FrameKind::kReply, h.method, h.seq, out.payload(), bulk_out);
   } else if (status != 0) {
-    wire::Encoder e;
-    e.put<int32_t>(status);
-    e.put<uint32_t>(h.method);
-    (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
+    send_async_error(h, status);
   }
+}
+
+void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
+  wire::Encoder e;
+  e.put<int32_t>(status);
+  e.put<uint32_t>(h.method);
+  (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
 }
 
 Status Session::handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -17,6 +18,8 @@
 #include "common/wire/frame.h"
 #include "server/backends/backend.h"
 #include "server/session/blocking_pool.h"
+#include "server/session/call_context.h"
+#include "server/session/staging_ring.h"
 #include "server/session/handle_table.h"
 #include "server/session/output_capture.h"
 #include "transports/transport.h"
@@ -53,8 +56,15 @@ class Session {
   Status send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
               std::span<const iovec> bulk = {});
 
+  // Sends a frame whose bulk is produced piece by piece (a streamed D2H copy): `next_piece` is
+  // called until it has given bulk_len bytes. The send lock is held throughout.
+  Status send_streamed(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
+                       uint64_t bulk_len, const std::function<std::span<const uint8_t>()>& next_piece);
+
   // A reusable buffer for reply bulk data of calls executed on the session thread.
   std::vector<uint8_t>& staging(size_t n);
+  // The pinned staging ring of the session thread's current device (bulk_copy.h).
+  StagingRing& staging_ring();
 
   // A pinned mirror buffer behind a host copy captured into a graph (common/wire/graph_args.h).
   // Mirrors live as long as the session: a graph may use them at any later launch.
@@ -69,9 +79,11 @@ class Session {
   Mirror* mirror(uint64_t id);
 
  private:
-  Status handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk);
+  Status handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
+                     BulkReader* reader);
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
-               bool* malformed);
+               BulkReader* reader, bool* malformed);
+  void send_async_error(const wire::FrameHeader& h, int32_t status);
   Status handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload);
   Status load_module(uint64_t seq, std::span<const uint8_t> payload);
 
@@ -87,6 +99,7 @@ class Session {
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
+  std::unordered_map<int, std::unique_ptr<StagingRing>> rings_;  // by device; session thread only
   BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down
 };
 
