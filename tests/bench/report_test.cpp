@@ -53,7 +53,7 @@ TEST_CASE("launch throughput bar: 0.9 x native") {
   RunSet runs;
   runs.native = {{"launch_throughput", 250000, "launches/s"}};
   runs.remote = {{"launch_throughput", 230000, "launches/s"}};
-  const Row& r = build_rows(runs).at(0);
+  Row r = build_rows(runs).at(0);
   CHECK(*r.limit == Approx(225000));
   CHECK(r.verdict == Verdict::kOk);
   runs.remote[0].value = 200000;
@@ -109,7 +109,7 @@ TEST_CASE("without a GPU here, bars that need native have no limit and no verdic
 TEST_CASE("a metric only the native run produced still gets a row, remote empty") {
   RunSet runs;
   runs.native = {{"launch_throughput", 250000, "launches/s"}};
-  const Row& r = build_rows(runs).at(0);
+  Row r = build_rows(runs).at(0);
   CHECK(*r.native == 250000);
   CHECK_FALSE(r.remote);
   CHECK(r.verdict == Verdict::kNone);
