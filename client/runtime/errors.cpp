@@ -55,7 +55,8 @@ void absorb_async_error() {
 
 cudaError_t cudart_finish(cudaError_t status) {
   if (status == static_cast<cudaError_t>(kStatusUnavailable)) status = cudaErrorNoDevice;
-  if (status != cudaSuccess) t_last_error = status;
+  // cudaErrorNotReady (a query of unfinished work) is an answer, not an error: CUDA does not record it.
+  if (status != cudaSuccess && status != cudaErrorNotReady) t_last_error = status;
   return status;
 }
 

@@ -119,6 +119,7 @@ Status TcpConnection::send_bytes(std::span<const iovec> segments) {
 }
 
 Status TcpConnection::recv_exact(void* dst, size_t n) {
+  if (n == 0) return Status::ok();  // dst may be null (an empty vector's data())
   auto* out = static_cast<uint8_t*>(dst);
   const size_t want = n;
   // What an earlier read brought in ahead of need.

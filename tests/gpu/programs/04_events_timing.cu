@@ -39,6 +39,15 @@ int main() {
   say("last error after the refusal: %s\n", cudaGetErrorName(cudaGetLastError()));
   say("last error after reading it: %s\n", cudaGetErrorName(cudaGetLastError()));
 
+  // A query of unfinished work answers cudaErrorNotReady, which is not an error: CUDA does not
+  // make it the last error.
+  busy_loop<<<128, 256, 0, stream>>>(d_out, 2000000);
+  CHECK_CUDA(cudaEventRecord(untimed, stream));
+  cudaError_t pending = cudaEventQuery(untimed);
+  say("query of a running kernel's event: %s\n", cudaGetErrorName(pending));
+  say("last error after that query: %s\n", cudaGetErrorName(cudaGetLastError()));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+
   // An event recorded on one stream orders another stream behind it.
   cudaStream_t other;
   CHECK_CUDA(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
