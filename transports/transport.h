@@ -35,6 +35,8 @@ class Connection {
   virtual void shutdown() = 0;
   // For log lines: "tcp 127.0.0.1:51234".
   virtual std::string peer() const = 0;
+  // The OS descriptor, for handing the connection to another process; -1 where there is none.
+  virtual int descriptor() const { return -1; }
 
   // Writes header, payload and bulk segments as one frame. The header's lengths must match.
   Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload, std::span<const iovec> bulk);

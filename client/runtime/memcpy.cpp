@@ -13,6 +13,7 @@
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
+#include "client/runtime/stripes.h"
 #include "common/config.h"
 #include "common/wire/copy_args.h"
 #include "common/wire/pitched.h"
@@ -102,6 +103,13 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
   // its bytes are handed to the transport, as CUDA's does from pageable memory: nothing can fail
   // that the client has not checked, and an error of earlier work surfaces at the next sync.
   const bool wait = !async && !(kind == cudaMemcpyHostToDevice && known_device_range(dst, count));
+  if (!async) {
+    // Large synchronous copies spread over the stripe connections when those are on.
+    int32_t st = 0;
+    bool striped = kind == cudaMemcpyHostToDevice ? !wait && Stripes::get().copy_h2d(dst, src, count, &st)
+                                                  : Stripes::get().copy_d2h(dst, src, count, &st);
+    if (striped) return cudart_finish(static_cast<cudaError_t>(st));
+  }
   const size_t chunk = chunk_bytes();
   for (size_t off = 0; off < count; off += chunk) {
     size_t n = std::min(chunk, count - off);

@@ -48,18 +48,22 @@ Pipe::Pipe() {
   connect();
 }
 
+transport::ClientIdentity Pipe::identity() const {
+  transport::ClientIdentity id;
+  id.protocol_version = wire::kProtocolVersion;
+  id.api_hash = gen::cudart::kApiHash;
+  id.client_version = "0.1.0";
+  id.host = hostname();
+  id.pid = static_cast<uint32_t>(getpid());
+  return id;
+}
+
 void Pipe::connect() {
   server_address_ = kServerAddress.get();
   auto conn = transport::connect(server_address_);
   Status st = conn.status();
   if (st.is_ok()) {
-    transport::ClientIdentity id;
-    id.protocol_version = wire::kProtocolVersion;
-    id.api_hash = gen::cudart::kApiHash;
-    id.client_version = "0.1.0";
-    id.host = hostname();
-    id.pid = static_cast<uint32_t>(getpid());
-    st = transport::client_handshake(**conn, id, kToken.get(), &welcome_,
+    st = transport::client_handshake(**conn, identity(), kToken.get(), &welcome_,
                                      std::chrono::seconds(kHandshakeTimeout.get_int()));
   }
   if (!st.is_ok()) {

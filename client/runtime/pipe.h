@@ -48,6 +48,9 @@ class Pipe {
   // False when no session could be made; the reason was printed once.
   bool available() const { return conn_ != nullptr && !broken_.load(std::memory_order_acquire); }
   const transport::Welcome& welcome() const { return welcome_; }
+  const std::string& server_address() const { return server_address_; }
+  // Who this process is, for a handshake with rgpud (the pipe's, or a stripe's).
+  transport::ClientIdentity identity() const;
 
   // Sends one call frame. With a waiter, registers it first so the reply finds it.
   // landing/landing_len: an async D2H destination, filled by a later kData frame with this seq.

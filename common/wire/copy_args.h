@@ -20,6 +20,17 @@ struct Copy1D {
   uint32_t pad;
 };
 
+// A large synchronous cudaMemcpy split over the session's stripe connections (internal call
+// kCallStripedCopy). The call travels on the pipe in order; its bytes travel as one kData frame per
+// stripe (seq = transfer, payload = the u64 offset of its slice in the copy, bulk = the slice), H2D
+// from the client, D2H from the server (empty bulk when the copy failed before any byte moved).
+struct StripedCopy {
+  Copy1D copy;
+  uint64_t transfer;  // client-chosen, names the slices of this copy
+  uint32_t stripes;   // how many stripes carry a slice
+  uint32_t pad;
+};
+
 // cudaMemcpy2D / 3D with pitched pointers. Host data travels packed (rows of `width` bytes,
 // `height` rows per slice, `depth` slices); device sides keep their own pitch and position.
 struct Copy3D {

@@ -19,6 +19,9 @@ enum InternalCall : uint32_t {
   // device; out: cudaDeviceProp (raw bytes), u32 n, then n pairs of i32 attribute, i32 value for
   // every attribute below kDeviceAttributeLimit the device answers.
   kCallDeviceSnapshot = 0x52470004,
+  // A cudaMemcpy whose bytes travel over the stripe connections (StripedCopy in copy_args.h):
+  // posted for H2D, waited for (the reply follows the last slice) for D2H.
+  kCallStripedCopy = 0x52470005,
 };
 
 // Attributes are numbered densely from 1; CUDA 13 has fewer than 160.

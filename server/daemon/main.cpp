@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
                 token.empty() ? "no token" : "token required");
   std::thread(reap_workers).detach();
 
-  rgpu::server::WorkerConfig config{backend, token};
+  rgpu::server::WorkerConfig config{backend, token, static_cast<int>(getpid())};
   uint64_t next_session = 1;
   for (;;) {
     auto conn = (*listener)->accept();

@@ -1,6 +1,8 @@
 // The session worker (see worker.h).
 #include "server/daemon/worker.h"
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "common/log.h"
@@ -9,6 +11,8 @@
 #include "gen/cudart/cudart_ids.h"
 #include "server/backends/backend.h"
 #include "server/daemon/transport_probe.h"
+#include "server/session/stripe_set.h"
+#include "transports/descriptor_passing.h"
 #include "server/session/output_capture.h"
 #include "server/session/session.h"
 #include "transports/handshake.h"
@@ -20,6 +24,24 @@ std::string mib(uint64_t bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return buf;
+}
+
+// A stripe joins its session: its descriptor and the secret it claims go to the session's worker,
+// which checks the secret and welcomes it. This worker's part ends there.
+int hand_over_stripe(transport::Connection& conn, const transport::ClientIdentity& client, const WorkerConfig& config) {
+  auto via = transport::connect_local(stripe_socket_name(config.daemon_pid, client.session_id));
+  Status st = via.status();
+  if (st.is_ok()) {
+    st = transport::send_descriptor(*via, conn.descriptor(), client.session_secret);
+    close(*via);
+  }
+  if (!st.is_ok()) {
+    RGPU_LOG_WARN("stripe for session %llu from %s refused: %s", static_cast<unsigned long long>(client.session_id),
+                  conn.peer().c_str(), st.message().c_str());
+    (void)transport::send_refused(conn, "no session " + std::to_string(client.session_id) + " to join");
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -38,6 +60,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
                   st.message().substr(0, st.message().find('\n')).c_str());
     return 1;
   }
+  if (client.role == transport::Role::kStripe) return hand_over_stripe(*conn, client, config);
   if (client.role == transport::Role::kTransportProbe) {
     transport::Welcome welcome;
     welcome.session_id = session_id;
@@ -59,6 +82,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   }
   transport::Welcome welcome;
   welcome.session_id = session_id;
+  welcome.session_secret = auth::random_nonce();
   welcome.backend = backend->name();
   int ordinal = 0;
   for (const DeviceSummary& d : backend->devices())
@@ -71,6 +95,9 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   auto output = OutputCapture::start();
   if (!output.is_ok()) RGPU_LOG_WARN("device printf output will not reach the client: %s", output.status().message().c_str());
   Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr);
+  st = session.stripes().listen(stripe_socket_name(config.daemon_pid, session_id), welcome);
+  if (!st.is_ok()) RGPU_LOG_WARN("session %llu: large copies will not be striped: %s",
+                                 static_cast<unsigned long long>(session_id), st.message().c_str());
   Status end = session.run();
   if (!end.is_ok() && end.code() != Code::kClosed) {
     // Tell the client why its session ends (best effort: it may be gone already).

@@ -14,6 +14,7 @@ namespace rgpu::server {
 struct WorkerConfig {
   std::string backend;  // "cuda" or "emulated"
   std::string token;    // empty: no authentication
+  int daemon_pid = 0;   // names the local sockets over which stripes reach their session
 };
 
 // Runs the session to its end; returns the process exit code.

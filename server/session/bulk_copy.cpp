@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
+#include <vector>
 
-#include "common/wire/codec.h"
+#include "common/wire/internal_calls.h"
+#include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_ids.h"
 #include "server/session/session.h"
 #include "server/session/staging_ring.h"
@@ -18,79 +21,234 @@ bool streams_bulk(uint32_t method, uint64_t bulk_len) {
          method == ids::k_cudaMemcpyAsync_ptsz;
 }
 
+Status send_pieces(transport::Connection& conn, const wire::FrameHeader& h, std::span<const uint8_t> payload,
+                   const std::function<std::span<const uint8_t>()>& next_piece) {
+  iovec head[2] = {{const_cast<wire::FrameHeader*>(&h), sizeof h}, {const_cast<uint8_t*>(payload.data()), payload.size()}};
+  RGPU_TRY(conn.send_bytes({head, payload.empty() ? 1u : 2u}));
+  for (uint64_t sent = 0; sent < h.bulk_len;) {
+    std::span<const uint8_t> piece = next_piece();
+    if (piece.empty() || piece.size() > h.bulk_len - sent)
+      return RGPU_ERROR(kInternal, "a streamed frame's pieces do not add up to its length");
+    iovec v{const_cast<uint8_t*>(piece.data()), piece.size()};
+    RGPU_TRY(conn.send_bytes({&v, 1}));
+    sent += piece.size();
+  }
+  return Status::ok();
+}
+
 namespace handlers {
 namespace {
 
-constexpr size_t kPiece = StagingRing::kSlotBytes;
+struct Pieces {
+  uint64_t total;
+  size_t size;
+  size_t count() const { return static_cast<size_t>((total + size - 1) / size); }
+  size_t at(size_t i) const { return static_cast<size_t>(std::min<uint64_t>(size, total - i * size)); }
+};
 
-size_t piece_size(uint64_t count, size_t i) { return static_cast<size_t>(std::min<uint64_t>(kPiece, count - i * kPiece)); }
+// Moves n bytes from `reader` through `ring` to device memory at dst. Returns the copy's status;
+// after a failure the rest is still read, so the byte stream stays in step (a read failure stops
+// it: the reader keeps that error for the caller).
+int32_t h2d_through(StagingRing& ring, BulkReader& reader, uint8_t* dst, uint64_t n, cudaStream_t stream) {
+  Pieces p{n, ring.slot_bytes()};
+  int32_t status = cudaSuccess;
+  for (size_t i = 0; i < p.count(); ++i) {
+    int32_t earlier = cudaSuccess;
+    uint8_t* buf = ring.acquire(i, &earlier);
+    if (status == cudaSuccess) status = earlier;
+    if (!reader.read(buf, p.at(i)).is_ok()) return status;
+    if (status == cudaSuccess) status = ring.copy(i, dst + i * p.size, buf, p.at(i), cudaMemcpyHostToDevice, stream);
+  }
+  return status;
+}
 
-size_t pieces(uint64_t count) { return static_cast<size_t>((count + kPiece - 1) / kPiece); }
+// Moves n bytes of device memory at src through `ring`. The first piece decides the copy's status:
+// nothing is sent before it is known, and on failure that status is returned and `send` is not
+// called. Otherwise `send(next_piece)` sends the bytes as next_piece hands them over, each piece
+// once the device has copied it, a slot refilled once its piece is sent. A failure past the first
+// piece (a device fault meanwhile) sends zeros for the rest and lands in *late.
+int32_t d2h_through(StagingRing& ring, const uint8_t* src, uint64_t n, cudaStream_t stream,
+                    const std::function<void(const std::function<std::span<const uint8_t>()>&)>& send,
+                    int32_t* late) {
+  Pieces p{n, ring.slot_bytes()};
+  const size_t count = p.count();
+  auto issue = [&](size_t i) {
+    int32_t earlier = cudaSuccess;
+    uint8_t* buf = ring.acquire(i, &earlier);
+    int32_t st = ring.copy(i, buf, src + i * p.size, p.at(i), cudaMemcpyDeviceToHost, stream);
+    return earlier != cudaSuccess ? earlier : st;
+  };
+  *late = cudaSuccess;
+  int32_t st = n > 0 ? ring.probe(src + n - 1, stream) : cudaSuccess;
+  size_t issued = 0;
+  for (; issued < std::min(count, StagingRing::kSlots) && st == cudaSuccess; ++issued) st = issue(issued);
+  int32_t first = cudaSuccess;
+  if (count > 0) ring.acquire(0, &first);
+  if (st == cudaSuccess) st = first;
+  if (st != cudaSuccess) {
+    for (size_t i = 1; i < issued; ++i) ring.acquire(i, &first);
+    return st;
+  }
+  size_t next = 0;
+  send([&]() -> std::span<const uint8_t> {
+    size_t i = next++;
+    if (i > 0 && i - 1 + StagingRing::kSlots < count && *late == cudaSuccess) *late = issue(i - 1 + StagingRing::kSlots);
+    int32_t done = cudaSuccess;
+    uint8_t* buf = ring.acquire(i, &done);
+    if (*late == cudaSuccess) *late = done;
+    if (*late != cudaSuccess) std::memset(buf, 0, p.at(i));
+    return {buf, p.at(i)};
+  });
+  return cudaSuccess;
+}
 
 }  // namespace
 
 bool streamed_h2d(CallContext& ctx, const wire::Copy1D& a, cudaStream_t stream, int32_t& status) {
   if (!ctx.bulk_reader || ctx.bulk_reader->left() != a.count) return false;
-  StagingRing& ring = ctx.session.staging_ring();
-  auto* dst = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(a.dst));
-  status = cudaSuccess;
-  for (size_t i = 0, n = pieces(a.count); i < n; ++i) {
-    int32_t earlier = cudaSuccess;
-    uint8_t* buf = ring.acquire(i, &earlier);
-    if (status == cudaSuccess) status = earlier;
-    // A read failure ends the session (the session loop sees it in the reader); the rest of a
-    // failed copy is still read, so the stream of frames stays in step.
-    if (!ctx.bulk_reader->read(buf, piece_size(a.count, i)).is_ok()) return true;
-    if (status == cudaSuccess)
-      status = ring.copy(i, dst + i * kPiece, buf, piece_size(a.count, i), cudaMemcpyHostToDevice, stream);
-  }
+  status = h2d_through(ctx.session.staging_ring(), *ctx.bulk_reader,
+                       reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(a.dst)), a.count, stream);
   return true;
 }
 
 bool streamed_d2h(CallContext& ctx, const wire::Copy1D& a, bool async, cudaStream_t stream, int32_t& status) {
-  StagingRing& ring = ctx.session.staging_ring();
-  const auto* src = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(a.src));
-  const size_t n = pieces(a.count);
-  auto issue = [&](size_t i) {
-    int32_t earlier = cudaSuccess;
-    uint8_t* buf = ring.acquire(i, &earlier);
-    int32_t st = ring.copy(i, buf, src + i * kPiece, piece_size(a.count, i), cudaMemcpyDeviceToHost, stream);
-    return earlier != cudaSuccess ? earlier : st;
-  };
-  // The first piece decides the call's status: nothing is sent before it is known.
-  int32_t st = cudaSuccess;
-  size_t issued = 0;
-  for (; issued < std::min(n, StagingRing::kSlots) && st == cudaSuccess; ++issued) st = issue(issued);
-  int32_t first = cudaSuccess;
-  ring.acquire(0, &first);
-  if (st == cudaSuccess) st = first;
-  if (st != cudaSuccess) {
-    for (size_t i = 1; i < issued; ++i) ring.acquire(i, &first);
-    status = st;
-    if (async) (void)ctx.session.send(wire::FrameKind::kData, 0, ctx.seq, {});  // ends the client's landing
-    return true;
-  }
-  // Later pieces are sent as they come off the device; a slot is refilled once its piece is sent.
-  // A failure past the first piece (a device fault meanwhile) sends zeros for the rest and is
-  // reported as the call's asynchronous error.
-  int32_t late = cudaSuccess;
-  size_t next = 0;
-  auto next_piece = [&]() -> std::span<const uint8_t> {
-    size_t i = next++;
-    if (i > 0 && i - 1 + StagingRing::kSlots < n && late == cudaSuccess) late = issue(i - 1 + StagingRing::kSlots);
-    int32_t done = cudaSuccess;
-    uint8_t* buf = ring.acquire(i, &done);
-    if (late == cudaSuccess) late = done;
-    if (late != cudaSuccess) std::memset(buf, 0, piece_size(a.count, i));
-    return {buf, piece_size(a.count, i)};
-  };
   wire::Encoder reply;
   reply.put<int32_t>(cudaSuccess);
-  (void)ctx.session.send_streamed(async ? wire::FrameKind::kData : wire::FrameKind::kReply,
-                                  async ? 0 : ctx.method, ctx.seq,
-                                  async ? std::span<const uint8_t>() : reply.payload(), a.count, next_piece);
-  ctx.replied = true;
+  auto h = wire::make_header(async ? wire::FrameKind::kData : wire::FrameKind::kReply, async ? 0 : ctx.method,
+                             ctx.seq, async ? 0 : static_cast<uint32_t>(reply.payload().size()), a.count);
+  int32_t late = cudaSuccess;
+  status = d2h_through(ctx.session.staging_ring(), reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(a.src)),
+                       a.count, stream,
+                       [&](const std::function<std::span<const uint8_t>()>& next_piece) {
+                         (void)ctx.session.send_streamed(h, async ? std::span<const uint8_t>() : reply.payload(),
+                                                         next_piece);
+                         ctx.replied = true;
+                       },
+                       &late);
+  if (status != cudaSuccess) {
+    // The sync reply carries the status; an async copy's landing must still end, empty.
+    if (async) (void)ctx.session.send(wire::FrameKind::kData, 0, ctx.seq, {});
+    return true;
+  }
   status = late;
+  return true;
+}
+
+namespace {
+
+// The bulk of one slice, read from its stripe connection.
+class StripeReader final : public BulkReader {
+ public:
+  StripeReader(transport::Connection& conn, uint64_t n) : conn_(conn), left_(n) {}
+  Status read(void* dst, size_t n) override {
+    if (n > left_) return RGPU_ERROR(kProtocol, "read past a slice");
+    left_ -= n;
+    Status st = conn_.recv_exact(dst, n);
+    if (!st.is_ok() && status.is_ok()) status = st;
+    return st;
+  }
+  uint64_t left() const override { return left_; }
+  Status status = Status::ok();
+
+ private:
+  transport::Connection& conn_;
+  uint64_t left_;
+};
+
+// One stripe's part of a striped copy, on a thread of its own.
+struct SliceJob {
+  transport::Connection* conn;
+  StagingRing* ring;
+  uint64_t offset;  // D2H: the slice this stripe sends
+  uint64_t length;
+  uint64_t received = 0;  // H2D: the length of the slice that came
+  int32_t status = cudaSuccess;
+  Status io = Status::ok();
+};
+
+void receive_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stream) {
+  wire::FrameHeader h;
+  job.io = job.conn->recv_header(h);
+  uint64_t offset = 0;
+  if (job.io.is_ok()) job.io = job.conn->recv_exact(&offset, sizeof offset);
+  if (!job.io.is_ok()) return;
+  if (h.kind != static_cast<uint16_t>(wire::FrameKind::kData) || h.seq != sc.transfer || h.payload_len != 8 ||
+      offset > sc.copy.count || h.bulk_len > sc.copy.count - offset) {
+    job.io = RGPU_ERROR(kProtocol, "a stripe sent a slice that is not part of the copy");
+    return;
+  }
+  job.received = h.bulk_len;
+  StripeReader reader(*job.conn, h.bulk_len);
+  job.status = h2d_through(*job.ring, reader, reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(sc.copy.dst)) + offset,
+                           h.bulk_len, stream);
+  job.io = reader.status;
+}
+
+void send_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stream) {
+  auto h = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof job.offset, job.length);
+  std::span<const uint8_t> payload{reinterpret_cast<const uint8_t*>(&job.offset), sizeof job.offset};
+  int32_t late = cudaSuccess;
+  job.status = d2h_through(*job.ring, reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(sc.copy.src)) + job.offset,
+                           job.length, stream,
+                           [&](const std::function<std::span<const uint8_t>()>& next_piece) {
+                             job.io = send_pieces(*job.conn, h, payload, next_piece);
+                           },
+                           &late);
+  if (job.status != cudaSuccess) {
+    // The slice still ends, empty: the client's stripe is waiting for it.
+    auto empty = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof job.offset, 0);
+    job.io = send_pieces(*job.conn, empty, payload, {});
+    return;
+  }
+  job.status = late;
+}
+
+}  // namespace
+
+bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  auto sc = in.get<wire::StripedCopy>();
+  if (!in.ok() || !in.at_end() || sc.stripes == 0 || sc.stripes > 64 || !ctx.bulk_in.empty()) return false;
+  auto kind = static_cast<cudaMemcpyKind>(sc.copy.kind);
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost) return false;
+  std::vector<transport::Connection*> conns = ctx.session.stripes().first(sc.stripes);
+  if (conns.size() != sc.stripes) return false;  // the client stripes only over stripes it was welcomed on
+  int device = 0;
+  if (ctx.cudart.cudaGetDevice) ctx.cudart.cudaGetDevice(&device);
+  // A synchronous copy, on the legacy default stream (per-thread default streams are per thread,
+  // and these threads are not the client's).
+  cudaStream_t stream = nullptr;
+  const uint64_t slice = ((sc.copy.count + sc.stripes - 1) / sc.stripes + 4095) & ~uint64_t{4095};
+  std::vector<SliceJob> jobs(sc.stripes);
+  for (uint32_t k = 0; k < sc.stripes; ++k) {
+    jobs[k].conn = conns[k];
+    jobs[k].ring = &ctx.session.staging_ring(static_cast<int>(k));
+    jobs[k].offset = std::min<uint64_t>(uint64_t{k} * slice, sc.copy.count);
+    jobs[k].length = std::min<uint64_t>(slice, sc.copy.count - jobs[k].offset);
+  }
+  std::vector<std::thread> threads;
+  for (SliceJob& job : jobs) {
+    threads.emplace_back([&ctx, &job, &sc, device, stream] {
+      if (ctx.cudart.cudaSetDevice) ctx.cudart.cudaSetDevice(device);
+      if (static_cast<cudaMemcpyKind>(sc.copy.kind) == cudaMemcpyHostToDevice) receive_slice(job, sc, stream);
+      else send_slice(job, sc, stream);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  status = cudaSuccess;
+  uint64_t received = 0;
+  for (const SliceJob& job : jobs) {
+    if (!job.io.is_ok()) {
+      ctx.session.abort(job.io);
+      return true;
+    }
+    if (status == cudaSuccess) status = job.status;
+    received += job.received;
+  }
+  if (kind == cudaMemcpyHostToDevice && received != sc.copy.count) {
+    ctx.session.abort(RGPU_ERROR(kProtocol, "the slices of a striped copy do not add up to it"));
+    return true;
+  }
   return true;
 }
 

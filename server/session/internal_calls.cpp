@@ -10,6 +10,7 @@
 
 #include "common/wire/internal_calls.h"
 #include "gen/cudart/cudart_api.h"
+#include "server/session/bulk_copy.h"
 #include "server/session/internal_handlers.h"
 
 namespace rgpu::server::handlers {
@@ -22,6 +23,7 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallCaptureCopy: return capture_copy(ctx, in, out, status);
     case wire::kCallMirrorRefresh: return mirror_refresh(ctx, in, out, status);
     case wire::kCallDeviceSnapshot: return device_snapshot(ctx, in, out, status);
+    case wire::kCallStripedCopy: return striped_copy(ctx, in, out, status);
     default: *known = false; return false;
   }
 }

@@ -49,11 +49,12 @@ const LoadedFunction* Session::function(uint64_t id) const {
   return it == functions_.end() ? nullptr : &it->second;
 }
 
-StagingRing& Session::staging_ring() {
+StagingRing& Session::staging_ring(int stripe) {
   int device = 0;
   if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
-  auto& ring = rings_[device];
-  if (!ring) ring = std::make_unique<StagingRing>(backend_.cudart());
+  auto& ring = rings_[{device, stripe}];
+  // The pipe's ring moves one copy at a time; a stripe's moves a slice, beside the others.
+  if (!ring) ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 4u << 20);
   return *ring;
 }
 
@@ -100,22 +101,19 @@ Status Session::send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::s
   return conn_.send_frame(h, payload, bulk);
 }
 
-Status Session::send_streamed(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
-                              uint64_t bulk_len, const std::function<std::span<const uint8_t>()>& next_piece) {
-  auto h = wire::make_header(kind, method, seq, static_cast<uint32_t>(payload.size()), bulk_len);
+Status Session::send_streamed(const wire::FrameHeader& h, std::span<const uint8_t> payload,
+                              const std::function<std::span<const uint8_t>()>& next_piece) {
   std::lock_guard<std::mutex> lock(send_mu_);
-  stats_.bytes_out += payload.size() + bulk_len;
-  iovec head[2] = {{&h, sizeof h}, {const_cast<uint8_t*>(payload.data()), payload.size()}};
-  RGPU_TRY(conn_.send_bytes({head, payload.empty() ? 1u : 2u}));
-  for (uint64_t sent = 0; sent < bulk_len;) {
-    std::span<const uint8_t> piece = next_piece();
-    if (piece.empty() || piece.size() > bulk_len - sent)
-      return RGPU_ERROR(kInternal, "a streamed frame's pieces do not add up to its length");
-    iovec v{const_cast<uint8_t*>(piece.data()), piece.size()};
-    RGPU_TRY(conn_.send_bytes({&v, 1}));
-    sent += piece.size();
+  stats_.bytes_out += payload.size() + h.bulk_len;
+  return send_pieces(conn_, h, payload, next_piece);
+}
+
+void Session::abort(const Status& why) {
+  {
+    std::lock_guard<std::mutex> lock(abort_mu_);
+    if (abort_status_.is_ok()) abort_status_ = why;
   }
-  return Status::ok();
+  conn_.shutdown();
 }
 
 namespace {
@@ -152,7 +150,11 @@ Status Session::run() {
   for (;;) {
     wire::FrameHeader h;
     Status st = conn_.recv_header(h);
-    if (!st.is_ok()) return st.code() == Code::kClosed ? Status::ok() : st;
+    if (!st.is_ok()) {
+      std::lock_guard<std::mutex> lock(abort_mu_);
+      if (!abort_status_.is_ok()) return abort_status_;
+      return st.code() == Code::kClosed ? Status::ok() : st;
+    }
     payload.resize(h.payload_len);
     RGPU_TRY(conn_.recv_exact(payload.data(), h.payload_len));
     if (h.kind == static_cast<uint16_t>(wire::FrameKind::kCall) && streams_bulk(h.method, h.bulk_len)) {

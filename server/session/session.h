@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <utility>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -20,6 +22,7 @@
 #include "server/session/blocking_pool.h"
 #include "server/session/call_context.h"
 #include "server/session/staging_ring.h"
+#include "server/session/stripe_set.h"
 #include "server/session/handle_table.h"
 #include "server/session/output_capture.h"
 #include "transports/transport.h"
@@ -56,15 +59,20 @@ class Session {
   Status send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
               std::span<const iovec> bulk = {});
 
-  // Sends a frame whose bulk is produced piece by piece (a streamed D2H copy): `next_piece` is
-  // called until it has given bulk_len bytes. The send lock is held throughout.
-  Status send_streamed(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
-                       uint64_t bulk_len, const std::function<std::span<const uint8_t>()>& next_piece);
+  // Sends a frame whose bulk is produced piece by piece (a streamed D2H copy; see send_pieces in
+  // bulk_copy.h). The send lock is held throughout.
+  Status send_streamed(const wire::FrameHeader& h, std::span<const uint8_t> payload,
+                       const std::function<std::span<const uint8_t>()>& next_piece);
+
+  // Ends the session with `why` (a stripe connection failed mid-copy): the session loop stops.
+  void abort(const Status& why);
 
   // A reusable buffer for reply bulk data of calls executed on the session thread.
   std::vector<uint8_t>& staging(size_t n);
-  // The pinned staging ring of the session thread's current device (bulk_copy.h).
-  StagingRing& staging_ring();
+  // The pinned staging ring of the session thread's current device (bulk_copy.h); stripe k's
+  // rings are separate, so that the stripes of one copy work in parallel.
+  StagingRing& staging_ring(int stripe = -1);
+  StripeSet& stripes() { return stripes_; }
 
   // A pinned mirror buffer behind a host copy captured into a graph (common/wire/graph_args.h).
   // Mirrors live as long as the session: a graph may use them at any later launch.
@@ -94,12 +102,15 @@ class Session {
   HandleTable handles_;
   SessionStats stats_;
   std::mutex send_mu_;
+  std::mutex abort_mu_;
+  Status abort_status_ = Status::ok();
   std::mutex state_mu_;  // handles and allocations, shared with helper threads
   std::unordered_map<uintptr_t, uint64_t> allocations_;
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
-  std::unordered_map<int, std::unique_ptr<StagingRing>> rings_;  // by device; session thread only
+  std::map<std::pair<int, int>, std::unique_ptr<StagingRing>> rings_;  // by (device, stripe); session thread only
+  StripeSet stripes_;
   BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down
 };
 

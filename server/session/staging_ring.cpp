@@ -6,13 +6,18 @@
 #include "gen/cudart/cudart_api.h"
 
 namespace rgpu::server {
+namespace {
 
-StagingRing::StagingRing(const gen::cudart::Api& rt) : rt_(rt) {
+constexpr size_t kSpare = 64;  // bytes past each slot's data: slot 0's hold the probe byte
+
+}  // namespace
+
+StagingRing::StagingRing(const gen::cudart::Api& rt, size_t slot_bytes) : rt_(rt), slot_bytes_(slot_bytes) {
   // All pinned or all pageable, so that the destructor frees them the one right way.
   pinned_ = rt_.cudaMallocHost && rt_.cudaFreeHost;
   for (size_t i = 0; pinned_ && i < kSlots; ++i) {
     void* p = nullptr;
-    if (rt_.cudaMallocHost(&p, kSlotBytes) != cudaSuccess || !p) {
+    if (rt_.cudaMallocHost(&p, slot_bytes_ + kSpare) != cudaSuccess || !p) {
       for (size_t j = 0; j < i; ++j) rt_.cudaFreeHost(slots_[j].data);
       pinned_ = false;
       break;
@@ -20,10 +25,11 @@ StagingRing::StagingRing(const gen::cudart::Api& rt) : rt_(rt) {
     slots_[i].data = static_cast<uint8_t*>(p);
   }
   for (Slot& s : slots_) {
-    if (!pinned_) s.data = static_cast<uint8_t*>(std::malloc(kSlotBytes));
+    if (!pinned_) s.data = static_cast<uint8_t*>(std::malloc(slot_bytes_ + kSpare));
     if (rt_.cudaEventCreateWithFlags && rt_.cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming) != cudaSuccess)
       s.done = nullptr;
   }
+  scratch_ = slots_[0].data ? slots_[0].data + slot_bytes_ : nullptr;
 }
 
 StagingRing::~StagingRing() {
@@ -43,6 +49,12 @@ uint8_t* StagingRing::acquire(size_t i, int32_t* status) {
     s.busy = false;
   }
   return s.data;
+}
+
+int32_t StagingRing::probe(const void* p, cudaStream_t stream) {
+  if (!scratch_) return cudaErrorMemoryAllocation;
+  if (pinned_ && rt_.cudaMemcpyAsync) return rt_.cudaMemcpyAsync(scratch_, p, 1, cudaMemcpyDeviceToHost, stream);
+  return rt_.cudaMemcpy ? rt_.cudaMemcpy(scratch_, p, 1, cudaMemcpyDeviceToHost) : cudaErrorNotSupported;
 }
 
 int32_t StagingRing::copy(size_t i, void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t stream) {

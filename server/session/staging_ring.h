@@ -23,11 +23,10 @@ namespace rgpu::server {
 
 class StagingRing {
  public:
-  static constexpr size_t kSlotBytes = 8u << 20;
   static constexpr size_t kSlots = 3;
 
   // On the calling thread's current device.
-  explicit StagingRing(const gen::cudart::Api& rt);
+  StagingRing(const gen::cudart::Api& rt, size_t slot_bytes);
   ~StagingRing();
   StagingRing(const StagingRing&) = delete;
   StagingRing& operator=(const StagingRing&) = delete;
@@ -39,6 +38,12 @@ class StagingRing {
   // busy until it is done. Returns the runtime's status.
   int32_t copy(size_t i, void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t stream);
 
+  // Enqueues a copy of the one device byte at p into a scratch byte on `stream`: a device range that
+  // runs past its allocation fails here, before any of it has been sent.
+  int32_t probe(const void* p, cudaStream_t stream);
+
+  size_t slot_bytes() const { return slot_bytes_; }
+
  private:
   struct Slot {
     uint8_t* data = nullptr;
@@ -46,8 +51,10 @@ class StagingRing {
     bool busy = false;
   };
   const gen::cudart::Api& rt_;
+  const size_t slot_bytes_;
   Slot slots_[kSlots];
   bool pinned_ = false;
+  uint8_t* scratch_ = nullptr;  // the byte past slot 0's data (each slot has a few spare bytes)
 };
 
 }  // namespace rgpu::server

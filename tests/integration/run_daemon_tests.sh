@@ -91,6 +91,14 @@ rc=$?
 [[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"
 check "RGPU_SYNC=1: no call goes without waiting" $? "$(cat "$WORK/rts.out" "$WORK/rts.err" | head)"
 
+# 1d. Large copies, byte for byte: streamed through the staging ring on the pipe, and striped.
+RGPU_STRIPES=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big1.out" 2>&1
+check "large copies on the pipe" $? "$(tail -3 "$WORK/big1.out")"
+RGPU_STRIPES=4 RGPU_STRIPE_MIN_MB=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big4.out" 2>&1
+rc=$?
+[[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/big4.out"
+check "large copies striped over 4 connections" $? "$(tail -3 "$WORK/big4.out")"
+
 # 2. No server: one clear line and CUDA's no-device answers, at once.
 RGPU_SERVER=127.0.0.1:1 client timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
 rc=$?

@@ -78,7 +78,7 @@ TEST_CASE("tcp: sockets have TCP_NODELAY, close-on-exec and the configured buffe
   const bool big_buffers_allowed = sysctl_value("/proc/sys/net/core/rmem_max") >= (4 << 20) &&
                                    sysctl_value("/proc/sys/net/core/wmem_max") >= (4 << 20);
   for (auto* c : {pair.client.get(), pair.server.get()}) {
-    int fd = static_cast<transport::tcp::TcpConnection*>(c)->native_handle();
+    int fd = c->descriptor();
     CHECK(int_option(fd, IPPROTO_TCP, TCP_NODELAY) != 0);
     CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
     if (big_buffers_allowed) {  // the kernel reports twice the size asked for

@@ -77,6 +77,7 @@ Status set_close_on_exec(int fd) {
 
 TcpConnection::TcpConnection(asio::ip::tcp::socket socket, std::string peer)
     : socket_(std::move(socket)),
+      fd_(socket_.native_handle()),
       peer_(std::move(peer)),
       read_buffer_(std::make_unique<uint8_t[]>(kReadAhead)),
       skip_scratch_(std::make_unique<uint8_t[]>(kReadAhead)) {
@@ -196,6 +197,23 @@ void connect_with_timeout(asio::ip::tcp::socket& socket, const asio::ip::tcp::en
 }
 
 }  // namespace
+
+Result<std::unique_ptr<Connection>> adopt_descriptor(int fd) {
+  boost::system::error_code ec;
+  asio::ip::tcp::socket socket(sync_context());
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
+    ::close(fd);
+    return RGPU_ERROR(kIo, std::string("getsockname on a received descriptor failed: ") + std::strerror(errno));
+  }
+  socket.assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return RGPU_ERROR(kIo, "cannot adopt a received TCP socket: " + ec.message());
+  }
+  return TcpConnection::adopt(std::move(socket));
+}
 
 Result<std::unique_ptr<Connection>> connect(const std::string& address) {
   RGPU_ASSIGN_OR_RETURN(HostPort hp, parse_address(address));

@@ -25,13 +25,14 @@ class TcpConnection final : public Connection {
   void shutdown() override;
   std::string peer() const override { return peer_; }
 
-  int native_handle() { return socket_.native_handle(); }
+  int descriptor() const override { return fd_; }
 
  private:
   TcpConnection(boost::asio::ip::tcp::socket socket, std::string peer);
   Status io_error(const boost::system::error_code& ec, const char* what, uint64_t done, uint64_t want) const;
 
   boost::asio::ip::tcp::socket socket_;
+  const int fd_;  // socket_'s descriptor
   const std::string peer_;
   std::atomic<bool> shut_down_{false};
   // Reads smaller than half of this go through the read-ahead buffer, larger ones straight to
@@ -52,6 +53,9 @@ void set_buffer_sizes(int fd);
 // Marks a descriptor close-on-exec, so a child a user program execs does not hold our connection
 // open after the program dies (the server would not see it go away).
 Status set_close_on_exec(int fd);
+
+// A connected TCP socket received from another process (descriptor_passing.h); takes ownership.
+Result<std::unique_ptr<Connection>> adopt_descriptor(int fd);
 
 // "host:port" or "[v6]:port".
 Result<std::unique_ptr<Connection>> connect(const std::string& address);

@@ -1,0 +1,146 @@
+// Striped copies (see stripes.h).
+#include "client/runtime/stripes.h"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "client/runtime/call.h"
+#include "client/runtime/pipe.h"
+#include "client/runtime/settings.h"
+#include "common/config.h"
+#include "common/wire/copy_args.h"
+#include "common/wire/internal_calls.h"
+
+namespace rgpu::client {
+namespace {
+
+const Tunable kStripes{"RGPU_STRIPES", "8",
+                       "how many TCP connections a large cudaMemcpy is spread over (1: no striping)"};
+const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "32", "smallest cudaMemcpy (MiB) that is striped"};
+
+size_t stripe_count() {
+  static const size_t n = static_cast<size_t>(std::clamp<int64_t>(kStripes.get_int(), 1, 64));
+  return n;
+}
+
+// Slice k of a copy of n bytes over `stripes` connections: the server computes the same.
+struct Slice {
+  uint64_t offset;
+  uint64_t length;
+};
+Slice slice(uint64_t n, size_t stripes, size_t k) {
+  const uint64_t size = ((n + stripes - 1) / stripes + 4095) & ~uint64_t{4095};
+  uint64_t offset = std::min<uint64_t>(k * size, n);
+  return {offset, std::min<uint64_t>(size, n - offset)};
+}
+
+// Runs fn(k) for every stripe on threads of their own; true when all succeeded.
+template <typename Fn>
+bool on_every_stripe(size_t n, Fn fn) {
+  std::vector<std::thread> threads;
+  std::vector<char> ok(n, 0);
+  for (size_t k = 0; k < n; ++k) threads.emplace_back([&, k] { ok[k] = fn(k) ? 1 : 0; });
+  for (std::thread& t : threads) t.join();
+  return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
+}
+
+}  // namespace
+
+Stripes& Stripes::get() {
+  static Stripes* s = new Stripes();  // leaked like the pipe: copies may run from static destructors
+  return *s;
+}
+
+bool Stripes::use_locked(size_t n) {
+  static const size_t min_bytes = static_cast<size_t>(std::max<int64_t>(kStripeMinMb.get_int(), 1)) << 20;
+  if (stripe_count() < 2 || n < min_bytes) return false;
+  if (opened_) return conns_.size() == stripe_count();
+  opened_ = true;
+  Pipe& pipe = Pipe::get();
+  if (!pipe.available()) return false;
+  transport::ClientIdentity id = pipe.identity();
+  id.role = transport::Role::kStripe;
+  id.session_id = pipe.welcome().session_id;
+  id.session_secret = pipe.welcome().session_secret;
+  for (size_t k = 0; k < stripe_count(); ++k) {
+    auto conn = transport::connect(pipe.server_address());
+    Status st = conn.status();
+    transport::Welcome w;
+    if (st.is_ok())
+      st = transport::client_handshake(**conn, id, kToken.get(), &w, std::chrono::seconds(kHandshakeTimeout.get_int()));
+    if (!st.is_ok()) {
+      std::fprintf(stderr, "rgpu: large copies will not be striped: stripe connection %zu failed: %s\n", k + 1,
+                   st.message().substr(0, st.message().find('\n')).c_str());
+      conns_.clear();
+      return false;
+    }
+    conns_.push_back(std::move(*conn));
+  }
+  return true;
+}
+
+bool Stripes::copy_h2d(void* dst, const void* src, size_t n, int32_t* status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!use_locked(n)) return false;
+  Pipe::get().wait_landings(src, n);
+  wire::StripedCopy sc{};
+  sc.copy = wire::Copy1D{reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n,
+                         cudaMemcpyHostToDevice, -1, 0, -1, 0};
+  sc.transfer = next_transfer_++;
+  sc.stripes = static_cast<uint32_t>(conns_.size());
+  // The slices go first: under RGPU_SYNC the call below waits for the server, which waits for them.
+  std::thread sender([&] {
+    bool ok = on_every_stripe(conns_.size(), [&](size_t k) {
+      Slice s = slice(n, conns_.size(), k);
+      auto h = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof s.offset, s.length);
+      iovec bulk{static_cast<uint8_t*>(const_cast<void*>(src)) + s.offset, s.length};
+      return conns_[k]
+          ->send_frame(h, {reinterpret_cast<const uint8_t*>(&s.offset), sizeof s.offset},
+                       s.length ? std::span<const iovec>(&bulk, 1) : std::span<const iovec>())
+          .is_ok();
+    });
+    if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
+  });
+  Call call(wire::kCallStripedCopy, CallClass::kAsync);
+  call.args().put(sc);
+  *status = call.post();
+  sender.join();
+  return true;
+}
+
+bool Stripes::copy_d2h(void* dst, const void* src, size_t n, int32_t* status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!use_locked(n)) return false;
+  wire::StripedCopy sc{};
+  sc.copy = wire::Copy1D{reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n,
+                         cudaMemcpyDeviceToHost, -1, 0, -1, 0};
+  sc.transfer = next_transfer_++;
+  sc.stripes = static_cast<uint32_t>(conns_.size());
+  // Every stripe receives one slice (empty when the copy failed), wherever it belongs.
+  std::thread receiver([&] {
+    bool ok = on_every_stripe(conns_.size(), [&](size_t k) {
+      wire::FrameHeader h;
+      uint64_t offset = 0;
+      if (!conns_[k]->recv_header(h).is_ok() || h.payload_len != sizeof offset ||
+          !conns_[k]->recv_exact(&offset, sizeof offset).is_ok())
+        return false;
+      if (h.seq != sc.transfer || offset > n || h.bulk_len > n - offset) return false;
+      return conns_[k]->recv_exact(static_cast<uint8_t*>(dst) + offset, h.bulk_len).is_ok();
+    });
+    if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
+  });
+  Call call(wire::kCallStripedCopy, CallClass::kSync);
+  call.args().put(sc);
+  *status = call.invoke();
+  if (*status == kStatusUnavailable) {
+    for (auto& c : conns_) c->shutdown();  // the session is gone: nothing more will come
+  }
+  receiver.join();
+  return true;
+}
+
+}  // namespace rgpu::client

@@ -1,0 +1,40 @@
+// Large host<->device copies of odd sizes and offsets come back byte for byte: the streamed bulk
+// path (pieces through a staging ring) and, with RGPU_STRIPES > 1, the striped path.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+int main() {
+  const size_t max = (48u << 20) + 4099;
+  auto* src = static_cast<unsigned char*>(std::malloc(max + 16));
+  auto* back = static_cast<unsigned char*>(std::malloc(max + 16));
+  for (size_t i = 0; i < max + 16; ++i) src[i] = static_cast<unsigned char>(i * 131 + (i >> 13));
+  unsigned char* dev = nullptr;
+  if (cudaMalloc(&dev, max + 16) != cudaSuccess) return std::printf("FAIL cudaMalloc\n"), 1;
+  const size_t sizes[] = {(1u << 20) + 1, (8u << 20) + 7, (33u << 20) + 4097, max};
+  for (size_t n : sizes) {
+    std::memset(back, 0, max + 16);
+    cudaError_t up = cudaMemcpy(dev + 5, src + 3, n, cudaMemcpyHostToDevice);
+    cudaError_t down = cudaMemcpy(back + 1, dev + 5, n, cudaMemcpyDeviceToHost);
+    if (up != cudaSuccess || down != cudaSuccess || std::memcmp(src + 3, back + 1, n) != 0 || back[0] != 0 ||
+        back[n + 1] != 0)
+      return std::printf("FAIL copy of %zu bytes: %d %d\n", n, up, down), 1;
+    // Async D2H into pageable memory lands before the sync returns.
+    std::memset(back, 0, max + 16);
+    cudaError_t async = cudaMemcpyAsync(back, dev + 5, n, cudaMemcpyDeviceToHost, 0);
+    cudaError_t sync = cudaStreamSynchronize(0);
+    if (async != cudaSuccess || sync != cudaSuccess || std::memcmp(src + 3, back, n) != 0)
+      return std::printf("FAIL async copy of %zu bytes\n", n), 1;
+  }
+  // A copy past the end of the allocation fails, and the session goes on.
+  cudaError_t past = cudaMemcpy(back, dev + (2u << 20), max, cudaMemcpyDeviceToHost);
+  if (past == cudaSuccess) return std::printf("FAIL copy past the allocation succeeded\n"), 1;
+  cudaGetLastError();
+  if (cudaMemcpy(back, dev + 5, 4096, cudaMemcpyDeviceToHost) != cudaSuccess || std::memcmp(src + 3, back, 4096) != 0)
+    return std::printf("FAIL copy after the failed one\n"), 1;
+  cudaFree(dev);
+  std::printf("ok: big_copies\n");
+  return 0;
+}
