@@ -35,6 +35,8 @@ const char* marshal_name(Marshal m) {
     case Marshal::kString: return "string";
     case Marshal::kInHandles: return "in-handles";
     case Marshal::kNewHandle: return "new-handle";
+    case Marshal::kScalarIn: return "scalar-in";
+    case Marshal::kScalarOut: return "scalar-out";
   }
   return "?";
 }
@@ -71,6 +73,10 @@ class Builder {
       if (entry) {
         auto it = entry->params.find(p.name);
         if (it != entry->params.end()) ps = &it->second;
+      }
+      if (!ps) {
+        auto it = spec_.param_defaults.find(p.name);
+        if (it != spec_.param_defaults.end()) ps = &it->second;
       }
       std::string why;
       ParamPlan plan;
@@ -161,6 +167,11 @@ class Builder {
         out->how = Marshal::kString;
         return true;
       }
+      // A pointer to pointers is a host array of device addresses: it keeps needing `dir:`.
+      if (spec_.device_pointers && pt.shape != Shape::kPointer) {
+        out->how = Marshal::kDeviceAddr;
+        return true;
+      }
     }
     switch (pt.shape) {
       case Shape::kVoid:
@@ -186,6 +197,18 @@ class Builder {
       default:
         *why = "it points to something that cannot be copied";
         return false;
+    }
+    if (dir == "scalar") {
+      if (!spec_.scalars) {
+        *why = "`dir: scalar` needs the spec's `scalars:` (the expression that says host or device memory)";
+        return false;
+      }
+      if (pt.shape == Shape::kPointer) {
+        *why = "a scalar cannot be a pointer";
+        return false;
+      }
+      out->how = p.pointee_const ? Marshal::kScalarIn : Marshal::kScalarOut;
+      return true;
     }
     std::string d = dir ? *dir : (p.pointee_const ? "in" : "out");
     if (p.pointee_const && d != "in") {
@@ -333,7 +356,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
                        "; mark it `client: FILE` with `server: none`, or unsupported");
       } else if (b.plan(f, exact_entry ? entry : nullptr)) {
         for (const auto& p : f.params) {
-          if (f.cls == CallClass::kAsync && (p.how == Marshal::kOut || p.how == Marshal::kInOut)) {
+          if (f.cls == CallClass::kAsync &&
+              (p.how == Marshal::kOut || p.how == Marshal::kInOut || p.how == Marshal::kScalarOut)) {
             b.error(w, name + " is async but returns data through '" + p.name + "'; make it sync");
           }
         }

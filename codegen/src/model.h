@@ -24,6 +24,8 @@ enum class Marshal {
   kString,      // const char*: length-prefixed bytes, NUL added by the server
   kInHandles,   // const H*: u32 count (absent marker = null) then u64 ids
   kNewHandle,   // H*: u64 client-made id (0 = null); the server binds it on success
+  kScalarIn,    // const T*, `dir: scalar`: mode byte, then the elements (host) or a u64 address (device)
+  kScalarOut,   // T*, `dir: scalar`: mode byte; host: the reply carries the elements; device: u64 address
 };
 
 struct ParamPlan {
@@ -33,7 +35,7 @@ struct ParamPlan {
   bool is_enum = false;   // kValue: travels as the enum's underlying integer
   bool is_bool = false;   // kValue: travels as one byte
   Marshal how = Marshal::kValue;
-  std::string elem;       // kIn/kOut/kInOut: element C type ("uint8_t" for void)
+  std::string elem;       // kIn/kOut/kInOut/kScalar*: element C type ("uint8_t" for void)
   std::string count = "1";  // element count expression over the other parameters
   std::string handle_type;  // kHandle/kInHandles/kNewHandle: e.g. cudaStream_t
   std::string handle_kind;  // e.g. stream
@@ -60,6 +62,12 @@ struct Function {
   bool declared() const { return sig.has_value(); }
   bool variant() const { return sig && !sig->in_plain_pass; }  // only declared in the per-thread pass
   bool marshalled() const { return generated_server || remote_forwarder; }
+  bool has(Marshal how) const {
+    for (const auto& p : params) {
+      if (p.how == how) return true;
+    }
+    return false;
+  }
 };
 
 struct Model {

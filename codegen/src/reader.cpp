@@ -4,6 +4,7 @@
 #include <clang-c/Index.h>
 
 #include <memory>
+#include <string_view>
 
 namespace rgpu::codegen {
 namespace {
@@ -58,10 +59,15 @@ TypeInfo describe(CXType t) {
   TypeInfo info;
   info.spelling = take(clang_getTypeSpelling(t));
   info.unqualified = info.spelling;
-  if (clang_isConstQualifiedType(t) && info.unqualified.rfind("const ", 0) == 0) {
+  CXType c = clang_getCanonicalType(t);
+  // Top-level const: trailing on a pointer ("const float *const"), leading otherwise.
+  constexpr std::string_view kConst = "const";
+  if (clang_isConstQualifiedType(t) && c.kind == CXType_Pointer && info.unqualified.ends_with(kConst)) {
+    info.unqualified.resize(info.unqualified.size() - kConst.size());
+    while (info.unqualified.ends_with(' ')) info.unqualified.pop_back();
+  } else if (clang_isConstQualifiedType(t) && info.unqualified.rfind("const ", 0) == 0) {
     info.unqualified = info.unqualified.substr(6);
   }
-  CXType c = clang_getCanonicalType(t);
   if (c.kind == CXType_Void) {
     info.shape = Shape::kVoid;
   } else if (is_scalar_kind(c.kind)) {
@@ -91,7 +97,14 @@ Signature read_function(CXCursor fn) {
     if (p.name.empty()) p.name = "p" + std::to_string(i);
     CXType t = clang_getCursorType(arg);
     p.type = describe(t);
-    if (p.type.shape == Shape::kPointer) {
+    if (t.kind == CXType_IncompleteArray || t.kind == CXType_ConstantArray) {
+      // `T x[]` is a `T*` parameter: spell it so, for declarations.
+      CXType elem = clang_getArrayElementType(t);
+      p.type.spelling = p.type.unqualified = take(clang_getTypeSpelling(elem)) + " *";
+      p.type.shape = Shape::kPointer;
+      p.pointee = describe(elem);
+      p.pointee_const = clang_isConstQualifiedType(elem);
+    } else if (p.type.shape == Shape::kPointer) {
       CXType pointee = clang_getPointeeType(t);
       p.pointee = describe(pointee);
       p.pointee_const = clang_isConstQualifiedType(pointee);

@@ -84,8 +84,8 @@ class Loader {
     p.where = at(n);
     if (n["dir"]) {
       p.dir = str(n["dir"], "dir");
-      static const std::set<std::string> dirs = {"in", "out", "inout", "device"};
-      if (!dirs.count(*p.dir)) fail(n["dir"], "unknown dir '" + *p.dir + "'; use in, out, inout or device");
+      static const std::set<std::string> dirs = {"in", "out", "inout", "device", "scalar"};
+      if (!dirs.count(*p.dir)) fail(n["dir"], "unknown dir '" + *p.dir + "'; use in, out, inout, device or scalar");
     }
     if (n["count"]) p.count = str(n["count"], "count");
     if (n["string"]) p.string = boolean(n["string"], "string");
@@ -109,9 +109,39 @@ class Loader {
     return e;
   }
 
+  // name: {dir: ..., count: ...} entries (a function's params, or the spec's param_defaults).
+  std::map<std::string, ParamSpec> params(const YAML::Node& n, const std::string& what) const {
+    if (!n.IsMap()) fail(n, what + " must be a map of parameter: {dir: ...}");
+    std::map<std::string, ParamSpec> out;
+    for (const auto& pkv : n) {
+      std::string pname = pkv.first.as<std::string>();
+      ParamSpec p = param(pkv.second, what + " parameter " + pname);
+      p.where = at(pkv.first);
+      if (!out.emplace(pname, p).second) fail(pkv.first, "duplicate parameter '" + pname + "' in " + what + "; keep one");
+    }
+    return out;
+  }
+
+  void load_marshalling(const YAML::Node& root, Spec& s) const {
+    if (root["client_dir"]) s.client_dir = str(root["client_dir"], "client_dir");
+    if (const YAML::Node& pd = root["pointer_default"]) {
+      std::string v = str(pd, "pointer_default");
+      if (v != "host" && v != "device") fail(pd, "pointer_default must be host or device");
+      s.device_pointers = v == "device";
+    }
+    if (root["param_defaults"]) s.param_defaults = params(root["param_defaults"], "param_defaults");
+    if (const YAML::Node& sc = root["scalars"]) {
+      check_keys(sc, "scalars", {"host_mode", "header"});
+      if (!sc["host_mode"] || !sc["header"]) fail(sc, "scalars needs 'host_mode' (a C++ expression) and 'header'");
+      s.scalars = ScalarsSpec{str(sc["host_mode"], "scalars.host_mode"), str(sc["header"], "scalars.header")};
+    }
+    if (root["marshal_header"]) s.marshal_header = str(root["marshal_header"], "marshal_header");
+  }
+
   Spec load(const YAML::Node& root) {
     check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "status",
-                                  "handles", "pod_types", "functions", "patterns", "default"});
+                                  "handles", "pod_types", "functions", "patterns", "default", "client_dir",
+                                  "pointer_default", "param_defaults", "scalars", "marshal_header"});
     Spec s;
     s.path = path_;
     for (const char* required : {"library", "soname", "exports", "headers", "status"}) {
@@ -151,6 +181,7 @@ class Loader {
       }
     }
     if (root["pod_types"]) s.pod_types = str_list(root["pod_types"], "pod_types");
+    load_marshalling(root, s);
 
     if (root["functions"]) {
       const YAML::Node& fns = root["functions"];
@@ -163,17 +194,7 @@ class Loader {
         }
         EntrySpec e = entry(kv.second, name, false);
         e.where = at(kv.first);
-        if (const YAML::Node& params = kv.second["params"]) {
-          if (!params.IsMap()) fail(params, name + " params must be a map of parameter: {dir: ...}");
-          for (const auto& pkv : params) {
-            std::string pname = pkv.first.as<std::string>();
-            ParamSpec p = param(pkv.second, name + " parameter " + pname);
-            p.where = at(pkv.first);
-            if (!e.params.emplace(pname, p).second) {
-              fail(pkv.first, "duplicate parameter '" + pname + "' in " + name + " params; keep one");
-            }
-          }
-        }
+        if (const YAML::Node& ps = kv.second["params"]) e.params = params(ps, name + " params");
         s.functions.push_back(std::move(e));
       }
     }

@@ -20,7 +20,7 @@ struct Where {
 
 struct ParamSpec {
   Where where;
-  std::optional<std::string> dir;  // in, out, inout, device
+  std::optional<std::string> dir;  // in, out, inout, device, scalar
   std::optional<std::string> count;
   bool string = false;
 };
@@ -42,6 +42,13 @@ struct StatusSpec {
   std::string type, success, not_supported, invalid_handle, invalid_value, unavailable, bad_reply, finish, finish_header;
 };
 
+// `dir: scalar` parameters live in host or device memory as a run-time mode says (cuBLAS's
+// pointer mode): `host_mode` is a client-side C++ expression over the parameters, true = host.
+struct ScalarsSpec {
+  std::string host_mode;
+  std::string header;  // declares what host_mode calls (client side)
+};
+
 struct Spec {
   std::string path;
   std::string library;
@@ -52,6 +59,11 @@ struct Spec {
   StatusSpec status;
   std::vector<std::pair<std::string, std::string>> handles;  // type -> kind, in spec order
   std::vector<std::string> pod_types;  // records whose pointers are device addresses
+  std::string client_dir = "client/runtime";  // where `client: FILE` files live
+  bool device_pointers = false;  // `pointer_default: device`: undescribed T* are device addresses
+  std::map<std::string, ParamSpec> param_defaults;  // by parameter name, for every function
+  std::optional<ScalarsSpec> scalars;
+  std::string marshal_header;  // hand-written helpers (count expressions) both sides include
   std::vector<EntrySpec> functions;
   std::vector<EntrySpec> patterns;
   CallClass default_class = CallClass::kUnsupported;

@@ -63,6 +63,27 @@ inline void get_out_bytes(wire::Decoder& d, void* p, size_t bytes) {
   if (bytes) std::memcpy(p, b.data(), bytes);
 }
 
+// A `dir: scalar` argument (cuBLAS alpha, beta, result): in host memory its elements travel (mode
+// byte 1), in device memory its address does (mode byte 0). A null pointer travels as address 0.
+inline void put_scalar_in(wire::Encoder& e, bool host, const void* p, size_t bytes) {
+  e.put<uint8_t>(host && p);
+  if (host && p) {
+    e.put_bytes(p, bytes);
+  } else {
+    put_device(e, p);
+  }
+}
+
+inline void put_scalar_out(wire::Encoder& e, bool host, void* p) {
+  e.put<uint8_t>(host && p);
+  if (!(host && p)) put_device(e, p);
+}
+
+// Host-memory scalar results come back in the reply; device ones were written by the GPU.
+inline void get_scalar_out(wire::Decoder& d, bool host, void* p, size_t bytes) {
+  if (host) get_out_bytes(d, p, bytes);
+}
+
 // ---- server side ----
 
 // Storage for an in, out or inout pointer argument, decoded from peer bytes.
@@ -103,6 +124,51 @@ class Buffer {
   std::vector<T> storage_;
   size_t count_ = 0;
   bool present_ = false;
+};
+
+// A `dir: scalar` argument decoded from peer bytes: host elements held here, or a device address
+// passed through as it came.
+template <typename T>
+class Scalar {
+ public:
+  bool read_in(wire::Decoder& d) {
+    if (!read_mode(d)) return false;
+    if (!host_) return true;
+    auto b = d.get_bytes();
+    if (!d.ok() || b.size() % sizeof(T) != 0) return false;
+    count_ = b.size() / sizeof(T);
+    storage_.resize(count_ ? count_ : 1);
+    if (!b.empty()) std::memcpy(static_cast<void*>(storage_.data()), b.data(), b.size());
+    return true;
+  }
+  bool read_out(wire::Decoder& d) { return read_mode(d); }
+  // in: a host scalar must hold what the call reads.
+  bool has_count(size_t n) const { return !host_ || count_ == n; }
+  // out: room for n host elements, bounded like Buffer's.
+  bool allocate(size_t n) {
+    if (!host_) return true;
+    if (n > kMaxArrayBytes / sizeof(T)) return false;
+    count_ = n;
+    storage_.assign(n ? n : 1, T{});
+    return true;
+  }
+  T* get() { return host_ ? storage_.data() : reinterpret_cast<T*>(static_cast<uintptr_t>(address_)); }
+  void write(wire::Encoder& out) const {
+    if (host_) out.put_bytes(storage_.data(), count_ * sizeof(T));
+  }
+
+ private:
+  bool read_mode(wire::Decoder& d) {
+    uint8_t mode = d.get<uint8_t>();
+    if (!d.ok() || mode > 1) return false;
+    host_ = mode == 1;
+    if (!host_) address_ = d.get<uint64_t>();
+    return d.ok();
+  }
+  std::vector<T> storage_;
+  size_t count_ = 0;
+  uint64_t address_ = 0;
+  bool host_ = false;
 };
 
 class String {

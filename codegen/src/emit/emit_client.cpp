@@ -10,8 +10,11 @@ namespace rgpu::codegen {
 namespace {
 
 bool is_array(const ParamPlan& p) {
-  return p.how == Marshal::kIn || p.how == Marshal::kOut || p.how == Marshal::kInOut || p.how == Marshal::kInHandles;
+  return p.how == Marshal::kIn || p.how == Marshal::kOut || p.how == Marshal::kInOut || p.how == Marshal::kInHandles ||
+         p.how == Marshal::kScalarIn || p.how == Marshal::kScalarOut;
 }
+
+bool has_scalars(const Function& f) { return f.has(Marshal::kScalarIn) || f.has(Marshal::kScalarOut); }
 
 // Each array's count is checked and its byte size fixed before anything is encoded: a count no
 // array can have (a negative length, an overflowing product) fails here without being sent.
@@ -37,6 +40,8 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
   const StatusSpec& st = m.spec.status;
   std::string s = st.type + " " + f.name + "(" + param_list(*f.sig, true) + ") {\n";
   s += array_sizes(m, f);
+  // Scalars are in host or device memory as the mode says now (cuBLAS: the handle's pointer mode).
+  if (has_scalars(f)) s += "  const bool rgpu_host = " + m.spec.scalars->host_mode + ";\n";
   s += "  ::rgpu::client::Call rgpu_call(" + id_name(f) + ", ::rgpu::client::CallClass::" +
        (sync ? "kSync" : "kAsync") + ");\n";
   s += "  [[maybe_unused]] ::rgpu::wire::Encoder& rgpu_args = rgpu_call.args();\n";
@@ -71,9 +76,22 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
         s += "  const uint64_t rgpu_id_" + p.name + " = " + p.name + " ? ::rgpu::client::new_handle_id() : 0;\n";
         s += "  rgpu_args.put<uint64_t>(rgpu_id_" + p.name + ");\n";
         break;
+      case Marshal::kScalarIn:
+        s += "  ::rgpu::gen::put_scalar_in(rgpu_args, rgpu_host, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
+        break;
+      case Marshal::kScalarOut:
+        s += "  ::rgpu::gen::put_scalar_out(rgpu_args, rgpu_host, " + p.name + ");\n";
+        has_out = true;
+        break;
     }
   }
-  s += std::string("  const int32_t rgpu_rc = rgpu_call.") + (sync ? "invoke" : "post") + "();\n";
+  // A call whose only results are scalars waits only when they go to host memory.
+  bool host_outs_only = f.has(Marshal::kScalarOut) && !f.has(Marshal::kOut) && !f.has(Marshal::kInOut);
+  if (sync && host_outs_only) {
+    s += "  const int32_t rgpu_rc = rgpu_host ? rgpu_call.invoke() : rgpu_call.post();\n";
+  } else {
+    s += std::string("  const int32_t rgpu_rc = rgpu_call.") + (sync ? "invoke" : "post") + "();\n";
+  }
   s += "  if (rgpu_rc == ::rgpu::client::kStatusUnavailable) return " + st.unavailable + ";\n";
   bool new_handles = std::any_of(f.params.begin(), f.params.end(),
                                  [](const ParamPlan& p) { return p.how == Marshal::kNewHandle; });
@@ -86,6 +104,8 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
     for (const auto& p : f.params) {
       if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
         s += "    ::rgpu::gen::get_out_bytes(rgpu_reply, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
+      } else if (p.how == Marshal::kScalarOut) {
+        s += "    ::rgpu::gen::get_scalar_out(rgpu_reply, rgpu_host, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
       }
     }
     s += "    if (!rgpu_reply.ok()) return " + st.bad_reply + ";\n  }\n";
@@ -122,6 +142,8 @@ std::string emit_client(const Model& m) {
   std::string s = cpp_banner("Client side of " + m.spec.library + ": exported stubs, remote:: forwarders, manual reference table.");
   s += include_lines(m) + "\n#include \"client/runtime/call.h\"\n";
   if (!m.spec.status.finish_header.empty()) s += "#include \"" + m.spec.status.finish_header + "\"\n";
+  if (m.spec.scalars) s += "#include \"" + m.spec.scalars->header + "\"\n";
+  s += marshal_include(m);
   s += "#include \"codegen/support/gen_marshal.h\"\n" + gen_include(m, "_decls.h") + gen_include(m, "_ids.h") +
        gen_include(m, "_remote.h");
   s += "\n// Some exports are deprecated in the headers; defining and referencing them is the point here.\n";
@@ -151,7 +173,7 @@ std::string emit_client(const Model& m) {
   s += "[[gnu::used]] static void* const kManualRefs[] = {\n";
   for (const auto& f : m.functions) {
     if (f.client_file && f.declared()) {
-      s += "    reinterpret_cast<void*>(&::" + f.name + "),  // client/runtime/" + *f.client_file + "\n";
+      s += "    reinterpret_cast<void*>(&::" + f.name + "),  // " + m.spec.client_dir + "/" + *f.client_file + "\n";
     }
   }
   s += "    nullptr,\n};\n";

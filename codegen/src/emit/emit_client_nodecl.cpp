@@ -14,7 +14,7 @@ std::string emit_client_nodecl(const Model& m) {
   s += "// Hand-written elsewhere; only their addresses are taken here.\nextern \"C\" {\n";
   for (const auto& f : m.functions) {
     if (f.declared() || !f.client_file) continue;
-    s += "void " + f.name + "();  // client/runtime/" + *f.client_file + "\n";
+    s += "void " + f.name + "();  // " + m.spec.client_dir + "/" + *f.client_file + "\n";
     refs += "    reinterpret_cast<void*>(&::" + f.name + "),\n";
   }
   s += "}\n\n";

@@ -36,6 +36,12 @@ std::string emit_ids(const Model& m) {
     if (f.has_server) s += "    case " + id_name(f) + ": return \"" + f.name + "\";\n";
   }
   s += "    default: return \"(unknown call)\";\n  }\n}\n\n";
+  s += "// Whether this library has a call with this id (the session routes calls by it).\n";
+  s += "inline bool has_call(uint32_t id) {\n  switch (id) {\n";
+  for (const auto& f : m.functions) {
+    if (f.has_server) s += "    case " + id_name(f) + ":\n";
+  }
+  s += "      return true;\n    default:\n      return false;\n  }\n}\n\n";
   s += "// Calls that wait on the GPU; the server runs them on a helper thread.\n";
   s += "inline bool is_blocking(uint32_t id) {\n  switch (id) {\n";
   for (const auto& f : m.functions) {

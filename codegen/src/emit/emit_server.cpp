@@ -56,6 +56,12 @@ std::string dispatcher(const Model& m, const Function& f) {
         s += "  ::rgpu::gen::HandleIds rgpu_ids_" + p.name + ";\n";
         s += "  if (!rgpu_ids_" + p.name + ".read(rgpu_in)) return false;\n";
         break;
+      case Marshal::kScalarIn:
+      case Marshal::kScalarOut:
+        s += "  ::rgpu::gen::Scalar<" + p.elem + "> rgpu_sc_" + p.name + ";\n";
+        s += "  if (!rgpu_sc_" + p.name + (p.how == Marshal::kScalarIn ? ".read_in" : ".read_out") +
+             "(rgpu_in)) return false;\n";
+        break;
     }
   }
   s += "  if (!rgpu_in.ok() || !rgpu_in.at_end()) return false;\n";
@@ -112,6 +118,10 @@ std::string dispatcher(const Model& m, const Function& f) {
     if (p.how == Marshal::kOut) {
       s += "  if (!rgpu_buf_" + p.name + ".allocate(" + p.count + ")) return false;\n";
       s += "  " + p.elem + "* " + p.name + " = rgpu_buf_" + p.name + ".get();\n";
+    } else if (p.how == Marshal::kScalarIn || p.how == Marshal::kScalarOut) {
+      s += "  if (!rgpu_sc_" + p.name + (p.how == Marshal::kScalarIn ? ".has_count(" : ".allocate(") + p.count +
+           ")) return false;\n";
+      s += "  " + p.type + " " + p.name + " = rgpu_sc_" + p.name + ".get();\n";
     }
   }
   // 5. call
@@ -141,6 +151,7 @@ std::string dispatcher(const Model& m, const Function& f) {
   }
   for (const auto& p : f.params) {
     if (p.how == Marshal::kOut || p.how == Marshal::kInOut) after += "  rgpu_buf_" + p.name + ".write(rgpu_out);\n";
+    if (p.how == Marshal::kScalarOut) after += "  rgpu_sc_" + p.name + ".write(rgpu_out);\n";
   }
   if (!after.empty()) s += "  if (rgpu_rc != " + st.success + ") return true;\n" + after;
   s += "  return true;\n}\n\n";
@@ -152,7 +163,7 @@ std::string dispatcher(const Model& m, const Function& f) {
 std::string emit_server(const Model& m) {
   std::string s = cpp_banner("Server dispatch of " + m.spec.library + ": decode, translate handles, call the backend, encode outputs.");
   s += include_lines(m) +
-       "\n#include <atomic>\n#include <type_traits>\n#include <vector>\n\n"
+       "\n#include <atomic>\n#include <type_traits>\n#include <vector>\n\n" + marshal_include(m) +
        "#include \"codegen/support/gen_marshal.h\"\n"
        "#include \"server/session/call_context.h\"\n"
        "#include \"server/session/handle_table.h\"\n" +

@@ -49,4 +49,8 @@ std::string gen_include(const Model& m, const std::string& suffix) {
   return "#include \"gen/" + m.spec.library + "/" + m.spec.library + suffix + "\"\n";
 }
 
+std::string marshal_include(const Model& m) {
+  return m.spec.marshal_header.empty() ? "" : "#include \"" + m.spec.marshal_header + "\"\n";
+}
+
 }  // namespace rgpu::codegen

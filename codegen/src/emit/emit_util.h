@@ -23,6 +23,7 @@ std::string id_name(const Function& f);            // k_cudaMalloc
 std::string handle_kind_enum(const std::string& kind);  // stream -> ::rgpu::server::HandleKind::kStream
 std::string include_lines(const Model& m);         // #include <header> for each spec header
 std::string gen_include(const Model& m, const std::string& suffix);  // #include "gen/<lib>/<lib><suffix>"
+std::string marshal_include(const Model& m);       // #include of the spec's marshal_header, if any
 
 // An exported stub that reports `name` unsupported and returns not_supported (or {} / nothing
 // when the result is not the status type). Defined in emit_client.cpp.
