@@ -11,7 +11,7 @@
 #include "common/wire/codec.h"
 #include "common/wire/frame.h"
 #include "common/wire/transport_probe.h"
-#include "gen/cudart/cudart_ids.h"
+#include "codegen/support/api_hash.h"
 #include "transports/handshake.h"
 #include "transports/transport.h"
 
@@ -31,7 +31,7 @@ Result<std::unique_ptr<Connection>> open(const ServerEndpoint& server, transport
   RGPU_ASSIGN_OR_RETURN(std::unique_ptr<Connection> conn, transport::connect(server.address));
   transport::ClientIdentity id;
   id.protocol_version = wire::kProtocolVersion;
-  id.api_hash = gen::cudart::kApiHash;
+  id.api_hash = gen::kApiHash;
   id.client_version = "0.1.0";
   id.host = "rgpu-bench";
   id.pid = static_cast<uint32_t>(getpid());

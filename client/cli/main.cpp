@@ -12,7 +12,7 @@
 #include "client/runtime/settings.h"
 #include "common/config.h"
 #include "common/wire/frame.h"
-#include "gen/cudart/cudart_ids.h"
+#include "codegen/support/api_hash.h"
 #include "transports/handshake.h"
 #include "transports/transport.h"
 
@@ -55,14 +55,19 @@ int run(int argc, char** argv) {
   }
   if (i >= argc) return usage(2);
   std::string dir = shim_dir();
-  if (!std::filesystem::exists(dir + "/libcudart.so.13")) {
-    std::fprintf(stderr, "rgpu: the client libraries are missing from %s: reinstall rgpu\n", dir.c_str());
-    return 127;
+  // The shims, cudart first (the cuBLAS shim sends its calls down cudart's call pipe).
+  std::string preload_list;
+  for (const char* shim : {"libcudart.so.13", "libcublas.so.13"}) {
+    if (!std::filesystem::exists(dir + "/" + shim)) {
+      std::fprintf(stderr, "rgpu: the client libraries are missing from %s: reinstall rgpu\n", dir.c_str());
+      return 127;
+    }
+    preload_list += (preload_list.empty() ? "" : " ") + dir + "/" + shim;
   }
-  // LD_LIBRARY_PATH serves programs that find libcudart by name; LD_PRELOAD also serves programs
-  // that pin their library paths (DT_RPATH, absolute dlopen), as PyTorch does.
+  // LD_LIBRARY_PATH serves programs that find the libraries by name; LD_PRELOAD also serves
+  // programs that pin their library paths (DT_RPATH, absolute dlopen), as PyTorch does.
   prepend_env("LD_LIBRARY_PATH", dir, ':');
-  if (preload) prepend_env("LD_PRELOAD", dir + "/libcudart.so.13", ' ');
+  if (preload) prepend_env("LD_PRELOAD", preload_list, ' ');
   execvp(argv[i], argv + i);
   std::fprintf(stderr, "rgpu: cannot run %s: %s\n", argv[i], std::strerror(errno));
   return 127;
@@ -86,7 +91,7 @@ int ls() {
   if (st.is_ok()) {
     rgpu::transport::ClientIdentity id;
     id.protocol_version = rgpu::wire::kProtocolVersion;
-    id.api_hash = rgpu::gen::cudart::kApiHash;
+    id.api_hash = rgpu::gen::kApiHash;
     id.client_version = "0.1.0";
     id.host = "rgpu-ls";
     id.pid = static_cast<uint32_t>(getpid());

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/spin.h"
 #include "common/wire/control.h"
+#include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
 
 namespace rgpu::client {
@@ -51,7 +52,7 @@ Pipe::Pipe() {
 transport::ClientIdentity Pipe::identity() const {
   transport::ClientIdentity id;
   id.protocol_version = wire::kProtocolVersion;
-  id.api_hash = gen::cudart::kApiHash;
+  id.api_hash = gen::kApiHash;  // cudart's and cuBLAS's
   id.client_version = "0.1.0";
   id.host = hostname();
   id.pid = static_cast<uint32_t>(getpid());

@@ -1,6 +1,6 @@
 // A backend executes a session's calls: `cuda` on the real GPU, `emulated` in host memory.
-// The generated dispatchers call the CUDA Runtime through `cudart()`; the hand-written handlers
-// (modules, launches) use the rest of this interface.
+// The generated dispatchers call the CUDA Runtime through `cudart()` and cuBLAS through
+// `cublas()`; the hand-written handlers (modules, launches) use the rest of this interface.
 //
 // One backend instance lives in each session's worker process (rgpud forks one per client), so a
 // backend holds process-wide state freely and everything is released when the worker exits.
@@ -17,6 +17,9 @@
 struct cudaFuncAttributes;
 
 namespace rgpu::gen::cudart {
+struct Api;
+}
+namespace rgpu::gen::cublas {
 struct Api;
 }
 
@@ -71,6 +74,11 @@ class Backend {
   // Called once in the worker before the first call; loads libraries, creates the context.
   virtual Status init() = 0;
   virtual const gen::cudart::Api& cudart() const = 0;
+  // cuBLAS entry points; null entries answer CUBLAS_STATUS_NOT_SUPPORTED. The table may be empty
+  // until load_cublas(), which the session calls before each cuBLAS call (the first one loads
+  // the library, so sessions that use no cuBLAS never pay for it).
+  virtual const gen::cublas::Api& cublas() const = 0;
+  virtual void load_cublas() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "common/wire/control.h"
 #include "common/wire/frame.h"
-#include "gen/cudart/cudart_ids.h"
+#include "codegen/support/api_hash.h"
 #include "server/backends/backend.h"
 #include "server/daemon/transport_probe.h"
 #include "server/session/stripe_set.h"
@@ -50,7 +50,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   auto started = std::chrono::steady_clock::now();
   transport::ServerIdentity me;
   me.protocol_version = wire::kProtocolVersion;
-  me.api_hash = gen::cudart::kApiHash;
+  me.api_hash = gen::kApiHash;  // cudart's and cuBLAS's
   me.server_version = "0.1.0";
   me.token = config.token;
   transport::ClientIdentity client;

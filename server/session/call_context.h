@@ -14,6 +14,9 @@
 namespace rgpu::gen::cudart {
 struct Api;
 }
+namespace rgpu::gen::cublas {
+struct Api;
+}
 
 namespace rgpu::server {
 
@@ -31,6 +34,7 @@ class BulkReader {
 struct CallContext {
   Session& session;
   const gen::cudart::Api& cudart;   // the backend's CUDA Runtime entry points
+  const gen::cublas::Api& cublas;   // the backend's cuBLAS entry points (null where it has none)
   HandleTable& handles;
   std::span<const uint8_t> bulk_in;  // bulk data received with the call (H2D source)
   // Bulk data to send back after the reply payload (D2H destination bytes). Points at memory that

@@ -11,7 +11,7 @@
 namespace rgpu::server {
 
 enum class HandleKind : uint8_t {
-  kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kOther,
+  kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
 };
 
 class HandleTable {

@@ -13,6 +13,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudart/cudart_handlers.h"
+#include "server/session/library_dispatch.h"
 #include "server/session/bulk_copy.h"
 #include "server/session/call_context.h"
 #include "server/session/internal_handlers.h"
@@ -205,7 +206,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   out.put<int32_t>(0);  // the status, patched below
   thread_local std::vector<iovec> bulk_out;  // reused: no allocation per call once warm
   bulk_out.clear();
-  CallContext ctx{*this, backend_.cudart(), handles_, bulk, &bulk_out, h.seq};
+  CallContext ctx{*this, backend_.cudart(), backend_.cublas(), handles_, bulk, &bulk_out, h.seq};
   ctx.method = h.method;
   ctx.bulk_reader = reader;
   ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;
@@ -213,7 +214,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   int32_t status = 0;
   bool internal = false;
   bool ok = handlers::dispatch_internal(ctx, h.method, in, out, status, &internal);
-  if (!internal) ok = gen::cudart::dispatch(ctx, h.method, in, out, status);
+  if (!internal) ok = dispatch_library(backend_, ctx, h.method, in, out, status);
   if (!ok) {
     *malformed = true;
     return;

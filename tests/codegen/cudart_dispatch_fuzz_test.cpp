@@ -1,13 +1,19 @@
-// Peer bytes never crash the generated cudart dispatchers: random and near-valid payloads for every
-// call id, against a backend with no entry points (nothing is ever called), under the sanitizers.
+// Peer bytes never crash the generated cudart and cuBLAS dispatchers: random and near-valid payloads
+// for every call id, against a backend with no entry points (nothing is ever called), under the
+// sanitizers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
 #include "common/log.h"
 #include "common/wire/codec.h"
+#include "gen/cublas/cublas_api.h"
+#include "gen/cublas/cublas_handlers.h"
+#include "gen/cublas/cublas_ids.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "gen/cudart/cudart_ids.h"
@@ -34,29 +40,35 @@ struct Outcome {
   int32_t status;
 };
 
-Outcome dispatch(uint32_t id, const std::vector<uint8_t>& payload, rgpu::server::HandleTable& handles) {
+using Dispatch = bool (*)(rgpu::server::CallContext&, uint32_t, rgpu::wire::Decoder&, rgpu::wire::Encoder&, int32_t&);
+
+Outcome dispatch(uint32_t id, const std::vector<uint8_t>& payload, rgpu::server::HandleTable& handles,
+                 Dispatch library_dispatch = gen::dispatch) {
   static rgpu::server::Session session;
   static const gen::Api empty_api;  // every entry null: a decoded call answers not supported
+  static const rgpu::gen::cublas::Api empty_cublas;
   std::vector<iovec> bulk_out;
-  rgpu::server::CallContext ctx{session, empty_api, handles, {}, &bulk_out, 0};
+  rgpu::server::CallContext ctx{session, empty_api, empty_cublas, handles, {}, &bulk_out, 0};
   rgpu::wire::Decoder in(payload);
   rgpu::wire::Encoder out;
   int32_t status = -12345;
-  bool ok = gen::dispatch(ctx, id, in, out, status);
+  bool ok = library_dispatch(ctx, id, in, out, status);
   CHECK(out.payload().empty());  // nothing succeeded, so nothing is sent back
   return {ok, status};
 }
 
-}  // namespace
-
-TEST_CASE("random payloads for every cudart call id are rejected or answered, never crash") {
-  rgpu::log_set_level(rgpu::LogLevel::kError);
+// Random and near-valid payloads for each id; returns how many decoded (and were answered with one
+// of `statuses`).
+template <size_t N>
+int fuzz_ids(const uint32_t (&ids)[N], const char* (*name)(uint32_t), Dispatch library_dispatch,
+             std::initializer_list<int32_t> statuses) {
   std::mt19937_64 rng(20261129);
   rgpu::server::HandleTable handles;
   handles.bind(rgpu::server::HandleKind::kStream, 0x100, reinterpret_cast<void*>(0x1000));
+  handles.bind(rgpu::server::HandleKind::kCublas, 0x100, reinterpret_cast<void*>(0x2000));
   int answered = 0;
-  for (uint32_t id : gen::kCallIds) {
-    INFO(gen::call_name(id));
+  for (uint32_t id : ids) {
+    INFO(name(id));
     for (int round = 0; round < 300; ++round) {
       std::vector<uint8_t> payload(rng() % 96);
       for (auto& b : payload) b = static_cast<uint8_t>(rng());
@@ -67,14 +79,30 @@ TEST_CASE("random payloads for every cudart call id are rejected or answered, ne
           std::memcpy(&payload[i], &word, 8);
         }
       }
-      Outcome o = dispatch(id, payload, handles);
+      Outcome o = dispatch(id, payload, handles, library_dispatch);
       if (o.well_formed) {
         ++answered;
-        CHECK((o.status == cudaErrorNotSupported || o.status == cudaErrorInvalidResourceHandle));
+        CHECK(std::find(statuses.begin(), statuses.end(), o.status) != statuses.end());
       }
     }
   }
+  return answered;
+}
+
+}  // namespace
+
+TEST_CASE("random payloads for every cudart call id are rejected or answered, never crash") {
+  rgpu::log_set_level(rgpu::LogLevel::kError);
+  int answered = fuzz_ids(gen::kCallIds, gen::call_name, gen::dispatch,
+                          {cudaErrorNotSupported, cudaErrorInvalidResourceHandle});
   CHECK(answered > 0);  // some payloads got past decoding, so the later stages ran too
+}
+
+TEST_CASE("random payloads for every cuBLAS call id are rejected or answered, never crash") {
+  rgpu::log_set_level(rgpu::LogLevel::kError);
+  int answered = fuzz_ids(rgpu::gen::cublas::kCallIds, rgpu::gen::cublas::call_name, rgpu::gen::cublas::dispatch,
+                          {CUBLAS_STATUS_NOT_SUPPORTED, CUBLAS_STATUS_NOT_INITIALIZED});
+  CHECK(answered > 0);
 }
 
 TEST_CASE("an empty payload decodes only for calls without arguments") {

@@ -1,12 +1,14 @@
-// The backend that runs a session's calls on the real GPU through dlopen()ed libcuda and
-// libcudart. Internal to this folder: the rest of rgpud sees only make_cuda_backend().
+// The backend that runs a session's calls on the real GPU through dlopen()ed libcuda, libcudart
+// and (on first use) libcublas. Internal to this folder: the rest of rgpud sees only make_cuda_backend().
 #pragma once
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <mutex>
 
+#include "gen/cublas/cublas_api.h"
 #include "server/backends/backend.h"
 #include "server/backends/cuda/cuda_driver_api.h"
 #include "server/backends/cuda/launch_config.h"
@@ -29,6 +31,8 @@ class CudaBackend final : public Backend {
   const char* name() const override { return "cuda"; }
   Status init() override;
   const gen::cudart::Api& cudart() const override;
+  const gen::cublas::Api& cublas() const override { return cublas_; }
+  void load_cublas() override;  // cuda_backend_cublas.cpp
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
 
@@ -60,6 +64,9 @@ class CudaBackend final : public Backend {
   DriverApi driver_;
   RuntimeBootstrap runtime_;
   std::unique_ptr<gen::cudart::Api> cudart_;
+  std::once_flag cublas_once_;
+  SharedLibrary cublas_library_;
+  gen::cublas::Api cublas_;  // empty until load_cublas() (and for good when the library is missing)
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, the baseline of memory_in_use()

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/emulated_module.h"
 #include "server/backends/emulated/runtime.h"
 #include "server/backends/emulated/runtime_state.h"
@@ -70,6 +71,7 @@ int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) 
 
 EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint64_t>>(0)) {
   gen::cudart::load_api(api_, &emulated::resolve, nullptr);
+  gen::cublas::load_api(cublas_, &emulated::resolve_cublas, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;

@@ -1,5 +1,6 @@
-// The emulated Backend: the CUDA Runtime of runtime.h through cudart(), and modules whose kernels
-// are validated and recorded at launch but not executed.
+// The emulated Backend: the CUDA Runtime of runtime.h through cudart(), the cuBLAS subset of
+// cublas.h through cublas(), and modules whose kernels are validated and recorded at launch but
+// not executed.
 #pragma once
 
 #include <atomic>
@@ -7,6 +8,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "gen/cublas/cublas_api.h"
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
 
@@ -23,6 +25,7 @@ class EmulatedBackend final : public Backend {
   const char* name() const override { return "emulated"; }
   Status init() override;
   const gen::cudart::Api& cudart() const override { return api_; }
+  const gen::cublas::Api& cublas() const override { return cublas_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -43,6 +46,7 @@ class EmulatedBackend final : public Backend {
   std::shared_ptr<FunctionRecord> find_function(void* handle) const;
 
   gen::cudart::Api api_;
+  gen::cublas::Api cublas_;  // the CPU reference of cublas.h
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;

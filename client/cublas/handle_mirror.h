@@ -1,0 +1,34 @@
+// The client's mirror of each cuBLAS handle's settings. Setters update it before they are sent
+// (async), getters answer from it, and the generated compute stubs read the pointer mode from it
+// to decide whether alpha, beta and result travel as values (host memory) or as device addresses.
+#pragma once
+
+#include <cublas_api.h>
+
+#include <functional>
+#include <optional>
+
+namespace rgpu::client::cublas {
+
+struct HandleSettings {
+  cudaStream_t stream = nullptr;
+  cublasPointerMode_t pointer_mode = CUBLAS_POINTER_MODE_HOST;
+  cublasMath_t math_mode = CUBLAS_DEFAULT_MATH;
+  cublasAtomicsMode_t atomics_mode = CUBLAS_ATOMICS_NOT_ALLOWED;
+  int sm_count_target = 0;
+};
+
+// A new handle starts with cuBLAS's defaults.
+void mirror_add(cublasHandle_t handle);
+// False when the handle is unknown.
+bool mirror_remove(cublasHandle_t handle);
+// A copy of the settings, or nothing when the handle is unknown.
+std::optional<HandleSettings> mirror_get(cublasHandle_t handle);
+// Applies `change` to a known handle's settings; false when the handle is unknown.
+bool mirror_update(cublasHandle_t handle, const std::function<void(HandleSettings&)>& change);
+
+// Whether the handle's scalars are in host memory (true too for an unknown handle: the call then
+// fails on the server, which does not know it either).
+bool host_pointer_mode(cublasHandle_t handle);
+
+}  // namespace rgpu::client::cublas

@@ -1,0 +1,27 @@
+// The emulated cuBLAS: a CPU reference for the calls CI exercises end to end (handles, their
+// stream and pointer mode, SGEMM, SDOT), with exactly the signatures of cublas_api.h (checked in
+// cublas_table.cpp). Everything else stays null in the table: CUBLAS_STATUS_NOT_SUPPORTED.
+#pragma once
+
+#include <cublas_api.h>
+
+namespace rgpu::server::emulated {
+
+// Handles (cublas_handles.cpp)
+cublasStatus_t cublasCreate_v2(cublasHandle_t* handle);
+cublasStatus_t cublasDestroy_v2(cublasHandle_t handle);
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId);
+cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle, cublasPointerMode_t mode);
+cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode);
+
+// Compute (cublas_blas.cpp)
+cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                              int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
+                              const float* beta, float* C, int ldc);
+cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int incx, const float* y, int incy,
+                             float* result);
+
+// The name -> entry point table above, as the resolver that load_api takes (cublas_table.cpp).
+void* resolve_cublas(const char* name, void* ctx);
+
+}  // namespace rgpu::server::emulated

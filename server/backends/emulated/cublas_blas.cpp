@@ -1,0 +1,132 @@
+// Emulated cuBLAS compute: column-major reference loops over the virtual device's memory (host
+// RAM), issued in the handle's stream like any other device work (run now, or recorded into a
+// capture). Every matrix and vector is confirmed inside one live allocation before it is used.
+#include <cstdlib>
+#include <cstring>
+
+#include "server/backends/emulated/cublas.h"
+#include "server/backends/emulated/cublas_handle.h"
+#include "server/backends/emulated/runtime_state.h"
+
+namespace rgpu::server::emulated {
+namespace {
+
+// A float scalar (alpha, beta): its value now when it is in host memory (the caller's memory is
+// read at issue time, as cuBLAS does), else the device range it is read from when the work runs.
+class ScalarArg {
+ public:
+  bool bind(cublasPointerMode_t mode, const float* p) {
+    if (!p) return false;
+    if (mode == CUBLAS_POINTER_MODE_HOST) {
+      value_ = *p;
+      return true;
+    }
+    range_ = state().memory.find(p, sizeof(float));
+    return static_cast<bool>(range_);
+  }
+  float get() const {
+    if (!range_) return value_;
+    float v;
+    std::memcpy(&v, range_.data, sizeof v);
+    return v;
+  }
+
+ private:
+  float value_ = 0;
+  DeviceRange range_;
+};
+
+// Elements of a rows x cols column-major matrix with leading dimension ld, as a device range.
+DeviceRange matrix(const float* p, int rows, int cols, int ld) {
+  uint64_t elements = uint64_t(cols - 1) * uint64_t(ld) + uint64_t(rows);
+  return state().memory.find(p, elements * sizeof(float));
+}
+
+// n elements inc apart (a negative inc walks from the far end, as BLAS does).
+DeviceRange vector(const float* p, int n, int inc) { return state().memory.find(p, (uint64_t(n - 1) * std::abs(inc) + 1) * sizeof(float)); }
+
+size_t vector_index(int i, int n, int inc) { return inc >= 0 ? size_t(i) * inc : size_t(n - 1 - i) * size_t(-inc); }
+
+bool valid_op(cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
+
+cublasStatus_t issued(cudaError_t err) { return err == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED; }
+
+}  // namespace
+
+cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                              int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
+                              const float* beta, float* C, int ldc) {
+  std::optional<CublasSettings> h = cublas_settings(handle);
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  const bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+  const int a_rows = ta ? k : m, b_rows = tb ? n : k;
+  if (!valid_op(transa) || !valid_op(transb) || m < 0 || n < 0 || k < 0 || lda < std::max(1, a_rows) ||
+      ldb < std::max(1, b_rows) || ldc < std::max(1, m))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+  ScalarArg a_scale, b_scale;
+  if (!a_scale.bind(h->pointer_mode, alpha) || !b_scale.bind(h->pointer_mode, beta)) return CUBLAS_STATUS_INVALID_VALUE;
+  DeviceRange a, b;
+  if (k > 0) {
+    a = matrix(A, a_rows, ta ? m : k, lda);
+    b = matrix(B, b_rows, tb ? k : n, ldb);
+    if (!a || !b) return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  DeviceRange c = matrix(C, m, n, ldc);
+  if (!c) return CUBLAS_STATUS_INVALID_VALUE;
+  return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
+    const float* pa = reinterpret_cast<const float*>(a.data);
+    const float* pb = reinterpret_cast<const float*>(b.data);
+    float* pc = reinterpret_cast<float*>(c.data);
+    const float al = a_scale.get(), be = b_scale.get();
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        float sum = 0;
+        for (int l = 0; l < k; ++l) {
+          float x = ta ? pa[l + size_t(i) * lda] : pa[i + size_t(l) * lda];
+          float y = tb ? pb[j + size_t(l) * ldb] : pb[l + size_t(j) * ldb];
+          sum += x * y;
+        }
+        float& out = pc[i + size_t(j) * ldc];
+        out = be == 0 ? al * sum : al * sum + be * out;  // beta 0: C is not read (NaN stays out)
+      }
+    }
+    return cudaSuccess;
+  }));
+}
+
+cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int incx, const float* y, int incy,
+                             float* result) {
+  std::optional<CublasSettings> h = cublas_settings(handle);
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!result) return CUBLAS_STATUS_INVALID_VALUE;
+  DeviceRange vx, vy;
+  if (n > 0) {
+    vx = vector(x, n, incx);
+    vy = vector(y, n, incy);
+    if (!vx || !vy) return CUBLAS_STATUS_INVALID_VALUE;
+  }
+  auto dot = [=] {
+    float sum = 0;
+    for (int i = 0; i < n; ++i) {
+      sum += reinterpret_cast<const float*>(vx.data)[vector_index(i, n, incx)] *
+             reinterpret_cast<const float*>(vy.data)[vector_index(i, n, incy)];
+    }
+    return sum;
+  };
+  if (h->pointer_mode == CUBLAS_POINTER_MODE_HOST) {
+    // A host result is ready when the call returns: the work before it in the stream is done (the
+    // emulated streams run eagerly).
+    *result = dot();
+    return CUBLAS_STATUS_SUCCESS;
+  }
+  DeviceRange out = state().memory.find(result, sizeof(float));
+  if (!out) return CUBLAS_STATUS_INVALID_VALUE;
+  return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
+    float v = dot();
+    std::memcpy(out.data, &v, sizeof v);
+    return cudaSuccess;
+  }));
+}
+
+}  // namespace rgpu::server::emulated

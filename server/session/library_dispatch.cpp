@@ -1,0 +1,21 @@
+// Library routing: call ids are FNV-1a hashes of function names, distinct across libraries (the
+// test of each spec checks its ids against the others), so the id alone says the library.
+#include "server/session/library_dispatch.h"
+
+#include "gen/cublas/cublas_handlers.h"
+#include "gen/cublas/cublas_ids.h"
+#include "gen/cudart/cudart_handlers.h"
+#include "server/backends/backend.h"
+
+namespace rgpu::server {
+
+bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Decoder& in, wire::Encoder& out,
+                      int32_t& status) {
+  if (gen::cublas::has_call(id)) {
+    backend.load_cublas();
+    return gen::cublas::dispatch(ctx, id, in, out, status);
+  }
+  return gen::cudart::dispatch(ctx, id, in, out, status);
+}
+
+}  // namespace rgpu::server
