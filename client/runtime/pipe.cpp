@@ -284,6 +284,11 @@ void Pipe::receive_loop() {
         wire::Decoder d(scratch);
         int32_t status = d.get<int32_t>();
         uint32_t call = d.get<uint32_t>();
+        if (gen::cublas::has_call(call)) {
+          // cuBLAS returns errors from the call itself: an async call's can only be told.
+          RGPU_LOG_WARN("%s failed on the server with cuBLAS status %d", gen::cublas::call_name(call), status);
+          break;
+        }
         int32_t expected = 0;
         async_error_.compare_exchange_strong(expected, status);
         RGPU_LOG_DEBUG("async error %d from %s", status, gen::cudart::call_name(call));

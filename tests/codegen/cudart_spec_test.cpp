@@ -10,44 +10,16 @@
 
 #include "codegen_runner.h"
 #include "gen/cudart/cudart_ids.h"
+#include "tests/codegen/spec_report.h"
 
 using rgpu::test::read_file;
 
 namespace {
 
-std::set<std::string> lines_of(const std::string& text) {
-  std::set<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty() && line[0] != '#') out.insert(line);
-  }
-  return out;
-}
+using rgpu::test::lines_of;
 
-struct CoverageRow {
-  std::string category, client;
-};
-
-// Rows "| name | category | client | server | classified by |" of the report's function table.
-std::map<std::string, CoverageRow> coverage_rows() {
-  std::map<std::string, CoverageRow> rows;
-  std::istringstream in(read_file(RGPU_CUDART_COVERAGE));
-  bool in_table = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("| function |", 0) == 0) {
-      in_table = true;
-      continue;
-    }
-    if (!in_table || line.rfind("| ---", 0) == 0 || line.empty()) continue;
-    std::vector<std::string> cells;
-    std::istringstream cs(line);
-    for (std::string cell; std::getline(cs, cell, '|');) {
-      auto b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
-      if (b != std::string::npos) cells.push_back(cell.substr(b, e - b + 1));
-    }
-    if (cells.size() == 5) rows[cells[0]] = {cells[1], cells[2]};
-  }
-  return rows;
+std::map<std::string, rgpu::test::CoverageRow> coverage_rows() {
+  return rgpu::test::coverage_rows(RGPU_CUDART_COVERAGE);
 }
 
 const std::set<std::string>& exports() {
