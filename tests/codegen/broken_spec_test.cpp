@@ -123,3 +123,26 @@ TEST_CASE("remote: true needs both hand-written sides") {
   CHECK_THAT(r.output, Catch::Contains("fakeSum: `remote: true`") &&
                            Catch::Contains("needs both `client: FILE` and `server: FILE`"));
 }
+
+TEST_CASE("a scalar parameter needs the spec's scalars: rule") {
+  auto r = generate(spec_with("  fakeSum: {class: sync, params: {values: {dir: scalar}}}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") && Catch::Contains("`dir: scalar` needs the spec's `scalars:`"));
+}
+
+TEST_CASE("an async call cannot return a scalar") {
+  auto r = generate(
+      "scalars: {host_mode: \"true\", header: none.h}\n" +
+      spec_with("  fakeSwap: {class: async, params: {value: {dir: scalar}}}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeSwap is async but returns data through 'value'; make it sync"));
+}
+
+TEST_CASE("pointer_default takes host or device only") {
+  auto r = generate("pointer_default: sideways\n" + spec_with(""));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("broken.yaml:1:") && Catch::Contains("pointer_default must be host or device"));
+}
