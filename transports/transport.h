@@ -35,6 +35,8 @@ class Connection {
   virtual void shutdown() = 0;
   // For log lines: "tcp 127.0.0.1:51234".
   virtual std::string peer() const = 0;
+  // Whether a receive would find bytes now (read ahead, or waiting in the socket).
+  virtual bool input_pending() { return false; }
   // The OS descriptor, for handing the connection to another process; -1 where there is none.
   virtual int descriptor() const { return -1; }
 

@@ -116,9 +116,20 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     a.dst = reinterpret_cast<uint64_t>(dst) + off;
     a.src = reinterpret_cast<uint64_t>(src) + off;
     a.count = n;
-    int32_t st = kind == cudaMemcpyHostToDevice
-                     ? send_copy(id, wait, a, static_cast<const char*>(src) + off, nullptr)
-                     : send_copy(id, wait, a, nullptr, static_cast<char*>(dst) + off);
+    int32_t st = 0;
+    if (kind == cudaMemcpyHostToDevice) {
+      st = send_copy(id, wait, a, static_cast<const char*>(src) + off, nullptr);
+    } else if (wait && off + n < count) {
+      // The chunks before the last of a synchronous D2H copy go without waiting, as async copies
+      // on the default stream the copy is ordered on: their bytes land before the last chunk's
+      // reply, and the copy streams without a round trip between chunks.
+      wire::Copy1D c = a;
+      c.stream = stream_id(nullptr, per_thread);
+      st = send_copy(per_thread ? ids::k_cudaMemcpyAsync_ptsz : ids::k_cudaMemcpyAsync, false, c, nullptr,
+                     static_cast<char*>(dst) + off);
+    } else {
+      st = send_copy(id, wait, a, nullptr, static_cast<char*>(dst) + off);
+    }
     if (st != 0) return cudart_finish(static_cast<cudaError_t>(st));
   }
   return cudaSuccess;

@@ -16,6 +16,7 @@
 #include "server/session/library_dispatch.h"
 #include "server/session/bulk_copy.h"
 #include "server/session/call_context.h"
+#include "server/session/inline_wait.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/module_cache.h"
 
@@ -187,10 +188,12 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
   stats_.calls++;
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
-    // A wait must not hold up other client threads' calls: run it beside the session thread.
-    // It only waits on work that was already enqueued.
-    blocking_.submit(h, payload);
-    return Status::ok();
+    // A wait must not hold up other client threads' calls: unless it ends at once, it runs
+    // beside the session thread. It only waits on work that was already enqueued.
+    if (!wait_ends_now(backend_.cudart(), handles_, h, payload, [this] { return conn_.input_pending(); })) {
+      blocking_.submit(h, payload);
+      return Status::ok();
+    }
   }
   execute(h, payload, bulk, reader, &malformed);
   if (malformed)

@@ -161,6 +161,12 @@ Status TcpConnection::skip(uint64_t n) {
   return Status::ok();
 }
 
+bool TcpConnection::input_pending() {
+  if (read_pos_ < read_end_) return true;
+  pollfd p{fd_, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
 void TcpConnection::shutdown() {
   shut_down_.store(true, std::memory_order_release);
   // The descriptor stays open until destruction, so a thread blocked on it cannot see it reused;

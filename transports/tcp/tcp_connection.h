@@ -26,6 +26,7 @@ class TcpConnection final : public Connection {
   std::string peer() const override { return peer_; }
 
   int descriptor() const override { return fd_; }
+  bool input_pending() override;
 
  private:
   TcpConnection(boost::asio::ip::tcp::socket socket, std::string peer);
