@@ -51,6 +51,19 @@ const LoadedFunction* Session::function(uint64_t id) const {
   return it == functions_.end() ? nullptr : &it->second;
 }
 
+void Session::forget_device_buffers() {
+  int device = 0;
+  if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
+  for (auto it = rings_.begin(); it != rings_.end();) {
+    if (it->first.first != device) {
+      ++it;
+      continue;
+    }
+    it->second->abandon();
+    it = rings_.erase(it);
+  }
+}
+
 StagingRing& Session::staging_ring(int stripe) {
   int device = 0;
   if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
@@ -223,6 +236,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     return;
   }
   out.patch<int32_t>(0, status);
+  if (h.method == gen::cudart::k_cudaDeviceReset && status == cudaSuccess) forget_device_buffers();
   if (ctx.replied) {
     // The handler sent its reply as it went (a streamed copy); a failure after that point is
     // the call's asynchronous error.

@@ -92,6 +92,8 @@ class Session {
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                BulkReader* reader, bool* malformed);
   void send_async_error(const wire::FrameHeader& h, int32_t status);
+  // cudaDeviceReset freed the current device's context, and with it the pinned staging rings.
+  void forget_device_buffers();
   Status handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload);
   Status load_module(uint64_t seq, std::span<const uint8_t> payload);
 

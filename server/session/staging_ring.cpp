@@ -32,8 +32,17 @@ StagingRing::StagingRing(const gen::cudart::Api& rt, size_t slot_bytes) : rt_(rt
   scratch_ = slots_[0].data ? slots_[0].data + slot_bytes_ : nullptr;
 }
 
+void StagingRing::abandon() {
+  for (Slot& s : slots_) {
+    if (!pinned_) std::free(s.data);
+    s = Slot{};
+  }
+  scratch_ = nullptr;
+}
+
 StagingRing::~StagingRing() {
   for (Slot& s : slots_) {
+    if (!s.data) continue;
     if (s.busy && s.done && rt_.cudaEventSynchronize) rt_.cudaEventSynchronize(s.done);
     if (s.done && rt_.cudaEventDestroy) rt_.cudaEventDestroy(s.done);
     if (pinned_) rt_.cudaFreeHost(s.data);

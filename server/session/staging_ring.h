@@ -38,6 +38,10 @@ class StagingRing {
   // busy until it is done. Returns the runtime's status.
   int32_t copy(size_t i, void* dst, const void* src, size_t n, cudaMemcpyKind kind, cudaStream_t stream);
 
+  // After cudaDeviceReset, which freed the ring's pinned buffers and events with the context: the
+  // ring lets go of them without freeing them again.
+  void abandon();
+
   // Enqueues a copy of the one device byte at p into a scratch byte on `stream`: a device range that
   // runs past its allocation fails here, before any of it has been sent.
   int32_t probe(const void* p, cudaStream_t stream);

@@ -253,7 +253,7 @@ int main() {
     say("sdot host result: %.0f (expected %.0f)\n", dot, dot_ref);
     expect(dot == dot_ref, "sdot into host memory");
     CHECK_BLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE));
-    CHECK_BLAS(cublasSdot(h, len, dx, 2, dy, 2, dresult));  // device memory: does not wait
+    CHECK_BLAS(cublasSdot(h, len / 2, dx, 2, dy, 2, dresult));  // device memory: does not wait
     CHECK_BLAS(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
     double dot2_ref = 0;
     for (int i = 0; i < len; i += 2) dot2_ref += double(x[i]) * y[i];
