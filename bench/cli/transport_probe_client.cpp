@@ -61,20 +61,26 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// The median round trip of a round, the best of three rounds (as the worker's latencies are taken).
 Result<double> ping_pong_us(Connection& conn, bool quick) {
   const int warmup = quick ? 50 : 200;
-  const int iters = quick ? 500 : 5000;
+  const int iters = quick ? 500 : 2000;
   uint8_t payload[kPingPayload] = {};
-  std::vector<double> times;
-  times.reserve(iters);
-  for (int i = 0; i < warmup + iters; ++i) {
-    auto start = Clock::now();
-    auto h = wire::make_header(wire::FrameKind::kCall, wire::kProbePing, static_cast<uint64_t>(i), kPingPayload, 0);
-    RGPU_TRY(conn.send_frame(h, payload, {}));
-    RGPU_TRY(await_reply(conn, static_cast<uint64_t>(i), kPingPayload, nullptr, 0));
-    if (i >= warmup) times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+  double best = 1e30;
+  uint64_t seq = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<double> times;
+    times.reserve(iters);
+    for (int i = 0; i < warmup + iters; ++i, ++seq) {
+      auto start = Clock::now();
+      auto h = wire::make_header(wire::FrameKind::kCall, wire::kProbePing, seq, kPingPayload, 0);
+      RGPU_TRY(conn.send_frame(h, payload, {}));
+      RGPU_TRY(await_reply(conn, seq, kPingPayload, nullptr, 0));
+      if (i >= warmup) times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+    }
+    best = std::min(best, median(std::move(times)));
   }
-  return median(std::move(times));
+  return best;
 }
 
 // One connection's part of a stream: `bytes` to the server (sink) or from it (source), in

@@ -18,7 +18,7 @@
 namespace rgpu::client {
 namespace {
 
-const Tunable kStripes{"RGPU_STRIPES", "8",
+const Tunable kStripes{"RGPU_STRIPES", "12",
                        "how many TCP connections a large cudaMemcpy is spread over (1: no striping)"};
 const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "32", "smallest cudaMemcpy (MiB) that is striped"};
 

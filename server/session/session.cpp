@@ -69,7 +69,7 @@ StagingRing& Session::staging_ring(int stripe) {
   if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
   auto& ring = rings_[{device, stripe}];
   // The pipe's ring moves one copy at a time; a stripe's moves a slice, beside the others.
-  if (!ring) ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 4u << 20);
+  if (!ring) ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 2u << 20);
   return *ring;
 }
 
