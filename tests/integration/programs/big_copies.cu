@@ -6,6 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#define CHECK_OK(x)                                                     \
+  do {                                                                  \
+    if ((x) != cudaSuccess) return std::printf("FAIL %s\n", #x), 1;    \
+  } while (0)
+
 int main() {
   const size_t max = (48u << 20) + 4099;
   auto* src = static_cast<unsigned char*>(std::malloc(max + 16));
@@ -27,6 +32,18 @@ int main() {
     cudaError_t sync = cudaStreamSynchronize(0);
     if (async != cudaSuccess || sync != cudaSuccess || std::memcmp(src + 3, back, n) != 0)
       return std::printf("FAIL async copy of %zu bytes\n", n), 1;
+  }
+  // An H2D copy read from a host range that an async D2H is still landing in waits for it: the
+  // bytes that go back up are the ones that came down.
+  {
+    const size_t n = (4u << 20) + 3;
+    CHECK_OK(cudaMemcpy(dev + 5, src + 3, n, cudaMemcpyHostToDevice));
+    std::memset(back, 0, n);
+    CHECK_OK(cudaMemcpyAsync(back, dev + 5, n, cudaMemcpyDeviceToHost, 0));
+    CHECK_OK(cudaMemcpy(dev + (16u << 20), back, n, cudaMemcpyHostToDevice));
+    std::memset(back, 0, n);
+    CHECK_OK(cudaMemcpy(back, dev + (16u << 20), n, cudaMemcpyDeviceToHost));
+    if (std::memcmp(src + 3, back, n) != 0) return std::printf("FAIL H2D from a range a D2H was landing in\n"), 1;
   }
   // A copy that runs far past the end of the allocation fails, and the session goes on.
   cudaError_t past = cudaMemcpy(back, dev + max - 4096, max, cudaMemcpyDeviceToHost);
