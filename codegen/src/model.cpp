@@ -344,6 +344,11 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       b.error(w, name + ": `remote: true` asks for a generated remote:: forwarder to a hand-written server handler; "
                         "it needs both `client: FILE` and `server: FILE`");
     }
+    f.in_api = f.declared() && (f.has_server || (entry && entry->api));
+    if (entry && entry->api && (f.has_server || !f.declared())) {
+      b.error(w, name + ": `api: true` puts a function without a call of its own in the server's Api table; it needs "
+                        "`server: none` and a declaration in a parsed header");
+    }
     if (f.blocking && f.cls != CallClass::kSync) b.error(w, name + ": only sync calls can be `blocking: true`");
     if (f.destroys && !b.known_kind(*f.destroys)) {
       b.error(w, name + ": destroys '" + *f.destroys + "' is not a handle kind listed under handles");

@@ -57,6 +57,7 @@ struct Function {
   bool has_server = false;         // a server side exists (generated or hand-written)
   bool generated_server = false;   // dispatcher generated from the plan
   bool remote_forwarder = false;   // rgpu::gen::<lib>::remote::<name> generated
+  bool in_api = false;             // in the server's Api table (a server side, or `api: true`)
   std::vector<ParamPlan> params;   // filled when a plan is needed
 
   bool declared() const { return sig.has_value(); }

@@ -93,7 +93,7 @@ class Loader {
   }
 
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
-    std::set<std::string> keys = {"class", "client", "server", "blocking", "destroys", "params", "remote"};
+    std::set<std::string> keys = {"class", "client", "server", "blocking", "destroys", "params", "remote", "api"};
     if (pattern) keys = {"match", "class", "client", "server"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
@@ -105,6 +105,7 @@ class Loader {
     if (n["server"]) e.server = str(n["server"], "server");
     if (n["blocking"]) e.blocking = boolean(n["blocking"], "blocking");
     if (n["remote"]) e.remote = boolean(n["remote"], "remote");
+    if (n["api"]) e.api = boolean(n["api"], "api");
     if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
     return e;
   }
@@ -139,7 +140,7 @@ class Loader {
   }
 
   Spec load(const YAML::Node& root) {
-    check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "status",
+    check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "symbol_versions", "status",
                                   "handles", "pod_types", "functions", "patterns", "default", "client_dir",
                                   "pointer_default", "param_defaults", "scalars", "marshal_header"});
     Spec s;
@@ -152,6 +153,7 @@ class Loader {
     s.exports_path = (std::filesystem::path(path_).parent_path() / str(root["exports"], "exports")).string();
     s.headers = str_list(root["headers"], "headers");
     if (root["per_thread_variants"]) s.per_thread_variants = boolean(root["per_thread_variants"], "per_thread_variants");
+    if (root["symbol_versions"]) s.symbol_versions = boolean(root["symbol_versions"], "symbol_versions");
 
     const YAML::Node& st = root["status"];
     check_keys(st, "status", {"type", "success", "not_supported", "invalid_handle", "invalid_value", "unavailable", "bad_reply", "finish", "finish_header"});

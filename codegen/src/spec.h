@@ -34,6 +34,7 @@ struct EntrySpec {
   std::optional<std::string> server;  // hand-written server file, or "none"
   bool blocking = false;
   bool remote = false;  // hand-written on both sides, but the client wants a generated remote:: forwarder
+  bool api = false;     // in the server's Api table although it has no call of its own (`server: none`)
   std::optional<std::string> destroys;  // handle kind
   std::map<std::string, ParamSpec> params;
 };
@@ -56,6 +57,7 @@ struct Spec {
   std::string exports_path;  // resolved relative to the spec
   std::vector<std::string> headers;
   bool per_thread_variants = false;
+  bool symbol_versions = true;  // false: the real library versions no symbol; the shim exports plain names
   StatusSpec status;
   std::vector<std::pair<std::string, std::string>> handles;  // type -> kind, in spec order
   std::vector<std::string> pod_types;  // records whose pointers are device addresses

@@ -1,6 +1,7 @@
 // A backend executes a session's calls: `cuda` on the real GPU, `emulated` in host memory.
 // The generated dispatchers call the CUDA Runtime through `cudart()` and cuBLAS through
-// `cublas()`; the hand-written handlers (modules, launches) use the rest of this interface.
+// `cublas()`, the NVML handlers NVML through `nvml()`; the hand-written handlers (modules,
+// launches) use the rest of this interface.
 //
 // One backend instance lives in each session's worker process (rgpud forks one per client), so a
 // backend holds process-wide state freely and everything is released when the worker exits.
@@ -20,6 +21,9 @@ namespace rgpu::gen::cudart {
 struct Api;
 }
 namespace rgpu::gen::cublas {
+struct Api;
+}
+namespace rgpu::gen::nvml {
 struct Api;
 }
 
@@ -79,6 +83,10 @@ class Backend {
   // the library, so sessions that use no cuBLAS never pay for it).
   virtual const gen::cublas::Api& cublas() const = 0;
   virtual void load_cublas() {}
+  // NVML entry points (codegen/specs/nvml.yaml's subset), loaded the same way by load_nvml();
+  // null entries answer NVML_ERROR_NOT_SUPPORTED.
+  virtual const gen::nvml::Api& nvml() const = 0;
+  virtual void load_nvml() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

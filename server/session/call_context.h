@@ -17,6 +17,9 @@ struct Api;
 namespace rgpu::gen::cublas {
 struct Api;
 }
+namespace rgpu::gen::nvml {
+struct Api;
+}
 
 namespace rgpu::server {
 
@@ -45,6 +48,7 @@ struct CallContext {
   BulkReader* bulk_reader = nullptr;  // set instead of bulk_in for streamed bulk
   bool replied = false;               // the handler sent the reply itself (streamed D2H)
   bool wants_reply = false;           // the caller waits for a reply
+  const gen::nvml::Api* nvml = nullptr;  // the backend's NVML entry points, set for NVML calls
 };
 
 }  // namespace rgpu::server

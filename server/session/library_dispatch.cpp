@@ -5,6 +5,8 @@
 #include "gen/cublas/cublas_handlers.h"
 #include "gen/cublas/cublas_ids.h"
 #include "gen/cudart/cudart_handlers.h"
+#include "gen/nvml/nvml_handlers.h"
+#include "gen/nvml/nvml_ids.h"
 #include "server/backends/backend.h"
 
 namespace rgpu::server {
@@ -14,6 +16,11 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
   if (gen::cublas::has_call(id)) {
     backend.load_cublas();
     return gen::cublas::dispatch(ctx, id, in, out, status);
+  }
+  if (gen::nvml::has_call(id)) {
+    backend.load_nvml();
+    ctx.nvml = &backend.nvml();
+    return gen::nvml::dispatch(ctx, id, in, out, status);
   }
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }

@@ -43,7 +43,7 @@ TEST_CASE("an unknown key is rejected with the allowed keys") {
   INFO(r.output);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") && Catch::Contains("unknown key 'direction'") &&
-                           Catch::Contains("allowed keys: blocking, class, client, destroys, params, remote, server"));
+                           Catch::Contains("allowed keys: api, blocking, class, client, destroys, params, remote, server"));
 }
 
 TEST_CASE("an unknown top-level key is rejected") {
@@ -122,6 +122,13 @@ TEST_CASE("remote: true needs both hand-written sides") {
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("fakeSum: `remote: true`") &&
                            Catch::Contains("needs both `client: FILE` and `server: FILE`"));
+}
+
+TEST_CASE("api: true is for functions without a server side of their own") {
+  auto r = generate(spec_with("  fakeSum: {class: sync, api: true, params: {values: {count: n}}}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeSum: `api: true`") && Catch::Contains("needs `server: none`"));
 }
 
 TEST_CASE("a scalar parameter needs the spec's scalars: rule") {

@@ -4,17 +4,13 @@
 
 namespace rgpu::codegen {
 
-namespace {
-bool in_api(const Function& f) { return f.has_server && f.declared(); }
-}  // namespace
-
 std::string emit_api_header(const Model& m) {
   std::string s = cpp_banner("The " + m.spec.library + " entry points the server calls (filled from the backend's library by load_api).");
   s += "#pragma once\n\n" + include_lines(m) + "\nnamespace " + gen_namespace(m) + " {\n\n";
   s += "// One pointer per function with a server side; null when the backend lacks it.\n";
   s += "struct Api {\n";
   for (const auto& f : m.functions) {
-    if (!in_api(f)) continue;
+    if (!f.in_api) continue;
     s += "  " + f.sig->result.spelling + " (*" + f.name + ")(" + param_list(*f.sig, false) + ") = nullptr;\n";
   }
   s += "};\n\n";
@@ -29,7 +25,7 @@ std::string emit_api_source(const Model& m) {
   s += gen_include(m, "_api.h") + "\nnamespace " + gen_namespace(m) + " {\n\n";
   s += "void load_api(Api& api, void* (*resolve)(const char* name, void* ctx), void* ctx) {\n";
   for (const auto& f : m.functions) {
-    if (!in_api(f)) continue;
+    if (!f.in_api) continue;
     s += "  api." + f.name + " = reinterpret_cast<decltype(api." + f.name + ")>(resolve(\"" + f.name + "\", ctx));\n";
   }
   s += "}\n\n}  // namespace " + gen_namespace(m) + "\n";

@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "server/backends/emulated/cublas.h"
+#include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
 #include "server/backends/emulated/runtime.h"
 #include "server/backends/emulated/runtime_state.h"
@@ -72,6 +73,7 @@ int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) 
 EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint64_t>>(0)) {
   gen::cudart::load_api(api_, &emulated::resolve, nullptr);
   gen::cublas::load_api(cublas_, &emulated::resolve_cublas, nullptr);
+  gen::nvml::load_api(nvml_, &emulated::resolve_nvml, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;

@@ -1,6 +1,6 @@
 // The emulated Backend: the CUDA Runtime of runtime.h through cudart(), the cuBLAS subset of
-// cublas.h through cublas(), and modules whose kernels are validated and recorded at launch but
-// not executed.
+// cublas.h through cublas(), the NVML subset of nvml.h through nvml(), and modules whose kernels
+// are validated and recorded at launch but not executed.
 #pragma once
 
 #include <atomic>
@@ -10,6 +10,7 @@
 
 #include "gen/cublas/cublas_api.h"
 #include "gen/cudart/cudart_api.h"
+#include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
 
 namespace rgpu::server::emulated {
@@ -26,6 +27,7 @@ class EmulatedBackend final : public Backend {
   Status init() override;
   const gen::cudart::Api& cudart() const override { return api_; }
   const gen::cublas::Api& cublas() const override { return cublas_; }
+  const gen::nvml::Api& nvml() const override { return nvml_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -47,6 +49,7 @@ class EmulatedBackend final : public Backend {
 
   gen::cudart::Api api_;
   gen::cublas::Api cublas_;  // the CPU reference of cublas.h
+  gen::nvml::Api nvml_;      // the virtual devices seen through NVML (nvml.h)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# NVML through the libnvidia-ml.so.1 shim against rgpud --emulate (two 1 GiB devices): the
+# emulated devices as NVML shows them, through `rgpu run` and `rgpu run --preload`; the snapshot's
+# one round trip; no server.
+#
+# Usage: run_nvml_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+WORK=$(mktemp -d)
+DAEMON=
+passed=0
+failed=0
+
+cleanup() {
+  [[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null
+  wait 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+check() {  # check NAME CONDITION-EXIT-STATUS [DETAIL]
+  if [[ $2 == 0 ]]; then
+    echo "ok: $1"
+    passed=$((passed + 1))
+  else
+    echo "FAIL: $1 ${3:-}"
+    failed=$((failed + 1))
+  fi
+}
+
+# Under a sanitizer build the ASan runtime is preloaded so that the sanitized shims can load.
+client() {
+  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then LD_PRELOAD="$RGPU_TEST_PRELOAD ${LD_PRELOAD:-}" "$@"; else "$@"; fi
+}
+
+RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 "$BIN/rgpud" --listen 127.0.0.1:0 --emulate \
+  >"$WORK/rgpud.log" 2>&1 &
+DAEMON=$!
+for _ in $(seq 100); do
+  PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/rgpud.log")
+  [[ -n $PORT ]] && break
+  sleep 0.05
+done
+[[ -n ${PORT:-} ]] || { echo "rgpud did not start:"; cat "$WORK/rgpud.log"; exit 1; }
+export RGPU_SERVER=127.0.0.1:$PORT
+
+# 1. Count, names, UUIDs, memory, utilization, error cases, an unsupported export.
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
+rc=$?
+[[ $rc == 0 ]] && grep -q "^ok: nvml_tour$" "$WORK/tour.out"
+check "nvml_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
+grep -q "nvmlDeviceGetTemperature is not supported by rgpu" "$WORK/tour.err"
+check "an unsupported NVML function is named on stderr" $? "$(head "$WORK/tour.err")"
+
+# 2. The same with the shims preloaded (not under the sanitizers: the ASan runtime must come first).
+if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then
+  echo "skip: nvml_tour through rgpu run --preload (sanitizer build)"
+else
+  timeout 60 "$BIN/rgpu" run --preload -- "$PROGS/nvml_tour" >"$WORK/pre.out" 2>&1
+  check "nvml_tour through rgpu run --preload" $? "$(grep -v '^ok' "$WORK/pre.out" | head)"
+fi
+
+# 3. Init fetches the snapshot in one round trip; count, handles and identities cost none.
+RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" identity >"$WORK/id.out" 2>"$WORK/id.err"
+rc=$?
+[[ $rc == 0 ]] && grep -q "^ok: nvml_tour identity$" "$WORK/id.out" && grep -q ", 1 round trips$" "$WORK/id.err"
+check "NVML identities make one round trip" $? "$(cat "$WORK/id.out" "$WORK/id.err" | head)"
+
+# 4. No server: as if no driver were loaded.
+RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" no_server >"$WORK/ns.out" 2>&1
+check "no server: NVML_ERROR_DRIVER_NOT_LOADED" $? "$(head "$WORK/ns.out")"
+
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]
