@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -105,7 +106,7 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   uint64_t seq = next_seq_++;
   if (waiter || landing) {
     std::lock_guard<std::mutex> lock(wait_mu_);
-    if (waiter) waiters_[seq] = waiter;
+    if (waiter) waiters_.emplace_back(seq, waiter);
     if (landing) landings_[seq] = Landing{landing, landing_len};
   }
   auto payload = args.payload();
@@ -130,7 +131,7 @@ bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, i
     uint64_t seq = next_seq_++;
     {
       std::lock_guard<std::mutex> lock(wait_mu_);
-      waiters_[seq] = &w;
+      waiters_.emplace_back(seq, &w);
     }
     auto h = wire::make_header(wire::FrameKind::kControl, type, seq, static_cast<uint32_t>(payload.size()), 0);
     if (!outbox_->write_locked(lk, h, payload, {})) return false;
@@ -229,6 +230,16 @@ void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
   if (fn) fn();
 }
 
+Waiter* Pipe::take_waiter(uint64_t seq) {
+  std::lock_guard<std::mutex> lock(wait_mu_);
+  auto it = std::find_if(waiters_.begin(), waiters_.end(), [&](const auto& p) { return p.first == seq; });
+  if (it == waiters_.end()) return nullptr;
+  Waiter* w = it->second;
+  *it = waiters_.back();
+  waiters_.pop_back();
+  return w;
+}
+
 void Pipe::receive_loop() {
   std::vector<uint8_t> scratch;
   for (;;) {
@@ -248,12 +259,7 @@ void Pipe::receive_loop() {
       continue;
     }
     if (kind == wire::FrameKind::kReply || kind == wire::FrameKind::kControl) {
-      Waiter* w = nullptr;
-      {
-        std::lock_guard<std::mutex> lock(wait_mu_);
-        auto it = waiters_.find(h.seq);
-        if (it != waiters_.end()) w = it->second;
-      }
+      Waiter* w = take_waiter(h.seq);
       if (kind == wire::FrameKind::kControl && !w) {
         // An unsolicited control message is the server's notice that it ends the session.
         scratch.resize(h.payload_len);
@@ -270,13 +276,13 @@ void Pipe::receive_loop() {
         st = (w && w->bulk_dst && w->bulk_len == h.bulk_len) ? conn_->recv_exact(w->bulk_dst, h.bulk_len)
                                                               : conn_->skip(h.bulk_len);
       }
-      if (!st.is_ok()) return fail_all(st.message());
-      std::lock_guard<std::mutex> lock(wait_mu_);
       if (w) {
-        waiters_.erase(h.seq);
+        std::lock_guard<std::mutex> lock(wait_mu_);
+        w->lost = !st.is_ok();
         w->done = true;
         wait_cv_.notify_all();
       }
+      if (!st.is_ok()) return fail_all(st.message());
       continue;
     }
     scratch.resize(h.payload_len);

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -86,6 +87,8 @@ class Pipe {
   // Puts the server on `device` ahead of the next frame (the outbox lock held).
   bool switch_device_locked(std::unique_lock<std::mutex>& lk, int device);
   void fail_all(const std::string& why);
+  // Removes and returns the waiter of reply `seq` (null if none waits for it).
+  Waiter* take_waiter(uint64_t seq);
   struct Landing {
     void* dst;
     size_t len;
@@ -106,7 +109,9 @@ class Pipe {
 
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
-  std::unordered_map<uint64_t, Waiter*> waiters_;
+  // Callers waiting for a reply, by seq: one per waiting thread at most, so a flat list that keeps
+  // its capacity serves without an allocation per call.
+  std::vector<std::pair<uint64_t, Waiter*>> waiters_;
   std::unordered_map<uint64_t, Landing> landings_;
   struct Callback {
     std::function<void()> fn;
