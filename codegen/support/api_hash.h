@@ -6,9 +6,12 @@
 
 #include "gen/cublas/cublas_ids.h"
 #include "gen/cudart/cudart_ids.h"
+#include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::gen {
 
-inline constexpr uint64_t kApiHash = cudart::kApiHash ^ (cublas::kApiHash * 0x100000001b3ull);
+// Folded in a fixed order (FNV-1a style), so that no two libraries' hashes can cancel out.
+inline constexpr uint64_t kApiHash =
+    ((cudart::kApiHash * 0x100000001b3ull) ^ cublas::kApiHash) * 0x100000001b3ull ^ nvml::kApiHash;
 
 }  // namespace rgpu::gen

@@ -8,41 +8,9 @@ set -uo pipefail
 
 BIN=$1
 PROGS=$2
-WORK=$(mktemp -d)
-DAEMON=
-passed=0
-failed=0
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-cleanup() {
-  [[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null
-  wait 2>/dev/null
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-check() {  # check NAME CONDITION-EXIT-STATUS [DETAIL]
-  if [[ $2 == 0 ]]; then
-    echo "ok: $1"
-    passed=$((passed + 1))
-  else
-    echo "FAIL: $1 ${3:-}"
-    failed=$((failed + 1))
-  fi
-}
-
-# Under a sanitizer build the ASan runtime is preloaded so that the sanitized shims can load.
-client() {
-  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then LD_PRELOAD="$RGPU_TEST_PRELOAD ${LD_PRELOAD:-}" "$@"; else "$@"; fi
-}
-
-"$BIN/rgpud" --listen 127.0.0.1:0 --emulate >"$WORK/rgpud.log" 2>&1 &
-DAEMON=$!
-for _ in $(seq 100); do
-  PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/rgpud.log")
-  [[ -n $PORT ]] && break
-  sleep 0.05
-done
-[[ -n ${PORT:-} ]] || { echo "rgpud did not start:"; cat "$WORK/rgpud.log"; exit 1; }
+start_daemon --emulate || exit 1
 export RGPU_SERVER=127.0.0.1:$PORT
 
 # 1. Results, pointer modes, getters, not-supported answers.
@@ -52,7 +20,7 @@ rc=$?
 check "cublas_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
 grep -q "cublasSsymm_v2 is not supported by rgpu" "$WORK/tour.err"
 check "an unforwarded cuBLAS function is named on stderr" $? "$(head "$WORK/tour.err")"
-grep -q "cublasDdot_v2 is not available on this backend" "$WORK/rgpud.log"
+grep -q "cublasDdot_v2 is not available on this backend" "$LOG"
 check "a function the emulated backend lacks is named in rgpud's log" $?
 
 # 2. The same through LD_PRELOAD of both shims (how programs that pin their libraries run). Not
@@ -71,5 +39,4 @@ rc=$?
 [[ $rc == 0 ]] && grep -q "^ok: cublas_tour settings$" "$WORK/st.out" && grep -q ", 1 round trips$" "$WORK/st.err"
 check "cuBLAS handle settings make no round trip" $? "$(cat "$WORK/st.out" "$WORK/st.err" | head)"
 
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+finish

@@ -10,59 +10,10 @@ set -uo pipefail
 BIN=$1
 PROGS=$2
 BACKEND=${3:-emulated}
-WORK=$(mktemp -d)
-PIDS=()
-passed=0
-failed=0
-
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  wait 2>/dev/null
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-check() {  # check NAME CONDITION-EXIT-STATUS [DETAIL]
-  if [[ $2 == 0 ]]; then
-    echo "ok: $1"
-    passed=$((passed + 1))
-  else
-    echo "FAIL: $1 ${3:-}"
-    failed=$((failed + 1))
-  fi
-}
-
-# Runs a client command; under a sanitizer build the ASan runtime is preloaded into the
-# nvcc-built program so that the sanitized client shim can load.
-client() {
-  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then LD_PRELOAD=$RGPU_TEST_PRELOAD "$@"; else "$@"; fi
-}
-
-# Starts rgpud on a free loopback port; sets PORT and LOG. Extra arguments go to rgpud.
-start_daemon() {
-  LOG=$WORK/rgpud.$RANDOM.log
-  "$BIN/rgpud" --listen 127.0.0.1:0 --backend "$BACKEND" "$@" >"$LOG" 2>&1 &
-  PIDS+=($!)
-  for _ in $(seq 100); do
-    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$LOG")
-    [[ -n $PORT ]] && return 0
-    sleep 0.05
-  done
-  echo "rgpud did not start:"; cat "$LOG"
-  return 1
-}
-
-# Waits (bounded) until the log matches a pattern.
-wait_log() {
-  for _ in $(seq 200); do
-    grep -q "$2" "$1" && return 0
-    sleep 0.05
-  done
-  return 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 export RGPU_MODULE_CACHE=$WORK/modules
-start_daemon || exit 1
+start_daemon --backend "$BACKEND" || exit 1
 export RGPU_SERVER=127.0.0.1:$PORT
 
 # 1. A program that touches every runtime path, through `rgpu run`.
@@ -185,5 +136,4 @@ fi
 kill -0 "${PIDS[0]}" 2>/dev/null
 check "rgpud still serving" $?
 
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+finish

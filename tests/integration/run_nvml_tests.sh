@@ -8,42 +8,9 @@ set -uo pipefail
 
 BIN=$1
 PROGS=$2
-WORK=$(mktemp -d)
-DAEMON=
-passed=0
-failed=0
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-cleanup() {
-  [[ -n $DAEMON ]] && kill "$DAEMON" 2>/dev/null
-  wait 2>/dev/null
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-check() {  # check NAME CONDITION-EXIT-STATUS [DETAIL]
-  if [[ $2 == 0 ]]; then
-    echo "ok: $1"
-    passed=$((passed + 1))
-  else
-    echo "FAIL: $1 ${3:-}"
-    failed=$((failed + 1))
-  fi
-}
-
-# Under a sanitizer build the ASan runtime is preloaded so that the sanitized shims can load.
-client() {
-  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then LD_PRELOAD="$RGPU_TEST_PRELOAD ${LD_PRELOAD:-}" "$@"; else "$@"; fi
-}
-
-RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 "$BIN/rgpud" --listen 127.0.0.1:0 --emulate \
-  >"$WORK/rgpud.log" 2>&1 &
-DAEMON=$!
-for _ in $(seq 100); do
-  PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/rgpud.log")
-  [[ -n $PORT ]] && break
-  sleep 0.05
-done
-[[ -n ${PORT:-} ]] || { echo "rgpud did not start:"; cat "$WORK/rgpud.log"; exit 1; }
+RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_daemon --emulate || exit 1
 export RGPU_SERVER=127.0.0.1:$PORT
 
 # 1. Count, names, UUIDs, memory, utilization, error cases, an unsupported export.
@@ -72,5 +39,4 @@ check "NVML identities make one round trip" $? "$(cat "$WORK/id.out" "$WORK/id.e
 RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" no_server >"$WORK/ns.out" 2>&1
 check "no server: NVML_ERROR_DRIVER_NOT_LOADED" $? "$(head "$WORK/ns.out")"
 
-echo "$passed passed, $failed failed"
-[[ $failed == 0 ]]
+finish

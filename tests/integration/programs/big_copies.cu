@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #define CHECK_OK(x)                                                     \
   do {                                                                  \
@@ -13,8 +14,9 @@
 
 int main() {
   const size_t max = (48u << 20) + 4099;
-  auto* src = static_cast<unsigned char*>(std::malloc(max + 16));
-  auto* back = static_cast<unsigned char*>(std::malloc(max + 16));
+  std::vector<unsigned char> src_buffer(max + 16), back_buffer(max + 16);  // freed on every return
+  unsigned char* src = src_buffer.data();
+  unsigned char* back = back_buffer.data();
   for (size_t i = 0; i < max + 16; ++i) src[i] = static_cast<unsigned char>(i * 131 + (i >> 13));
   unsigned char* dev = nullptr;
   if (cudaMalloc(&dev, max + 16) != cudaSuccess) return std::printf("FAIL cudaMalloc\n"), 1;
