@@ -1,27 +1,13 @@
-// The emulated runtime's entry points by name: the resolver given to load_api. Each entry is
-// checked at compile time to have exactly the type of the real function in cuda_runtime_api.h.
+// The emulated runtime's entry points by name (entry_table.h): the resolver given to
+// gen::cudart::load_api.
 #include <cstring>
 #include <string_view>
-#include <type_traits>
 
+#include "server/backends/emulated/entry_table.h"
 #include "server/backends/emulated/runtime.h"
 
 namespace rgpu::server::emulated {
 namespace {
-
-struct Entry {
-  const char* name;
-  void* fn;
-};
-
-// `Real` comes from decltype only: the real function is declared, never linked.
-template <typename Real, typename Emulated>
-void* checked(Emulated fn) {
-  static_assert(std::is_same_v<Emulated, Real>, "an emulated function's type differs from cuda_runtime_api.h");
-  return reinterpret_cast<void*>(fn);
-}
-
-#define RGPU_EMULATED(fn) Entry{#fn, checked<decltype(&::fn)>(&emulated::fn)}
 
 const Entry kTable[] = {
     RGPU_EMULATED(cudaGetDeviceCount),
@@ -111,23 +97,15 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphExecDestroy),
 };
 
-#undef RGPU_EMULATED
-
-void* lookup(std::string_view name) {
-  for (const Entry& e : kTable)
-    if (name == e.name) return e.fn;
-  return nullptr;
-}
-
 }  // namespace
 
 void* resolve(const char* name, void*) {
   if (!name) return nullptr;
   std::string_view n(name);
-  if (void* fn = lookup(n)) return fn;
+  if (void* fn = find_entry(kTable, n)) return fn;
   // The per-thread-default-stream variants (_ptds, _ptsz) have the plain function's type; with all
   // work done at issue time the per-thread and legacy default streams behave alike.
-  if (n.ends_with("_ptds") || n.ends_with("_ptsz")) return lookup(n.substr(0, n.size() - 5));
+  if (n.ends_with("_ptds") || n.ends_with("_ptsz")) return find_entry(kTable, n.substr(0, n.size() - 5));
   return nullptr;
 }
 
