@@ -3,6 +3,7 @@
 
 #include <clang-c/Index.h>
 
+#include <cstdio>
 #include <memory>
 #include <string_view>
 
@@ -94,7 +95,13 @@ Signature read_function(CXCursor fn) {
     CXCursor arg = clang_Cursor_getArgument(fn, static_cast<unsigned>(i));
     Param p;
     p.name = take(clang_getCursorSpelling(arg));
-    if (p.name.empty()) p.name = "p" + std::to_string(i);
+    if (p.name.empty()) {
+      // Formatted, not "p" + to_string(i): GCC 12 at -O3 misreads the string concatenation as an
+      // overlapping copy (-Wrestrict), which fails Release builds.
+      char name[16];
+      std::snprintf(name, sizeof name, "p%d", i);
+      p.name = name;
+    }
     CXType t = clang_getCursorType(arg);
     p.type = describe(t);
     if (t.kind == CXType_IncompleteArray || t.kind == CXType_ConstantArray) {
