@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 # Only what the demo runs: the daemon, the command, the client library and the CUDA programs.
-ninja -C build-release -j"$(nproc)" rgpud rgpu rgpu_cudart rgpu_integration_programs rgpu_gpu_programs
+ninja -C build-release -j"$(nproc)" rgpud rgpu rgpu_shims rgpu_integration_programs rgpu_gpu_programs
 
 backend=emulated
 if [[ -e /dev/nvidiactl ]] && ldconfig -p | grep -q 'libcuda\.so\.1'; then backend=cuda; fi
