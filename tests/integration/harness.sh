@@ -4,6 +4,9 @@
 #   client CMD...                runs a client program (the ASan runtime preloaded under sanitizers)
 #   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free loopback port with ARGS; sets PORT and LOG
 #   wait_log FILE PATTERN        waits (bounded) until FILE matches PATTERN
+#   check_preload PROG           PROG passes through `rgpu run --preload` (skipped under sanitizers)
+#   check_round_trips NAME N OK PROG [ARGS...]
+#                                PROG prints a line matching OK and makes exactly N round trips
 #   finish                       prints "N passed, N failed" and sets the exit status
 # The sourcing script sets BIN (the folder with rgpud and rgpu) first.
 WORK=$(mktemp -d)
@@ -53,6 +56,28 @@ wait_log() {
     sleep 0.05
   done
   return 1
+}
+
+# Not under the sanitizers: there the ASan runtime must come first in LD_PRELOAD, and rgpu puts the
+# shims first.
+check_preload() {
+  local name; name=$(basename "$1")
+  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then
+    echo "skip: $name through rgpu run --preload (sanitizer build)"
+    return 0
+  fi
+  timeout 60 "$BIN/rgpu" run --preload -- "$1" >"$WORK/$name.preload.out" 2>&1
+  check "$name through rgpu run --preload" $? "$(grep -v '^ok' "$WORK/$name.preload.out" | head)"
+}
+
+# Counted by the client's RGPU_STATS=1 line at exit ("rgpu: N calls sent without waiting, M round trips").
+check_round_trips() {
+  local name=$1 want=$2 ok=$3 out=$WORK/rt.$RANDOM
+  shift 3
+  RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$@" >"$out.out" 2>"$out.err"
+  local rc=$?
+  [[ $rc == 0 ]] && grep -q "$ok" "$out.out" && grep -q ", $want round trips$" "$out.err"
+  check "$name" $? "$(cat "$out.out" "$out.err" | head)"
 }
 
 finish() {

@@ -23,20 +23,10 @@ check "an unforwarded cuBLAS function is named on stderr" $? "$(head "$WORK/tour
 grep -q "cublasDdot_v2 is not available on this backend" "$LOG"
 check "a function the emulated backend lacks is named in rgpud's log" $?
 
-# 2. The same through LD_PRELOAD of both shims (how programs that pin their libraries run). Not
-# under the sanitizers: there the ASan runtime must come first in LD_PRELOAD, and rgpu puts the
-# shims first.
-if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then
-  echo "skip: cublas_tour through rgpu run --preload (sanitizer build)"
-else
-  timeout 60 "$BIN/rgpu" run --preload -- "$PROGS/cublas_tour" >"$WORK/pre.out" 2>&1
-  check "cublas_tour through rgpu run --preload" $? "$(grep -v '^ok' "$WORK/pre.out" | head)"
-fi
+# 2. The same through LD_PRELOAD of both shims (how programs that pin their libraries run).
+check_preload "$PROGS/cublas_tour"
 
 # 3. Creation, 150 setters and 150 getters cost no round trip; the final synchronize costs one.
-RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/cublas_tour" settings >"$WORK/st.out" 2>"$WORK/st.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: cublas_tour settings$" "$WORK/st.out" && grep -q ", 1 round trips$" "$WORK/st.err"
-check "cuBLAS handle settings make no round trip" $? "$(cat "$WORK/st.out" "$WORK/st.err" | head)"
+check_round_trips "cuBLAS handle settings make no round trip" 1 "^ok: cublas_tour settings$" "$PROGS/cublas_tour" settings
 
 finish

@@ -33,10 +33,7 @@ check "module offered by key, cache hit" $? "$(grep -v '^ok' "$WORK/tour3.out" |
 
 # 1c. Round trips: what CUDA answers without the GPU costs no traffic, async work does not wait
 # (the expected 7 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
-RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rt.out" 2>"$WORK/rt.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: round_trips" "$WORK/rt.out" && grep -q ", 7 round trips$" "$WORK/rt.err"
-check "a representative program makes exactly 7 round trips" $? "$(cat "$WORK/rt.out" "$WORK/rt.err" | head)"
+check_round_trips "a representative program makes exactly 7 round trips" 7 "^ok: round_trips" "$PROGS/round_trips"
 RGPU_SYNC=1 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rts.out" 2>"$WORK/rts.err"
 rc=$?
 [[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"

@@ -21,19 +21,11 @@ check "nvml_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; 
 grep -q "nvmlDeviceGetTemperature is not supported by rgpu" "$WORK/tour.err"
 check "an unsupported NVML function is named on stderr" $? "$(head "$WORK/tour.err")"
 
-# 2. The same with the shims preloaded (not under the sanitizers: the ASan runtime must come first).
-if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then
-  echo "skip: nvml_tour through rgpu run --preload (sanitizer build)"
-else
-  timeout 60 "$BIN/rgpu" run --preload -- "$PROGS/nvml_tour" >"$WORK/pre.out" 2>&1
-  check "nvml_tour through rgpu run --preload" $? "$(grep -v '^ok' "$WORK/pre.out" | head)"
-fi
+# 2. The same with the shims preloaded.
+check_preload "$PROGS/nvml_tour"
 
 # 3. Init fetches the snapshot in one round trip; count, handles and identities cost none.
-RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" identity >"$WORK/id.out" 2>"$WORK/id.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: nvml_tour identity$" "$WORK/id.out" && grep -q ", 1 round trips$" "$WORK/id.err"
-check "NVML identities make one round trip" $? "$(cat "$WORK/id.out" "$WORK/id.err" | head)"
+check_round_trips "NVML identities make one round trip" 1 "^ok: nvml_tour identity$" "$PROGS/nvml_tour" identity
 
 # 4. No server: as if no driver were loaded.
 RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" no_server >"$WORK/ns.out" 2>&1
