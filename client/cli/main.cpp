@@ -24,7 +24,7 @@ using rgpu::client::kToken;
 int usage(int code) {
   std::fprintf(code ? stderr : stdout,
                "usage:\n"
-               "  rgpu run [--preload] -- CMD [ARGS...]   run CMD with rgpu's CUDA libraries (RGPU_SERVER picks the server)\n"
+               "  rgpu run [--no-preload] -- CMD [ARGS...] run CMD with rgpu's CUDA libraries (RGPU_SERVER picks the server)\n"
                "  rgpu ls                                list the devices rgpud at RGPU_SERVER offers\n"
                "  rgpu config                            print every tunable with its value and default\n"
                "  rgpu bench [SCENARIO] [OPTIONS]        native vs remote benchmark (rgpu bench --help)\n");
@@ -43,11 +43,14 @@ void prepend_env(const char* name, const std::string& value, char sep) {
   setenv(name, v.c_str(), 1);
 }
 
+// The client libraries, cudart first: the other shims send their calls down cudart's call pipe.
+constexpr const char* kShims[] = {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1"};
+
 int run(int argc, char** argv) {
-  bool preload = false;
+  bool preload = true;
   int i = 0;
   for (; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--preload")) preload = true;
+    if (!std::strcmp(argv[i], "--no-preload")) preload = false;
     else if (!std::strcmp(argv[i], "--")) {
       ++i;
       break;
@@ -55,9 +58,8 @@ int run(int argc, char** argv) {
   }
   if (i >= argc) return usage(2);
   std::string dir = shim_dir();
-  // The shims, cudart first (the cuBLAS and NVML shims send their calls down cudart's call pipe).
   std::string preload_list;
-  for (const char* shim : {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1"}) {
+  for (const char* shim : kShims) {
     if (!std::filesystem::exists(dir + "/" + shim)) {
       std::fprintf(stderr, "rgpu: the client libraries are missing from %s: reinstall rgpu\n", dir.c_str());
       return 127;
@@ -65,9 +67,14 @@ int run(int argc, char** argv) {
     preload_list += (preload_list.empty() ? "" : " ") + dir + "/" + shim;
   }
   // LD_LIBRARY_PATH serves programs that find the libraries by name; LD_PRELOAD also serves
-  // programs that pin their library paths (DT_RPATH, absolute dlopen), as PyTorch does.
+  // programs that pin their library paths (DT_RPATH, absolute dlopen), as PyTorch does. The shims
+  // go after whatever LD_PRELOAD already holds, so a sanitizer runtime that must load first still
+  // does. execvp keeps the process: CMD's exit status is rgpu run's.
   prepend_env("LD_LIBRARY_PATH", dir, ':');
-  if (preload) prepend_env("LD_PRELOAD", preload_list, ' ');
+  if (preload) {
+    const char* old = std::getenv("LD_PRELOAD");
+    setenv("LD_PRELOAD", (old && *old ? std::string(old) + " " + preload_list : preload_list).c_str(), 1);
+  }
   execvp(argv[i], argv + i);
   std::fprintf(stderr, "rgpu: cannot run %s: %s\n", argv[i], std::strerror(errno));
   return 127;

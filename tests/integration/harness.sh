@@ -4,7 +4,7 @@
 #   client CMD...                runs a client program (the ASan runtime preloaded under sanitizers)
 #   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free loopback port with ARGS; sets PORT and LOG
 #   wait_log FILE PATTERN        waits (bounded) until FILE matches PATTERN
-#   check_preload PROG           PROG passes through `rgpu run --preload` (skipped under sanitizers)
+#   check_no_preload PROG        PROG passes through `rgpu run --no-preload` (LD_LIBRARY_PATH alone)
 #   check_round_trips NAME N OK PROG [ARGS...]
 #                                PROG prints a line matching OK and makes exactly N round trips
 #   finish                       prints "N passed, N failed" and sets the exit status
@@ -58,16 +58,11 @@ wait_log() {
   return 1
 }
 
-# Not under the sanitizers: there the ASan runtime must come first in LD_PRELOAD, and rgpu puts the
-# shims first.
-check_preload() {
+# `rgpu run` preloads the shims; programs that find the libraries by name need only its LD_LIBRARY_PATH.
+check_no_preload() {
   local name; name=$(basename "$1")
-  if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then
-    echo "skip: $name through rgpu run --preload (sanitizer build)"
-    return 0
-  fi
-  timeout 60 "$BIN/rgpu" run --preload -- "$1" >"$WORK/$name.preload.out" 2>&1
-  check "$name through rgpu run --preload" $? "$(grep -v '^ok' "$WORK/$name.preload.out" | head)"
+  client timeout 60 "$BIN/rgpu" run --no-preload -- "$1" >"$WORK/$name.no_preload.out" 2>&1
+  check "$name through rgpu run --no-preload" $? "$(grep -v '^ok' "$WORK/$name.no_preload.out" | head)"
 }
 
 # Counted by the client's RGPU_STATS=1 line at exit ("rgpu: N calls sent without waiting, M round trips").

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cuBLAS through the shims against rgpud --emulate: results of the emulated CPU reference, the
-# not-supported paths, both shims through `rgpu run --preload`, and the round trips of handle
+# not-supported paths, both shims through `rgpu run --no-preload`, and the round trips of handle
 # settings (none: they are mirrored on the client).
 #
 # Usage: run_cublas_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
@@ -24,7 +24,7 @@ grep -q "cublasDdot_v2 is not available on this backend" "$LOG"
 check "a function the emulated backend lacks is named in rgpud's log" $?
 
 # 2. The same through LD_PRELOAD of both shims (how programs that pin their libraries run).
-check_preload "$PROGS/cublas_tour"
+check_no_preload "$PROGS/cublas_tour"
 
 # 3. Creation, 150 setters and 150 getters cost no round trip; the final synchronize costs one.
 check_round_trips "cuBLAS handle settings make no round trip" 1 "^ok: cublas_tour settings$" "$PROGS/cublas_tour" settings

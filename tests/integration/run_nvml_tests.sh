@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # NVML through the libnvidia-ml.so.1 shim against rgpud --emulate (two 1 GiB devices): the
-# emulated devices as NVML shows them, through `rgpu run` and `rgpu run --preload`; the snapshot's
+# emulated devices as NVML shows them, through `rgpu run` and `rgpu run --no-preload`; the snapshot's
 # one round trip; no server.
 #
 # Usage: run_nvml_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
@@ -22,7 +22,7 @@ grep -q "nvmlDeviceGetTemperature is not supported by rgpu" "$WORK/tour.err"
 check "an unsupported NVML function is named on stderr" $? "$(head "$WORK/tour.err")"
 
 # 2. The same with the shims preloaded.
-check_preload "$PROGS/nvml_tour"
+check_no_preload "$PROGS/nvml_tour"
 
 # 3. Init fetches the snapshot in one round trip; count, handles and identities cost none.
 check_round_trips "NVML identities make one round trip" 1 "^ok: nvml_tour identity$" "$PROGS/nvml_tour" identity
