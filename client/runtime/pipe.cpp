@@ -40,6 +40,14 @@ std::string hostname() {
 
 }  // namespace
 
+// The counters behind RGPU_STATS, for tools that measure round trips per phase of a program (the
+// PyTorch suite reads them per training step through ctypes). Exported under RGPU_PRIVATE_1.
+extern "C" void rgpu_client_stats(uint64_t* sent_without_waiting, uint64_t* round_trips) {
+  const PipeStats& s = Pipe::get().stats();
+  *sent_without_waiting = s.async_calls.load(std::memory_order_relaxed);
+  *round_trips = s.round_trips.load(std::memory_order_relaxed);
+}
+
 Pipe& Pipe::get() {
   static Pipe* pipe = new Pipe();  // intentionally leaked: see the header
   return *pipe;
