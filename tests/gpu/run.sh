@@ -12,6 +12,9 @@
 #   RGPU_SUITE_FILTER    glob on program names, to run a subset (default *)
 #   RGPUD_EXTRA_ARGS     extra arguments for rgpud (split on spaces)
 #   RGPU_CUDA_LIB_DIR    where the real libcudart.so.13 is for native runs (default: found under /usr/local/cuda)
+# The PyTorch suite (<install-prefix>/libexec/rgpu/gpu-tests/torch/*.py) runs too when python3 imports torch:
+# natively with python3, remotely through `rgpu run -- python3`; torch/compare.py judges its numbers within
+# tolerances and the step times go to a second table (torch_steps.md).
 set -euo pipefail
 
 die() {
@@ -92,9 +95,14 @@ resolved_cudart() {
 
 # run_program <mode> <program> <log-dir>: runs it with a timeout and writes <mode>.stdout, .stderr, .rc, .ms.
 run_program() {
-  local mode=$1 program=$2 dir=$3 start end rc=0
+  local mode=$1 program=$2 dir=$3 start end rc=0 command=("$program")
+  if [[ $program == *.py ]]; then
+    command=(python3 "$program")
+    [[ $mode == remote ]] && command=("$PREFIX/bin/rgpu" run -- python3 "$program")
+  fi
   start=$(now_ns)
-  timeout -k 5 "$TIMEOUT" "$program" >"$dir/$mode.stdout" 2>"$dir/$mode.stderr" || rc=$?
+  RGPU_SUITE_RESULTS="$dir/$mode.pt" PYTHONDONTWRITEBYTECODE=1 \
+    timeout -k 5 "$TIMEOUT" "${command[@]}" >"$dir/$mode.stdout" 2>"$dir/$mode.stderr" || rc=$?
   end=$(now_ns)
   echo "$rc" >"$dir/$mode.rc"
   echo $(((end - start) / 1000000)) >"$dir/$mode.ms"
@@ -115,8 +123,10 @@ remote_phase() {
   hide_gpu "$EMPTY_FILE"
   export LD_LIBRARY_PATH="$PREFIX/lib/rgpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export RGPU_SERVER="127.0.0.1:$PORT"
-  local resolved
-  resolved=$(resolved_cudart "${PROGRAMS[0]}")
+  local resolved program probe=""
+  for program in "${PROGRAMS[@]}"; do [[ $program == *.py ]] || { probe=$program; break; }; done
+  [[ -n $probe ]] || { run_all remote; return; }
+  resolved=$(resolved_cudart "$probe")
   echo "client namespace: libcudart.so.13 resolves to ${resolved:-nothing}"
   [[ $(readlink -f "${resolved:-/nonexistent}") == $(readlink -f "$PREFIX/lib/rgpu/libcudart.so.13") ]] ||
     die "the client does not load rgpu's libcudart.so.13"
@@ -182,9 +192,27 @@ verdict() {
     echo "FAIL: exit $native_rc native, $remote_rc remote"
   elif [[ $native_rc != 0 ]] && ! is_error_case "$name"; then
     echo "FAIL: exit $native_rc"
+  elif [[ $name == *.py ]]; then
+    [[ -f $dir/native.pt && -f $dir/remote.pt ]] || { echo "FAIL: no results saved"; return; }
+    python3 "$TORCH_DIR/compare.py" "$dir/native.pt" "$dir/remote.pt" "$LOG_DIR/torch_steps.tsv" \
+      >"$dir/compare.log" 2>&1 || { echo "FAIL: compare.py failed (see compare.log)"; return; }
+    tail -n 1 "$dir/compare.log"
   else
     echo "PASS"
   fi
+}
+
+# The PyTorch step times (rows compare.py appended to torch_steps.tsv) as markdown in torch_steps.md,
+# also appended to table.md.
+torch_steps_table() {
+  {
+    echo
+    echo "| workload | native ms/step | remote ms/step | ratio | bar | round trips/step | calls/step | met |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8 }' \
+      "$LOG_DIR/torch_steps.tsv"
+  } >"$LOG_DIR/torch_steps.md"
+  cat "$LOG_DIR/torch_steps.md" >>"$LOG_DIR/table.md"
 }
 
 ratio() { awk -v n="$1" -v r="$2" 'BEGIN { if (n > 0) printf "%.2f", r / n; else print "-" }'; }
@@ -223,6 +251,8 @@ report() {
     for row in "${rows[@]}"; do echo "| ${row//|/ | } |"; done
   } >"$LOG_DIR/table.md"
 
+  [[ -s $LOG_DIR/torch_steps.tsv ]] && torch_steps_table
+
   echo
   echo "GPU: $gpu"
   echo "$summary"
@@ -232,6 +262,7 @@ report() {
     IFS='|' read -r -a fields <<<"$row"
     printf '%-28s %10s %10s %7s  %s\n' "${fields[@]}"
   done
+  [[ -s $LOG_DIR/torch_steps.md ]] && { echo; cat "$LOG_DIR/torch_steps.md"; }
   [[ $failures -eq 0 && $daemon_died -eq 0 ]]
 }
 
@@ -252,6 +283,15 @@ main() {
   for program in "$PREFIX"/libexec/rgpu/gpu-tests/${RGPU_SUITE_FILTER:-*}; do
     [[ -f $program && -x $program ]] && PROGRAMS+=("$program")
   done
+  TORCH_DIR=$PREFIX/libexec/rgpu/gpu-tests/torch
+  if python3 -c 'import torch' 2>/dev/null; then
+    for program in "$TORCH_DIR"/${RGPU_SUITE_FILTER:-*}.py; do
+      [[ -f $program && $(basename "$program") != suite.py && $(basename "$program") != compare.py ]] &&
+        PROGRAMS+=("$program")
+    done
+  else
+    echo "PyTorch suite: skipped (python3 cannot import torch)"
+  fi
   [[ ${#PROGRAMS[@]} -gt 0 ]] || die "no programs in $PREFIX/libexec/rgpu/gpu-tests"
 
   CUDA_LIB_DIR=${RGPU_CUDA_LIB_DIR:-}
