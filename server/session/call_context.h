@@ -20,10 +20,16 @@ struct Api;
 namespace rgpu::gen::nvml {
 struct Api;
 }
+namespace rgpu::gen::cublasLt {
+struct Api;
+}
 
 namespace rgpu::server {
 
 class Session;
+
+// An empty cuBLASLt table, for contexts made without a backend (tests): every entry null.
+const gen::cublasLt::Api& no_cublasLt_api();
 
 // Bulk data of a call that the session did not read ahead (a large H2D copy): the handler reads it
 // piece by piece straight into its staging buffers, and must take all of it.
@@ -49,6 +55,7 @@ struct CallContext {
   bool replied = false;               // the handler sent the reply itself (streamed D2H)
   bool wants_reply = false;           // the caller waits for a reply
   const gen::nvml::Api* nvml = nullptr;  // the backend's NVML entry points, set for NVML calls
+  const gen::cublasLt::Api& cublasLt = no_cublasLt_api();  // the backend's cuBLASLt entry points
 };
 
 }  // namespace rgpu::server

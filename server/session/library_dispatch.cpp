@@ -4,6 +4,9 @@
 
 #include "gen/cublas/cublas_handlers.h"
 #include "gen/cublas/cublas_ids.h"
+#include "gen/cublasLt/cublasLt_api.h"
+#include "gen/cublasLt/cublasLt_handlers.h"
+#include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "gen/nvml/nvml_handlers.h"
 #include "gen/nvml/nvml_ids.h"
@@ -17,12 +20,21 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     backend.load_cublas();
     return gen::cublas::dispatch(ctx, id, in, out, status);
   }
+  if (gen::cublasLt::has_call(id)) {
+    backend.load_cublasLt();
+    return gen::cublasLt::dispatch(ctx, id, in, out, status);
+  }
   if (gen::nvml::has_call(id)) {
     backend.load_nvml();
     ctx.nvml = &backend.nvml();
     return gen::nvml::dispatch(ctx, id, in, out, status);
   }
   return gen::cudart::dispatch(ctx, id, in, out, status);
+}
+
+const gen::cublasLt::Api& no_cublasLt_api() {
+  static const gen::cublasLt::Api empty{};
+  return empty;
 }
 
 }  // namespace rgpu::server

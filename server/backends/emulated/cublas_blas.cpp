@@ -1,12 +1,13 @@
-// Emulated cuBLAS compute: column-major reference loops over the virtual device's memory (host
-// RAM), issued in the handle's stream like any other device work (run now, or recorded into a
-// capture). Every matrix and vector is confirmed inside one live allocation before it is used.
+// Emulated cuBLAS compute, and the SGEMM that cuBLASLt's FP32 matmul shares: column-major reference
+// loops over the virtual device's memory (host RAM), issued in the handle's stream like any other
+// device work (run now, or recorded into a capture). Every matrix and vector is confirmed inside one live allocation before it is used.
 #include <cstdlib>
 #include <cstring>
 
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublas_handle.h"
 #include "server/backends/emulated/runtime_state.h"
+#include "server/backends/emulated/sgemm.h"
 
 namespace rgpu::server::emulated {
 namespace {
@@ -53,31 +54,31 @@ cublasStatus_t issued(cudaError_t err) { return err == cudaSuccess ? CUBLAS_STAT
 
 }  // namespace
 
-cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-                              int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
-                              const float* beta, float* C, int ldc) {
-  std::optional<CublasSettings> h = cublas_settings(handle);
-  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
-  const bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+cublasStatus_t sgemm(const SgemmCall& g) {
+  const bool ta = g.transa != CUBLAS_OP_N, tb = g.transb != CUBLAS_OP_N;
+  const int m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc, ldd = g.ldd;
   const int a_rows = ta ? k : m, b_rows = tb ? n : k;
-  if (!valid_op(transa) || !valid_op(transb) || m < 0 || n < 0 || k < 0 || lda < std::max(1, a_rows) ||
-      ldb < std::max(1, b_rows) || ldc < std::max(1, m))
+  if (!valid_op(g.transa) || !valid_op(g.transb) || m < 0 || n < 0 || k < 0 || lda < std::max(1, a_rows) ||
+      ldb < std::max(1, b_rows) || ldc < std::max(1, m) || ldd < std::max(1, m))
     return CUBLAS_STATUS_INVALID_VALUE;
   if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
   ScalarArg a_scale, b_scale;
-  if (!a_scale.bind(h->pointer_mode, alpha) || !b_scale.bind(h->pointer_mode, beta)) return CUBLAS_STATUS_INVALID_VALUE;
-  DeviceRange a, b;
+  if (!a_scale.bind(g.pointer_mode, g.alpha) || !b_scale.bind(g.pointer_mode, g.beta)) return CUBLAS_STATUS_INVALID_VALUE;
+  DeviceRange a, b, bias;
   if (k > 0) {
-    a = matrix(A, a_rows, ta ? m : k, lda);
-    b = matrix(B, b_rows, tb ? k : n, ldb);
+    a = matrix(g.A, a_rows, ta ? m : k, lda);
+    b = matrix(g.B, b_rows, tb ? k : n, ldb);
     if (!a || !b) return CUBLAS_STATUS_INVALID_VALUE;
   }
-  DeviceRange c = matrix(C, m, n, ldc);
-  if (!c) return CUBLAS_STATUS_INVALID_VALUE;
-  return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
+  DeviceRange c = matrix(g.C, m, n, ldc), d = matrix(g.D, m, n, ldd);
+  if (!c || !d) return CUBLAS_STATUS_INVALID_VALUE;
+  if (g.bias && !(bias = vector(g.bias, m, 1))) return CUBLAS_STATUS_INVALID_VALUE;
+  return issued(state().enqueue(g.stream, cudaGraphNodeTypeKernel, [=] {
     const float* pa = reinterpret_cast<const float*>(a.data);
     const float* pb = reinterpret_cast<const float*>(b.data);
-    float* pc = reinterpret_cast<float*>(c.data);
+    const float* pc = reinterpret_cast<const float*>(c.data);
+    const float* pbias = reinterpret_cast<const float*>(bias.data);
+    float* pd = reinterpret_cast<float*>(d.data);
     const float al = a_scale.get(), be = b_scale.get();
     for (int j = 0; j < n; ++j) {
       for (int i = 0; i < m; ++i) {
@@ -87,12 +88,21 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, c
           float y = tb ? pb[j + size_t(l) * ldb] : pb[l + size_t(j) * ldb];
           sum += x * y;
         }
-        float& out = pc[i + size_t(j) * ldc];
-        out = be == 0 ? al * sum : al * sum + be * out;  // beta 0: C is not read (NaN stays out)
+        // beta 0: C is not read (NaN stays out)
+        float out = be == 0 ? al * sum : al * sum + be * pc[i + size_t(j) * ldc];
+        pd[i + size_t(j) * ldd] = pbias ? out + pbias[i] : out;
       }
     }
     return cudaSuccess;
   }));
+}
+
+cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                              int k, const float* alpha, const float* A, int lda, const float* B, int ldb,
+                              const float* beta, float* C, int ldc) {
+  std::optional<CublasSettings> h = cublas_settings(handle);
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  return sgemm({h->stream, h->pointer_mode, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, C, ldc});
 }
 
 cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int incx, const float* y, int incy,

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "gen/cublas/cublas_api.h"
+#include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
@@ -28,6 +29,7 @@ class EmulatedBackend final : public Backend {
   const gen::cudart::Api& cudart() const override { return api_; }
   const gen::cublas::Api& cublas() const override { return cublas_; }
   const gen::nvml::Api& nvml() const override { return nvml_; }
+  const gen::cublasLt::Api& cublasLt() const override { return cublasLt_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -50,6 +52,7 @@ class EmulatedBackend final : public Backend {
   gen::cudart::Api api_;
   gen::cublas::Api cublas_;  // the CPU reference of cublas.h
   gen::nvml::Api nvml_;      // the virtual devices seen through NVML (nvml.h)
+  gen::cublasLt::Api cublasLt_;  // FP32 matmuls on the CPU reference (cublaslt.h)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
