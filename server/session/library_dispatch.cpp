@@ -4,7 +4,6 @@
 
 #include "gen/cublas/cublas_handlers.h"
 #include "gen/cublas/cublas_ids.h"
-#include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cublasLt/cublasLt_handlers.h"
 #include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cudart/cudart_handlers.h"
@@ -30,11 +29,6 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     return gen::nvml::dispatch(ctx, id, in, out, status);
   }
   return gen::cudart::dispatch(ctx, id, in, out, status);
-}
-
-const gen::cublasLt::Api& no_cublasLt_api() {
-  static const gen::cublasLt::Api empty{};
-  return empty;
 }
 
 }  // namespace rgpu::server

@@ -20,11 +20,6 @@
 
 namespace rgpu::server {
 class Session {};  // the dispatch never touches it
-
-const gen::cublasLt::Api& no_cublasLt_api() {
-  static const gen::cublasLt::Api empty{};
-  return empty;
-}
 }  // namespace rgpu::server
 
 namespace {

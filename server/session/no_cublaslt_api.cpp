@@ -1,0 +1,13 @@
+// The empty cuBLASLt table a CallContext holds when it is made without a backend's (call_context.h).
+// A file of its own: tests that make contexts link it without the rest of the session.
+#include "gen/cublasLt/cublasLt_api.h"
+#include "server/session/call_context.h"
+
+namespace rgpu::server {
+
+const gen::cublasLt::Api& no_cublasLt_api() {
+  static const gen::cublasLt::Api empty{};
+  return empty;
+}
+
+}  // namespace rgpu::server
