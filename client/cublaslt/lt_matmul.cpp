@@ -22,8 +22,15 @@ using rgpu::cublaslt::Descriptor;
 using rgpu::cublaslt::objects::snapshot;
 
 // The serialized descriptors of one call, each length-prefixed (the wire form, also the cache key).
+// One per thread, reused: a call allocates nothing once warm.
 class Descriptors {
  public:
+  static Descriptors& for_this_thread() {
+    thread_local Descriptors d;
+    d.bytes_.clear();
+    return d;
+  }
+
   // Appends the descriptor at p; false when p is not a live descriptor of `kind`.
   bool add(const void* p, DescKind kind, Descriptor* copy = nullptr) {
     Descriptor d;
@@ -90,13 +97,14 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cubl
   if (requestedAlgoCount <= 0 || !heuristicResultsArray || !returnAlgoCount ||
       static_cast<size_t>(requestedAlgoCount) > rgpu::gen::kMaxArrayBytes / sizeof(cublasLtMatmulHeuristicResult_t))
     return CUBLAS_STATUS_INVALID_VALUE;
-  Descriptors d;
+  Descriptors& d = Descriptors::for_this_thread();
   if (!d.add(operationDesc, DescKind::kMatmul) || !d.add(Adesc, DescKind::kLayout) ||
       !d.add(Bdesc, DescKind::kLayout) || !d.add(Cdesc, DescKind::kLayout) || !d.add(Ddesc, DescKind::kLayout) ||
       !d.add(preference, DescKind::kPreference))
     return CUBLAS_STATUS_INVALID_VALUE;
   const uint64_t handle = rgpu::gen::handle_id(lightHandle);
-  std::string key(reinterpret_cast<const char*>(&handle), sizeof handle);
+  thread_local std::string key;  // reused: the lookup allocates nothing once warm
+  key.assign(reinterpret_cast<const char*>(&handle), sizeof handle);
   key.append(reinterpret_cast<const char*>(&requestedAlgoCount), sizeof requestedAlgoCount);
   key += d.bytes();
   HeuristicCache& cache = heuristic_cache();
@@ -125,7 +133,7 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cubl
   if (lasting(a.status)) {
     std::lock_guard lock(cache.mu);
     if (cache.answers.size() >= HeuristicCache::kMaxEntries) cache.answers.clear();
-    cache.answers.emplace(std::move(key), a);
+    cache.answers.emplace(key, a);
   }
   return answer(a, requestedAlgoCount, heuristicResultsArray, returnAlgoCount);
 }
@@ -139,7 +147,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
   // The descriptors first: alpha and beta travel as values or addresses as the matmul descriptor's
   // pointer mode says, and their size is its scale type's.
   Descriptor desc;
-  Descriptors d;
+  Descriptors& d = Descriptors::for_this_thread();
   if (!d.add(computeDesc, DescKind::kMatmul, &desc) || !d.add(Adesc, DescKind::kLayout) ||
       !d.add(Bdesc, DescKind::kLayout) || !d.add(Cdesc, DescKind::kLayout) || !d.add(Ddesc, DescKind::kLayout))
     return CUBLAS_STATUS_INVALID_VALUE;

@@ -3,6 +3,7 @@
 
 #include <initializer_list>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 
 #include "gen/cublasLt/cublasLt_api.h"
@@ -23,8 +24,15 @@ std::mutex& cache_mu() {
   return mu;
 }
 
-std::unordered_map<std::string, Entry>& entries() {
-  static auto* m = new std::unordered_map<std::string, Entry>;  // lives as long as the worker
+// Looked up by the bytes as they lie in the call (string_view): no allocation for a known descriptor.
+struct BytesHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using Entries = std::unordered_map<std::string, Entry, BytesHash, std::equal_to<>>;
+
+Entries& entries() {
+  static auto* m = new Entries;  // lives as long as the worker
   return *m;
 }
 
@@ -42,7 +50,7 @@ bool LtDescriptorCache::take(const gen::cublasLt::Api& api, wire::Decoder& in, D
     *error = "descriptor bytes missing";
     return false;
   }
-  std::string key(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::string_view key(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   std::lock_guard lock(cache_mu());
   auto it = entries().find(key);
   if (it != entries().end()) {
@@ -56,12 +64,15 @@ bool LtDescriptorCache::take(const gen::cublasLt::Api& api, wire::Decoder& in, D
   if (attrs) *attrs = d;
   *status = make(api, d, real);
   if (*status != CUBLAS_STATUS_SUCCESS) return true;
-  if (entries().size() >= kMaxEntries) {
-    for (auto& [k, e] : entries()) destroy(api, e.attrs.kind(), e.real);
-    entries().clear();
-  }
-  entries().emplace(std::move(key), Entry{d, *real});
+  entries().emplace(std::string(key), Entry{d, *real});
   return true;
+}
+
+void LtDescriptorCache::trim(const gen::cublasLt::Api& api) {
+  std::lock_guard lock(cache_mu());
+  if (entries().size() < kMaxEntries) return;
+  for (auto& [k, e] : entries()) destroy(api, e.attrs.kind(), e.real);
+  entries().clear();
 }
 
 cublasStatus_t LtDescriptorCache::make(const gen::cublasLt::Api& api, const Descriptor& d, void** real) {

@@ -18,6 +18,10 @@ namespace rgpu::server {
 
 class LtDescriptorCache {
  public:
+  // Called before a call takes its descriptors: when the cache is full, destroys every real
+  // descriptor and starts over (never while a call holds some).
+  void trim(const gen::cublasLt::Api& api);
+
   // Reads one descriptor of `kind` (length-prefixed bytes) from `in` and returns the real one made
   // from it in *real (and its attributes in *attrs when asked). False, with *error, when the bytes
   // are not such a descriptor (peer input); otherwise *status is the library's answer to making it.
@@ -25,7 +29,7 @@ class LtDescriptorCache {
             cublasStatus_t* status, std::string* error, cublaslt::Descriptor* attrs = nullptr);
 
  private:
-  static constexpr size_t kMaxEntries = 1024;  // then all are destroyed and made again on use
+  static constexpr size_t kMaxEntries = 1024;  // then trim() destroys all; they are made again on use
   cublasStatus_t make(const gen::cublasLt::Api& api, const cublaslt::Descriptor& d, void** real);
   void destroy(const gen::cublasLt::Api& api, cublaslt::DescKind kind, void* real);
 };

@@ -27,6 +27,7 @@ using cublaslt::Descriptor;
 bool take_descriptors(CallContext& ctx, wire::Decoder& in, const char* call, std::initializer_list<DescKind> kinds,
                       void** real, cublasStatus_t* status, Descriptor* matmul_attrs = nullptr) {
   *status = CUBLAS_STATUS_SUCCESS;
+  lt_descriptor_cache().trim(ctx.cublasLt);
   size_t i = 0;
   for (DescKind kind : kinds) {
     std::string error;
