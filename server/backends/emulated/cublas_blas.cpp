@@ -1,6 +1,7 @@
 // Emulated cuBLAS compute, and the SGEMM that cuBLASLt's FP32 matmul shares: column-major reference
 // loops over the virtual device's memory (host RAM), issued in the handle's stream like any other
-// device work (run now, or recorded into a capture). Every matrix and vector is confirmed inside one live allocation before it is used.
+// device work (run now, or recorded into a capture). Every matrix and vector is confirmed inside
+// one live allocation before it is used.
 #include <cstdlib>
 #include <cstring>
 
