@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cuBLASLt through the shims against rgpud --emulate: results of the emulated FP32 matmul (bias
 # epilogue, transposes, strided batches, a cuBLAS handle in a cuBLASLt handle's place), the
-# not-supported paths, the shims through `rgpu run --preload`, and the round trips of PyTorch's
+# not-supported paths, the shims through `rgpu run --no-preload`, and the round trips of PyTorch's
 # per-GEMM pattern (descriptors built and destroyed, heuristic, matmul): the same for 3 and 60
 # iterations, as descriptors are local, the heuristic is cached and the matmul does not wait.
 #
@@ -24,7 +24,7 @@ grep -q "cublasLtMatrixTransform is not supported by rgpu" "$WORK/tour.err"
 check "an unforwarded cuBLASLt function is named on stderr" $? "$(head "$WORK/tour.err")"
 
 # 2. The same through LD_PRELOAD of every shim (how PyTorch runs).
-check_preload "$PROGS/cublaslt_tour"
+check_no_preload "$PROGS/cublaslt_tour"
 
 # 3. Round trips, whatever the number of GEMMs: 5 allocations, the heuristic's first answer and the
 #    final copy back. The 4 uploads go without waiting (pageable H2D returns once handed over).
