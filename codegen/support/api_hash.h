@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "gen/cublas/cublas_ids.h"
+#include "gen/cuda/cuda_ids.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
@@ -12,6 +13,7 @@ namespace rgpu::gen {
 
 // Folded in a fixed order (FNV-1a style), so that no two libraries' hashes can cancel out.
 inline constexpr uint64_t kApiHash =
-    ((cudart::kApiHash * 0x100000001b3ull) ^ cublas::kApiHash) * 0x100000001b3ull ^ nvml::kApiHash;
+    (((cudart::kApiHash * 0x100000001b3ull) ^ cublas::kApiHash) * 0x100000001b3ull ^ nvml::kApiHash)
+        * 0x100000001b3ull ^ cuda::kApiHash;
 
 }  // namespace rgpu::gen
