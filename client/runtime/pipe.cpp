@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/spin.h"
 #include "common/wire/control.h"
+#include "common/wire/internal_calls.h"
 #include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
 
@@ -101,6 +102,7 @@ bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
                      size_t landing_len) {
   if (!available()) return false;
+  if (id != wire::kCallDeviceSnapshot && id != wire::kCallErrorText) mark_used(device);
   auto lk = outbox_->lock();
   if (!switch_device_locked(lk, device)) return false;
   uint64_t seq = next_seq_++;
@@ -123,6 +125,7 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
 bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device,
                               std::vector<uint8_t>* reply) {
   if (!available()) return false;
+  mark_used(device);
   Waiter w;
   w.payload = reply;
   {
