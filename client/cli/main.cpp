@@ -55,9 +55,9 @@ int run(int argc, char** argv) {
   }
   if (i >= argc) return usage(2);
   std::string dir = shim_dir();
-  // The shims, cudart first (the cuBLAS and NVML shims send their calls down cudart's call pipe).
+  // The shims, cudart first (the cuBLAS, NVML and driver shims send their calls down cudart's call pipe).
   std::string preload_list;
-  for (const char* shim : {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1"}) {
+  for (const char* shim : {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1", "libcuda.so.1"}) {
     if (!std::filesystem::exists(dir + "/" + shim)) {
       std::fprintf(stderr, "rgpu: the client libraries are missing from %s: reinstall rgpu\n", dir.c_str());
       return 127;
