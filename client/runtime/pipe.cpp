@@ -22,6 +22,20 @@
 namespace rgpu::client {
 namespace {
 
+// Calls a real driver answers without creating the device's context: they leave
+// device_used() (the primary context's "active" state) alone.
+bool needs_context(uint32_t id) {
+  switch (id) {
+    case wire::kCallDeviceSnapshot:
+    case wire::kCallErrorText:
+    case gen::cudart::k_cudaDriverGetVersion:
+    case gen::cudart::k_cudaDeviceGetAttribute:
+      return false;
+    default:
+      return true;
+  }
+}
+
 const Tunable kStats{"RGPU_STATS", "0",
                      "1 prints, when the program exits, how many calls went without waiting and how many round trips "
                      "it made"};
@@ -102,7 +116,7 @@ bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
                      size_t landing_len) {
   if (!available()) return false;
-  if (id != wire::kCallDeviceSnapshot && id != wire::kCallErrorText) mark_used(device);
+  if (needs_context(id)) mark_used(device);
   auto lk = outbox_->lock();
   if (!switch_device_locked(lk, device)) return false;
   uint64_t seq = next_seq_++;
