@@ -1,16 +1,22 @@
 // Modules through the runtime's module path (client/runtime/modules.*): cuModuleLoadData is one
 // synchronous upload that returns every kernel's parameter layout, so cuModuleGetFunction and the
 // launches that follow need no further round trip. A CUmodule (and a CUlibrary) is the runtime's
-// ModuleRecord, a CUfunction (and a CUkernel) its KernelRecord.
+// ModuleRecord, a CUfunction (and a CUkernel) its KernelRecord. Variables cannot be listed before
+// the load (the image does not say which symbols the driver will answer for), so
+// cuModuleGetGlobal asks the server once per name (kCallModuleGlobal); unloads are posted.
 #include <cuda.h>
 
 #include <mutex>
-#include <set>
+#include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "client/driver/driver_errors.h"
 #include "client/driver/module_image.h"
+#include "client/runtime/call.h"
 #include "client/runtime/modules.h"
+#include "common/wire/internal_calls.h"
 
 using rgpu::client::KernelRecord;
 using rgpu::client::ModuleRecord;
@@ -18,10 +24,11 @@ using rgpu::client::ModuleRegistry;
 
 namespace {
 
-// The modules loaded through the driver API and not unloaded: a handle not in it is refused.
+// The modules loaded through the driver API and not unloaded (a handle not in it is refused), with
+// the variables already looked up in each, by name.
 struct LiveModules {
   std::mutex mu;
-  std::set<ModuleRecord*> modules;
+  std::unordered_map<ModuleRecord*, std::unordered_map<std::string, std::pair<CUdeviceptr, size_t>>> modules;
 };
 LiveModules& live() {
   static LiveModules* l = new LiveModules();
@@ -43,19 +50,51 @@ CUresult load(const void* image, ModuleRecord** out) {
     return rgpu::client::driver::to_cu(st);
   }
   std::lock_guard<std::mutex> lock(live().mu);
-  live().modules.insert(m);
+  live().modules[m];
   *out = m;
   return CUDA_SUCCESS;
 }
 
-// The server keeps an unloaded module until the session ends (the upload protocol has no unload);
-// here its kernels are forgotten, so their handles are refused from now on.
+// Its kernels are forgotten here (their handles are refused from now on) and the server unloads it
+// in call order, after the work already sent.
 CUresult unload(ModuleRecord* m) {
   {
     std::lock_guard<std::mutex> lock(live().mu);
     if (!live().modules.erase(m)) return CUDA_ERROR_INVALID_HANDLE;
   }
   ModuleRegistry::get().remove_module(m);
+  rgpu::client::Call call(rgpu::wire::kCallModuleUnload, rgpu::client::CallClass::kAsync);
+  call.args().put<uint64_t>(m->id);
+  return call.post() == 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
+}
+
+// A variable's address and size: from this module's cache, else from the server (once per name).
+CUresult global(ModuleRecord* m, const char* name, CUdeviceptr* dptr, size_t* bytes) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  {
+    std::lock_guard<std::mutex> lock(live().mu);
+    auto it = live().modules.find(m);
+    if (it == live().modules.end()) return CUDA_ERROR_INVALID_HANDLE;
+    if (auto known = it->second.find(name); known != it->second.end()) {
+      if (dptr) *dptr = known->second.first;
+      if (bytes) *bytes = known->second.second;
+      return CUDA_SUCCESS;
+    }
+  }
+  rgpu::client::Call call(rgpu::wire::kCallModuleGlobal, rgpu::client::CallClass::kSync);
+  call.args().put<uint64_t>(m->id);
+  call.args().put_string(name);
+  int32_t st = call.invoke();
+  if (st == rgpu::client::kStatusUnavailable) return CUDA_ERROR_NO_DEVICE;
+  if (st != 0) return rgpu::client::driver::to_cu(static_cast<cudaError_t>(st));
+  auto address = call.results().get<uint64_t>();
+  auto size = call.results().get<uint64_t>();
+  if (!call.results().ok()) return CUDA_ERROR_UNKNOWN;
+  std::lock_guard<std::mutex> lock(live().mu);
+  auto it = live().modules.find(m);
+  if (it != live().modules.end()) it->second[name] = {address, size};
+  if (dptr) *dptr = address;
+  if (bytes) *bytes = size;
   return CUDA_SUCCESS;
 }
 
@@ -113,6 +152,10 @@ extern "C" CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const 
 }
 
 extern "C" CUresult cuModuleUnload(CUmodule hmod) { return unload(record(hmod)); }
+
+extern "C" CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name) {
+  return global(record(hmod), name, dptr, bytes);
+}
 
 extern "C" CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions,
                                       void** jitOptionsValues, unsigned int numJitOptions,

@@ -35,11 +35,23 @@ void check_nvrtc(nvrtcResult r, const char* call, int line) {
 }
 
 const char* kSource = R"(
+extern "C" __device__ unsigned int launches = 100;
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
+  if (i == 0) atomicAdd(&launches, 1u);
 }
 )";
+
+// The module's `launches` counter (100 plus one per launch), read through cuModuleGetGlobal.
+unsigned launches_of(CUmodule m) {
+  CUdeviceptr p = 0;
+  size_t size = 0;
+  CHECK_CU(cuModuleGetGlobal(&p, &size, m, "launches"));
+  unsigned value = 0;
+  CHECK_CU(cuMemcpyDtoH(&value, p, sizeof value));
+  return size == sizeof value ? value : 0;
+}
 
 constexpr int kN = 100000;
 
@@ -186,6 +198,8 @@ int main() {
   expect(run_saxpy(f_cubin, b, htod, dtoh, true, stream), "cubin kernel, extra, on a stream");
   CHECK_CU(cuStreamDestroy(stream));
   CHECK_CU(cuCtxSynchronize());
+  say("launches counted by the PTX module: %u\n", launches_of(from_ptx));
+  say("launches counted by the cubin module: %u\n", launches_of(from_cubin));
 
   CHECK_CU(cuModuleUnload(from_ptx));
   CHECK_CU(cuModuleUnload(from_cubin));

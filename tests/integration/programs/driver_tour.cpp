@@ -27,11 +27,14 @@
 
 namespace {
 
-// nvcc -ptx -arch=compute_90 of: extern "C" __global__ void saxpy(float a, const float* x, float* y, int n)
+// nvcc -ptx -arch=compute_90 of: extern "C" __global__ void saxpy(float a, const float* x, float* y, int n),
+// plus a variable `__device__ unsigned counter = 7;`
 const char kSaxpyPtx[] = R"(
 .version 9.0
 .target sm_90
 .address_size 64
+
+.global .align 4 .u32 counter = 7;
 
 .visible .entry saxpy(
 	.param .f32 saxpy_param_0,
@@ -259,6 +262,15 @@ int module_and_launch() {
   int threads = 0;
   EXPECT(cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, saxpy) == CUDA_SUCCESS && threads > 0,
          "cuFuncGetAttribute");
+  CUdeviceptr counter = 0, again = 0;
+  size_t counter_size = 0;
+  unsigned counter_value = 0;
+  EXPECT(cuModuleGetGlobal(&counter, &counter_size, module, "counter") == CUDA_SUCCESS && counter &&
+             counter_size == 4 && cuMemcpyDtoH(&counter_value, counter, 4) == CUDA_SUCCESS && counter_value == 7,
+         "cuModuleGetGlobal: the variable with its initial value");
+  EXPECT(cuModuleGetGlobal(&again, nullptr, module, "counter") == CUDA_SUCCESS && again == counter,
+         "cuModuleGetGlobal again: the same variable");
+  EXPECT(cuModuleGetGlobal(&again, nullptr, module, "nope") == CUDA_ERROR_NOT_FOUND, "cuModuleGetGlobal of no variable");
   CUdeviceptr x = 0, y = 0;
   EXPECT(cuMemAlloc(&x, kN * sizeof(float)) == CUDA_SUCCESS && cuMemAlloc(&y, kN * sizeof(float)) == CUDA_SUCCESS,
          "buffers");
