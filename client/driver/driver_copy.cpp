@@ -7,7 +7,6 @@
 
 #include "client/driver/driver_errors.h"
 #include "client/driver/driver_stream.h"
-#include "client/runtime/call.h"
 #include "gen/cuda/cuda_decls.h"
 
 using rgpu::client::driver::runtime_stream;
@@ -28,23 +27,41 @@ CUresult copy_async(void* dst, const void* src, size_t n, cudaMemcpyKind kind, C
   return to_cu(cudaMemcpyAsync(dst, src, n, kind, runtime_stream(s, per_thread)));
 }
 
-// The runtime sets bytes; a 32-bit pattern is a byte pattern only when its four bytes agree.
-CUresult memset_bytes(CUdeviceptr dst, unsigned value, size_t bytes, const CUstream* s, bool per_thread) {
-  if (!s && !per_thread) return to_cu(cudaMemset(ptr(dst), static_cast<int>(value), bytes));
+// Sets `value` in `height` rows of `width` bytes, `pitch` apart: on the legacy stream (the
+// synchronous entry points), on stream *s, or (per thread, no stream given) on the thread's
+// default stream, waited for.
+CUresult memset_rows(CUdeviceptr dst, unsigned char value, size_t pitch, size_t width, size_t height,
+                     const CUstream* s, bool per_thread) {
+  if (!s && !per_thread) {
+    if (pitch == width) return to_cu(cudaMemset(ptr(dst), value, width * height));
+    return to_cu(cudaMemset2D(ptr(dst), pitch, value, width, height));
+  }
   cudaStream_t rs = runtime_stream(s ? *s : nullptr, per_thread);
-  cudaError_t st = cudaMemsetAsync(ptr(dst), static_cast<int>(value), bytes, rs);
+  cudaError_t st = pitch == width ? cudaMemsetAsync(ptr(dst), value, width * height, rs)
+                                  : cudaMemset2DAsync(ptr(dst), pitch, value, width, height, rs);
   if (st != cudaSuccess || s) return to_cu(st);
   return to_cu(cudaStreamSynchronize(rs));
 }
 
-CUresult memset32(CUdeviceptr dst, unsigned value, size_t n, const CUstream* s, bool per_thread, const char* name) {
-  unsigned byte = value & 0xFF;
-  if (value != byte * 0x01010101u) {
-    rgpu::client::report_unsupported(name);  // "with a pattern of unequal bytes": no runtime call does it
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
+// The runtime sets bytes. A 32-bit pattern whose four bytes agree is one byte memset; any other
+// is four strided ones, byte k of every element (rows of 1 byte, 4 bytes apart), in stream order.
+CUresult memset32(CUdeviceptr dst, unsigned value, size_t n, const CUstream* s, bool per_thread) {
   if (n > SIZE_MAX / 4) return CUDA_ERROR_INVALID_VALUE;
-  return memset_bytes(dst, byte, n * 4, s, per_thread);
+  unsigned byte = value & 0xFF;
+  if (value == byte * 0x01010101u) return memset_rows(dst, static_cast<unsigned char>(byte), n * 4, n * 4, 1, s, per_thread);
+  if (n == 0) return CUDA_SUCCESS;
+  // The per-thread synchronous form waits once, after the last of the four.
+  CUstream stream = s ? *s : nullptr;
+  const CUstream* each = per_thread && !s ? &stream : s;
+  for (unsigned k = 0; k < 4; ++k) {
+    auto b = static_cast<unsigned char>(value >> (8 * k));
+    if (CUresult r = memset_rows(dst + k, b, 4, 1, n, each, per_thread); r != CUDA_SUCCESS) return r;
+  }
+  return per_thread && !s ? to_cu(cudaStreamSynchronize(runtime_stream(nullptr, true))) : CUDA_SUCCESS;
+}
+
+CUresult memset8(CUdeviceptr dst, unsigned char value, size_t n, const CUstream* s, bool per_thread) {
+  return memset_rows(dst, value, n, n, 1, s, per_thread);
 }
 
 }  // namespace
@@ -100,26 +117,26 @@ extern "C" CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, 
 }
 
 extern "C" CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) {
-  return memset_bytes(dst, uc, n, nullptr, false);
+  return memset8(dst, uc, n, nullptr, false);
 }
 extern "C" CUresult cuMemsetD8_v2_ptds(CUdeviceptr dst, unsigned char uc, size_t n) {
-  return memset_bytes(dst, uc, n, nullptr, true);
+  return memset8(dst, uc, n, nullptr, true);
 }
 extern "C" CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
-  return memset_bytes(dst, uc, n, &s, false);
+  return memset8(dst, uc, n, &s, false);
 }
 extern "C" CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
-  return memset_bytes(dst, uc, n, &s, true);
+  return memset8(dst, uc, n, &s, true);
 }
 extern "C" CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) {
-  return memset32(dst, ui, n, nullptr, false, "cuMemsetD32_v2 with a pattern of unequal bytes");
+  return memset32(dst, ui, n, nullptr, false);
 }
 extern "C" CUresult cuMemsetD32_v2_ptds(CUdeviceptr dst, unsigned int ui, size_t n) {
-  return memset32(dst, ui, n, nullptr, true, "cuMemsetD32_v2_ptds with a pattern of unequal bytes");
+  return memset32(dst, ui, n, nullptr, true);
 }
 extern "C" CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s) {
-  return memset32(dst, ui, n, &s, false, "cuMemsetD32Async with a pattern of unequal bytes");
+  return memset32(dst, ui, n, &s, false);
 }
 extern "C" CUresult cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s) {
-  return memset32(dst, ui, n, &s, true, "cuMemsetD32Async_ptsz with a pattern of unequal bytes");
+  return memset32(dst, ui, n, &s, true);
 }

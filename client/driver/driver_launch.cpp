@@ -93,6 +93,23 @@ extern "C" CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, uns
                 kernelParams, extra, false, true);
 }
 
+extern "C" CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                              unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                              unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                              void** kernelParams) {
+  return launch(f, dim3(gridDimX, gridDimY, gridDimZ), dim3(blockDimX, blockDimY, blockDimZ), sharedMemBytes, hStream,
+                kernelParams, nullptr, true, false);
+}
+
+extern "C" CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                                   unsigned int gridDimZ, unsigned int blockDimX,
+                                                   unsigned int blockDimY, unsigned int blockDimZ,
+                                                   unsigned int sharedMemBytes, CUstream hStream,
+                                                   void** kernelParams) {
+  return launch(f, dim3(gridDimX, gridDimY, gridDimZ), dim3(blockDimX, blockDimY, blockDimZ), sharedMemBytes, hStream,
+                kernelParams, nullptr, true, true);
+}
+
 extern "C" CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams, void** extra) {
   return launch_ex(config, f, kernelParams, extra, false);
 }

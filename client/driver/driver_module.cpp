@@ -6,11 +6,14 @@
 // cuModuleGetGlobal asks the server once per name (kCallModuleGlobal); unloads are posted.
 #include <cuda.h>
 
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "client/driver/driver_errors.h"
 #include "client/driver/module_image.h"
@@ -142,6 +145,16 @@ extern "C" CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsi
     }
   }
   return cuModuleLoadData(module, image);
+}
+
+// The file is read here, on the client (it names a path of the program's host).
+extern "C" CUresult cuModuleLoad(CUmodule* module, const char* fname) {
+  if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
+  std::ifstream in(fname, std::ios::binary);
+  if (!in) return CUDA_ERROR_FILE_NOT_FOUND;
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  bytes.push_back('\0');  // PTX text ends at its NUL; binary images carry their own length
+  return cuModuleLoadData(module, bytes.data());
 }
 
 extern "C" CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {

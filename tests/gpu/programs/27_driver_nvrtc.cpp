@@ -198,6 +198,13 @@ int main() {
   expect(run_saxpy(f_cubin, b, htod, dtoh, true, stream), "cubin kernel, extra, on a stream");
   CHECK_CU(cuStreamDestroy(stream));
   CHECK_CU(cuCtxSynchronize());
+  // A 32-bit pattern whose bytes differ (remotely: four strided byte memsets).
+  CHECK_CU(cuMemsetD32(b.y, 0x40490FDBu, kN));
+  std::vector<unsigned> words(kN);
+  CHECK_CU(cuMemcpyDtoH(words.data(), b.y, kN * sizeof(unsigned)));
+  bool all = true;
+  for (unsigned w : words) all = all && w == 0x40490FDBu;
+  expect(all, "cuMemsetD32 of a float pattern");
   say("launches counted by the PTX module: %u\n", launches_of(from_ptx));
   say("launches counted by the cubin module: %u\n", launches_of(from_cubin));
 
