@@ -35,7 +35,7 @@ void check_nvrtc(nvrtcResult r, const char* call, int line) {
 }
 
 const char* kSource = R"(
-extern "C" __device__ unsigned int launches = 100;
+__device__ unsigned int launches = 100;
 extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = a * x[i] + y[i];
