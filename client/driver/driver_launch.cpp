@@ -146,6 +146,24 @@ extern "C" CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUf
   return CUDA_SUCCESS;
 }
 
+extern "C" CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
+  if (!name) return CUDA_ERROR_INVALID_VALUE;
+  KernelRecord* k = kernel(hfunc);
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  *name = k->name.c_str();
+  return CUDA_SUCCESS;
+}
+
+// From the layout the module load returned: no traffic.
+extern "C" CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
+  KernelRecord* k = kernel(func);
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  if (paramIndex >= k->params.size()) return CUDA_ERROR_INVALID_VALUE;  // also how callers find the count
+  if (paramOffset) *paramOffset = k->params[paramIndex].offset;
+  if (paramSize) *paramSize = k->params[paramIndex].size;
+  return CUDA_SUCCESS;
+}
+
 // CUfunction_attribute's settable values are numbered as cudaFuncAttribute's.
 static_assert(static_cast<int>(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) ==
               static_cast<int>(cudaFuncAttributeMaxDynamicSharedMemorySize));

@@ -265,6 +265,12 @@ int module_and_launch() {
   int threads = 0;
   EXPECT(cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, saxpy) == CUDA_SUCCESS && threads > 0,
          "cuFuncGetAttribute");
+  size_t offset = 0, size = 0;
+  EXPECT(cuFuncGetParamInfo(saxpy, 1, &offset, &size) == CUDA_SUCCESS && offset == 8 && size == 8 &&
+             cuFuncGetParamInfo(saxpy, 4, &offset, &size) == CUDA_ERROR_INVALID_VALUE,
+         "cuFuncGetParamInfo: the layout the load returned");
+  const char* kernel_name = nullptr;
+  EXPECT(cuFuncGetName(&kernel_name, saxpy) == CUDA_SUCCESS && std::strcmp(kernel_name, "saxpy") == 0, "cuFuncGetName");
   CUdeviceptr counter = 0, again = 0;
   size_t counter_size = 0;
   unsigned counter_value = 0;
