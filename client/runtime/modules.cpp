@@ -3,6 +3,8 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <cstring>
+
 #include "client/runtime/device.h"
 #include "client/runtime/pipe.h"
 #include "common/fatbin/fatbin.h"
@@ -57,6 +59,22 @@ void ModuleRegistry::add_var(ModuleRecord* m, const void* host_var, const char* 
   m->vars.push_back(std::move(v));
 }
 
+ModuleRecord* ModuleRegistry::add_image_module(std::vector<uint8_t> image, const std::vector<std::string>& kernel_names) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto m = std::make_unique<ModuleRecord>();
+  m->image = std::move(image);
+  m->id = next_id_++;
+  for (const std::string& name : kernel_names) {
+    auto k = std::make_unique<KernelRecord>();
+    k->module = m.get();
+    k->name = name;
+    kernels_[k.get()] = k.get();
+    m->kernels.push_back(std::move(k));
+  }
+  modules_.push_back(std::move(m));
+  return modules_.back().get();
+}
+
 void ModuleRegistry::forget_uploads() {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& m : modules_) {
@@ -86,6 +104,14 @@ Result<std::vector<uint8_t>> module_image(const void* wrapper, uint32_t arch) {
   if (containers.size() > 1)
     RGPU_LOG_WARN("a relocatable-device-code fatbin lists %zu containers; uploading the first", containers.size());
   return fatbin::select_for_arch(containers.front(), arch);
+}
+
+// The image of a module given as one: a fatbin container reduced to the GPU's slice, else as is.
+Result<std::vector<uint8_t>> given_image(const std::vector<uint8_t>& image, uint32_t arch) {
+  const uint32_t magic = fatbin::kContainerMagic;
+  if (image.size() < sizeof magic || std::memcmp(image.data(), &magic, sizeof magic) != 0) return image;
+  RGPU_ASSIGN_OR_RETURN(fatbin::Container container, fatbin::parse_container(image));
+  return fatbin::select_for_arch(container, arch);
 }
 
 const Tunable kByKeyFrom{"RGPU_MODULE_BY_KEY_KB", "64",
@@ -126,7 +152,7 @@ cudaError_t ModuleRegistry::ensure_loaded(ModuleRecord* m) {
   if (dev < 0 || static_cast<size_t>(dev) >= devices.size()) return m->load_status = cudaErrorInvalidDevice;
   uint32_t arch = static_cast<uint32_t>(devices[static_cast<size_t>(dev)].major * 10 + devices[static_cast<size_t>(dev)].minor);
 
-  auto image = module_image(m->wrapper, arch);
+  auto image = m->wrapper ? module_image(m->wrapper, arch) : given_image(m->image, arch);
   if (!image.is_ok()) {
     std::fprintf(stderr, "rgpu: cannot read the device code registered by this program: %s\n",
                  image.status().message().c_str());

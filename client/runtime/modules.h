@@ -43,6 +43,9 @@ struct VarRecord {
 
 struct ModuleRecord {
   const void* wrapper = nullptr;  // what __cudaRegisterFatBinary was given
+  // Or a module given as an image (the driver API's cuModuleLoadData: a fatbin container, a cubin
+  // or PTX): uploaded as is, a container reduced to the server GPU's slice.
+  std::vector<uint8_t> image;
   uint64_t id = 0;
   std::vector<std::unique_ptr<KernelRecord>> kernels;
   std::vector<std::unique_ptr<VarRecord>> vars;
@@ -59,6 +62,9 @@ class ModuleRegistry {
   void remove_module(ModuleRecord* m);
   void add_kernel(ModuleRecord* m, const void* host_fun, const char* device_name);
   void add_var(ModuleRecord* m, const void* host_var, const char* device_name, size_t size);
+  // A module given as an image with its kernels' names; the kernels are found by their record's
+  // address only (a CUfunction is a KernelRecord*).
+  ModuleRecord* add_image_module(std::vector<uint8_t> image, const std::vector<std::string>& kernel_names);
 
   // The kernel for a host stub address, or for a handle handed out by __cudaGetKernel.
   KernelRecord* kernel(const void* host_fun_or_handle);

@@ -15,11 +15,26 @@
 #include "common/log.h"
 #include "common/spin.h"
 #include "common/wire/control.h"
+#include "common/wire/internal_calls.h"
 #include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
 
 namespace rgpu::client {
 namespace {
+
+// Calls a real driver answers without creating the device's context: they leave
+// device_used() (the primary context's "active" state) alone.
+bool needs_context(uint32_t id) {
+  switch (id) {
+    case wire::kCallDeviceSnapshot:
+    case wire::kCallErrorText:
+    case gen::cudart::k_cudaDriverGetVersion:
+    case gen::cudart::k_cudaDeviceGetAttribute:
+      return false;
+    default:
+      return true;
+  }
+}
 
 const Tunable kStats{"RGPU_STATS", "0",
                      "1 prints, when the program exits, how many calls went without waiting and how many round trips "
@@ -109,6 +124,7 @@ bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
                      size_t landing_len) {
   if (!available()) return false;
+  if (needs_context(id)) mark_used(device);
   auto lk = outbox_->lock();
   if (!switch_device_locked(lk, device)) return false;
   uint64_t seq = next_seq_++;
@@ -131,6 +147,7 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
 bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device,
                               std::vector<uint8_t>* reply) {
   if (!available()) return false;
+  mark_used(device);
   Waiter w;
   w.payload = reply;
   {

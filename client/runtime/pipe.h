@@ -73,6 +73,13 @@ class Pipe {
 
   const PipeStats& stats() const { return stats_; }
 
+  // Whether a call has run on `device` for this process: the server's context there is in use
+  // (what cuDevicePrimaryCtxGetState reports as active). Device snapshots and error texts need no
+  // context and do not count.
+  bool device_used(int device) const {
+    return device >= 0 && device < 64 && (used_devices_.load(std::memory_order_relaxed) >> device & 1);
+  }
+
   // Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the receiver thread when the
   // server reaches them in stream order; the id travels, never the function pointer.
   // A persistent callback stays registered: it was captured into a graph and runs at each launch.
@@ -106,6 +113,10 @@ class Pipe {
   std::unique_ptr<Outbox> outbox_;  // its lock orders the calls of all threads
   uint64_t next_seq_ = 1;
   int pipe_device_ = 0;  // the device the server executes this pipe's calls on
+  std::atomic<uint64_t> used_devices_{0};  // bit d: device_used(d)
+  void mark_used(int device) {
+    if (device >= 0 && device < 64) used_devices_.fetch_or(uint64_t{1} << device, std::memory_order_relaxed);
+  }
 
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;

@@ -94,6 +94,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rgpu-codegen: %zu error(s) in %s\n", errors.size(), spec_path.c_str());
     return 1;
   }
+  if (!spec.proc_address_typedefs.empty()) {
+    std::ifstream in(std::filesystem::path(ro.include_dirs.front()) / spec.proc_address_typedefs);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in || !read_proc_versions(text.str(), exports, &model.proc_versions, &error)) {
+      std::fprintf(stderr, "rgpu-codegen: %s: %s\n", spec.proc_address_typedefs.c_str(),
+                   in ? error.c_str() : "cannot read it in the first --cuda-include directory");
+      return 1;
+    }
+  }
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   for (const Output& o : emit_all(model)) {

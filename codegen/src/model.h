@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "proc_versions.h"
 #include "signature.h"
 #include "spec.h"
 
@@ -77,6 +78,7 @@ struct Model {
   std::vector<Function> functions;          // one per export, sorted by name
   std::vector<std::pair<std::string, std::string>> handles;  // C type -> kind
   uint64_t api_hash = 0;
+  std::vector<ProcVersion> proc_versions;  // spec.proc_address_typedefs read (empty otherwise)
 };
 
 uint32_t fnv1a32(const std::string& s);

@@ -137,12 +137,14 @@ class Loader {
       s.scalars = ScalarsSpec{str(sc["host_mode"], "scalars.host_mode"), str(sc["header"], "scalars.header")};
     }
     if (root["marshal_header"]) s.marshal_header = str(root["marshal_header"], "marshal_header");
+    if (root["proc_address_typedefs"]) s.proc_address_typedefs = str(root["proc_address_typedefs"], "proc_address_typedefs");
   }
 
   Spec load(const YAML::Node& root) {
     check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "symbol_versions", "status",
                                   "handles", "pod_types", "functions", "patterns", "default", "client_dir",
-                                  "pointer_default", "param_defaults", "scalars", "marshal_header"});
+                                  "pointer_default", "param_defaults", "scalars", "marshal_header",
+                                  "proc_address_typedefs"});
     Spec s;
     s.path = path_;
     for (const char* required : {"library", "soname", "exports", "headers", "status"}) {

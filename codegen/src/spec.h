@@ -66,6 +66,7 @@ struct Spec {
   std::map<std::string, ParamSpec> param_defaults;  // by parameter name, for every function
   std::optional<ScalarsSpec> scalars;
   std::string marshal_header;  // hand-written helpers (count expressions) both sides include
+  std::string proc_address_typedefs;  // a header of PFN_<name>_v<version> typedefs: emit <lib>_proc_table.cpp
   std::vector<EntrySpec> functions;
   std::vector<EntrySpec> patterns;
   CallClass default_class = CallClass::kUnsupported;

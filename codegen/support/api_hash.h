@@ -3,18 +3,24 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "gen/cublas/cublas_ids.h"
 #include "gen/cublasLt/cublasLt_ids.h"
+#include "gen/cuda/cuda_ids.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::gen {
 
 // Folded in a fixed order (FNV-1a style), so that no two libraries' hashes can cancel out.
+constexpr uint64_t fold_api_hashes(std::initializer_list<uint64_t> hashes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint64_t x : hashes) h = (h ^ x) * 0x100000001b3ull;
+  return h;
+}
+
 inline constexpr uint64_t kApiHash =
-    ((((cudart::kApiHash * 0x100000001b3ull) ^ cublas::kApiHash) * 0x100000001b3ull ^ nvml::kApiHash) *
-     0x100000001b3ull) ^
-    cublasLt::kApiHash;
+    fold_api_hashes({cudart::kApiHash, cublas::kApiHash, nvml::kApiHash, cublasLt::kApiHash, cuda::kApiHash});
 
 }  // namespace rgpu::gen

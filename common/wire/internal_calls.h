@@ -22,6 +22,10 @@ enum InternalCall : uint32_t {
   // A cudaMemcpy whose bytes travel over the stripe connections (StripedCopy in copy_args.h):
   // posted for H2D, waited for (the reply follows the last slice) for D2H.
   kCallStripedCopy = 0x52470005,
+  // The driver API's modules (client/driver): a module-scope variable by name (sync; in: u64 module
+  // id, string name; out: u64 address, u64 size), and the unload of a module (async; in: u64 id).
+  kCallModuleGlobal = 0x52470006,
+  kCallModuleUnload = 0x52470007,
 };
 
 // Attributes are numbered densely from 1; CUDA 13 has fewer than 160.

@@ -103,6 +103,13 @@ class Backend {
   virtual int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
                               const std::vector<std::string>& variables, LoadedModule* out) = 0;
   virtual int32_t unload_module(void* module) = 0;
+  // A module-scope variable of a loaded module looked up by name (the driver API's
+  // cuModuleGetGlobal, for modules whose variables the client cannot list in advance). The default
+  // answers cudaErrorNotSupported (801).
+  virtual int32_t module_global(void* module, const std::string& name, uint64_t* address, uint64_t* size) {
+    (void)module, (void)name, (void)address, (void)size;
+    return 801;
+  }
   virtual int32_t launch(const LaunchRequest& request) = 0;
   virtual int32_t function_attributes(void* function, cudaFuncAttributes* out) = 0;
   // attr is a cudaFuncAttribute value.

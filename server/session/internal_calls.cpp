@@ -24,6 +24,8 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallMirrorRefresh: return mirror_refresh(ctx, in, out, status);
     case wire::kCallDeviceSnapshot: return device_snapshot(ctx, in, out, status);
     case wire::kCallStripedCopy: return striped_copy(ctx, in, out, status);
+    case wire::kCallModuleGlobal: return module_global(ctx, in, out, status);
+    case wire::kCallModuleUnload: return module_unload(ctx, in, out, status);
     default: *known = false; return false;
   }
 }

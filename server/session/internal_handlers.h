@@ -20,5 +20,8 @@ bool device_snapshot(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, in
 // kCallCaptureCopy and kCallMirrorRefresh (server/session/graph.cpp).
 bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallModuleGlobal and kCallModuleUnload (server/session/module_calls.cpp).
+bool module_global(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool module_unload(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers

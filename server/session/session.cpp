@@ -58,6 +58,16 @@ const LoadedFunction* Session::function(uint64_t id) const {
   return it == functions_.end() ? nullptr : &it->second;
 }
 
+void* Session::module(uint64_t id) const {
+  auto it = modules_.find(id);
+  return it == modules_.end() ? nullptr : it->second;
+}
+
+void Session::forget_module(uint64_t id) {
+  modules_.erase(id);
+  for (auto it = functions_.begin(); it != functions_.end();) it = it->first >> 20 == id ? functions_.erase(it) : ++it;
+}
+
 void Session::forget_device_buffers() {
   int device = 0;
   if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
@@ -340,6 +350,7 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
       fns.push_back(wire::fb::CreateFunctionInfo(fbb, fbb.CreateString(f.name), fbb.CreateVector(params)));
       functions_[(req->module_id() << 20) | i] = f;
     }
+    modules_[req->module_id()] = module.handle;
     for (const LoadedVariable& v : module.variables)
       vars.push_back(wire::fb::CreateVarInfo(fbb, fbb.CreateString(v.name), v.address, v.size));
   }

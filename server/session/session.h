@@ -54,6 +54,10 @@ class Session {
 
   // Kernels of loaded modules, by the id the client was given.
   const LoadedFunction* function(uint64_t id) const;
+  // A loaded module's backend handle by the client's module id (null if none), and its removal
+  // with its kernels (after the backend unloaded it).
+  void* module(uint64_t id) const;
+  void forget_module(uint64_t id);
 
   // Sends a frame (thread-safe). Used for replies, async D2H data and callbacks.
   Status send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::span<const uint8_t> payload,
@@ -109,6 +113,7 @@ class Session {
   std::mutex state_mu_;  // handles and allocations, shared with helper threads
   std::unordered_map<uintptr_t, uint64_t> allocations_;
   std::unordered_map<uint64_t, LoadedFunction> functions_;
+  std::unordered_map<uint64_t, void*> modules_;  // by client module id: backend handles
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::map<std::pair<int, int>, std::unique_ptr<StagingRing>> rings_;  // by (device, stripe); session thread only

@@ -121,7 +121,8 @@ run_all() {
 # The remote phase, re-entered inside `unshare -m`: hide the GPU, check the client resolves the shim, run.
 remote_phase() {
   hide_gpu "$EMPTY_FILE"
-  export LD_LIBRARY_PATH="$PREFIX/lib/rgpu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # The shims first; then the client's own CUDA toolkit libraries (NVRTC runs on the client).
+  export LD_LIBRARY_PATH="$PREFIX/lib/rgpu:$CUDA_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export RGPU_SERVER="127.0.0.1:$PORT"
   local resolved program probe=""
   for program in "${PROGRAMS[@]}"; do [[ $program == *.py ]] || { probe=$program; break; }; done
@@ -317,7 +318,7 @@ main() {
   LD_LIBRARY_PATH="$CUDA_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_all native
 
   echo "remote runs (through rgpud, GPU hidden):"
-  export PREFIX LOG_DIR TIMEOUT PORT EMPTY_FILE
+  export PREFIX LOG_DIR TIMEOUT PORT EMPTY_FILE CUDA_LIB_DIR
   unshare -m --propagation private bash "${BASH_SOURCE[0]}" --remote-phase "${PROGRAMS[@]}" ||
     die "the remote phase failed"
 

@@ -5,7 +5,7 @@ namespace rgpu::codegen {
 
 std::vector<Output> emit_all(const Model& m) {
   const std::string& lib = m.spec.library;
-  return {
+  std::vector<Output> out{
       {lib + "_ids.h", emit_ids(m)},
       {lib + "_api.h", emit_api_header(m)},
       {lib + "_api.cpp", emit_api_source(m)},
@@ -18,6 +18,8 @@ std::vector<Output> emit_all(const Model& m) {
       {lib + ".map", emit_version_script(m)},
       {lib + "_coverage.md", emit_coverage(m)},
   };
+  if (!m.spec.proc_address_typedefs.empty()) out.push_back({lib + "_proc_table.cpp", emit_proc_table(m)});
+  return out;
 }
 
 }  // namespace rgpu::codegen

@@ -10,6 +10,12 @@ std::string emit_client_nodecl(const Model& m) {
   s += include_lines(m) + "\n#include \"client/runtime/call.h\"\n";
   if (!m.spec.status.finish_header.empty()) s += "#include \"" + m.spec.status.finish_header + "\"\n";
   s += "#include \"codegen/support/gen_marshal.h\"\n\n";
+  // A header may map an old name to its successor by macro (cuda.h: cuMemAlloc -> cuMemAlloc_v2);
+  // the export meant here is the old name itself.
+  for (const auto& f : m.functions) {
+    if (!f.declared() && (f.client_file || f.cls == CallClass::kUnsupported)) s += "#undef " + f.name + "\n";
+  }
+  s += "\n";
   std::string refs;
   s += "// Hand-written elsewhere; only their addresses are taken here.\nextern \"C\" {\n";
   for (const auto& f : m.functions) {

@@ -24,6 +24,7 @@ std::string emit_server(const Model& m);
 std::string emit_handlers(const Model& m);
 std::string emit_version_script(const Model& m);
 std::string emit_coverage(const Model& m);
+std::string emit_proc_table(const Model& m);  // only for a spec with proc_address_typedefs
 
 // Every output of one library, named as in the README table.
 std::vector<Output> emit_all(const Model& m);

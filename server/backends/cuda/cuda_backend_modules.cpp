@@ -88,6 +88,20 @@ cudaError_t CudaBackend::read_param_layout(CUfunction function, std::vector<Kern
   return cudaErrorInvalidValue;
 }
 
+int32_t CudaBackend::module_global(void* module, const std::string& name, uint64_t* address, uint64_t* size) {
+  if (!ready_) return cudaErrorInitializationError;
+  if (!module) return cudaErrorInvalidResourceHandle;
+  if (!make_context_current()) return cudaErrorDeviceUninitialized;
+  CUdeviceptr dptr = 0;
+  size_t bytes = 0;
+  if (CUresult r = driver_.cuModuleGetGlobal_v2(&dptr, &bytes, static_cast<CUmodule>(module), name.c_str());
+      r != CUDA_SUCCESS)
+    return cu_to_cuda_error(r);
+  *address = dptr;
+  *size = bytes;
+  return cudaSuccess;
+}
+
 int32_t CudaBackend::unload_module(void* module) {
   if (!ready_) return cudaErrorInitializationError;
   if (!module) return cudaErrorInvalidResourceHandle;

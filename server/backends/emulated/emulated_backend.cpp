@@ -36,12 +36,27 @@ struct FunctionRecord {
 struct ModuleRecord {
   std::vector<void*> functions;
   std::vector<void*> variables;  // device allocations
+  // The image's variables, kept for those looked up by name after the load (module_global), and
+  // every allocated one by name, so that a name always answers the same allocation.
+  std::unordered_map<std::string, ModuleVariable> image_variables;
+  std::unordered_map<std::string, std::string> unreadable;
+  std::unordered_map<std::string, std::pair<void*, uint64_t>> by_name;
 };
 
 namespace {
 
 constexpr uint32_t kArch = kComputeMajor * 10 + kComputeMinor;
 constexpr uint32_t kRegistersPerSm = 65536;
+
+// A module variable's storage on the current device, holding its initial bytes (zero elsewhere).
+cudaError_t allocate_variable(const ModuleVariable& object, void** address) {
+  cudaError_t err = state().memory.allocate(current_device(), std::max<uint64_t>(object.size, 1), address);
+  if (err != cudaSuccess) return err;
+  DeviceRange range = state().memory.find(*address, object.size);
+  std::memset(range.data, 0, object.size);
+  std::copy(object.initial.begin(), object.initial.end(), range.data);
+  return cudaSuccess;
+}
 
 // Registers a block holds: per thread rounded up to 8, per warp rounded up to 256 (sm_90).
 uint64_t block_registers(uint32_t registers_per_thread, int block_size) {
@@ -147,19 +162,16 @@ int32_t EmulatedBackend::load_module(std::span<const uint8_t> image, const std::
   for (size_t i = 0; i < variables.size(); ++i) {
     const ModuleVariable& object = *found[i];
     void* address = nullptr;
-    cudaError_t err = state().memory.allocate(current_device(), std::max<uint64_t>(object.size, 1), &address);
-    if (err == cudaSuccess) {
-      DeviceRange range = state().memory.find(address, object.size);
-      std::memset(range.data, 0, object.size);
-      std::copy(object.initial.begin(), object.initial.end(), range.data);
-    }
-    if (err != cudaSuccess) {
+    if (cudaError_t err = allocate_variable(object, &address); err != cudaSuccess) {
       for (void* v : module->variables) state().memory.free(v);
       return err;
     }
     module->variables.push_back(address);
+    module->by_name[variables[i]] = {address, object.size};
     result.variables.push_back({variables[i], reinterpret_cast<uint64_t>(address), object.size});
   }
+  module->image_variables = std::move(img.variables);
+  module->unreadable = std::move(img.unreadable);
 
   std::lock_guard lock(mu_);
   for (auto& f : records) {
@@ -170,6 +182,29 @@ int32_t EmulatedBackend::load_module(std::span<const uint8_t> image, const std::
   result.handle = module.get();
   modules_.emplace(module.get(), std::move(module));
   *out = std::move(result);
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::module_global(void* handle, const std::string& name, uint64_t* address, uint64_t* size) {
+  std::lock_guard lock(mu_);
+  auto it = modules_.find(handle);
+  if (it == modules_.end()) return cudaErrorInvalidResourceHandle;
+  ModuleRecord& module = *it->second;
+  auto known = module.by_name.find(name);
+  if (known == module.by_name.end()) {
+    if (auto why = module.unreadable.find(name); why != module.unreadable.end()) {
+      RGPU_LOG_ERROR("emulated backend: variable '%s' is not supported: %s", name.c_str(), why->second.c_str());
+      return cudaErrorNotSupported;
+    }
+    auto object = module.image_variables.find(name);
+    if (object == module.image_variables.end()) return cudaErrorSymbolNotFound;
+    void* p = nullptr;
+    if (cudaError_t err = allocate_variable(object->second, &p); err != cudaSuccess) return err;
+    module.variables.push_back(p);
+    known = module.by_name.emplace(name, std::make_pair(p, object->second.size)).first;
+  }
+  *address = reinterpret_cast<uint64_t>(known->second.first);
+  *size = known->second.second;
   return cudaSuccess;
 }
 

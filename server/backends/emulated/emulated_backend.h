@@ -35,6 +35,7 @@ class EmulatedBackend final : public Backend {
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
                       const std::vector<std::string>& variables, LoadedModule* out) override;
   int32_t unload_module(void* module) override;
+  int32_t module_global(void* module, const std::string& name, uint64_t* address, uint64_t* size) override;
   int32_t launch(const LaunchRequest& request) override;
   int32_t function_attributes(void* function, cudaFuncAttributes* out) override;
   int32_t set_function_attribute(void* function, int attr, int value) override;

@@ -162,6 +162,32 @@ TEST_CASE_METHOD(FreshDevices, "a raw cubin and PTX text load too", "[emulated]"
   CHECK(backend.memory_in_use() == 0);
 }
 
+TEST_CASE_METHOD(FreshDevices, "variables looked up by name after the load (cuModuleGetGlobal)", "[emulated]") {
+  emu::EmulatedBackend backend;
+  std::vector<uint8_t> ptx = fixture("kernels.ptx");
+  LoadedModule m;
+  REQUIRE(backend.load_module(ptx, kKernels, {"table"}, &m) == cudaSuccess);
+  uint64_t address = 0, size = 0;
+  // One asked for at the load answers the same allocation.
+  REQUIRE(backend.module_global(m.handle, "table", &address, &size) == cudaSuccess);
+  CHECK(address == m.variables.at(0).address);
+  CHECK(size == 400);
+  // One not asked for is allocated on first lookup, with its initial bytes, then stays the same.
+  REQUIRE(backend.module_global(m.handle, "coefficients", &address, &size) == cudaSuccess);
+  CHECK(size == 64);
+  double coefficients[8];
+  REQUIRE(emu::cudaMemcpy(coefficients, reinterpret_cast<void*>(address), sizeof coefficients,
+                          cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(coefficients[0] == 0.5);
+  uint64_t again = 0;
+  REQUIRE(backend.module_global(m.handle, "coefficients", &again, &size) == cudaSuccess);
+  CHECK(again == address);
+  CHECK(backend.module_global(m.handle, "nope", &again, &size) == cudaErrorSymbolNotFound);
+  REQUIRE(backend.unload_module(m.handle) == cudaSuccess);
+  CHECK(backend.memory_in_use() == 0);  // the looked-up variable went with its module
+  CHECK(backend.module_global(m.handle, "table", &again, &size) == cudaErrorInvalidResourceHandle);
+}
+
 TEST_CASE_METHOD(FreshDevices, "bad modules and unknown names get CUDA's errors", "[emulated]") {
   emu::EmulatedBackend backend;
   std::vector<uint8_t> image = fixture("kernels.fatbin");

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The driver API through the libcuda.so.1 shim against rgpud --emulate (two devices): the tour
+# through `rgpu run` and `rgpu run --no-preload`; launches cost no round trip; no server.
+#
+# Usage: run_driver_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_daemon --emulate || exit 1
+export RGPU_SERVER=127.0.0.1:$PORT
+
+# 1. Devices, contexts, cuGetProcAddress, memory, streams, events, a PTX module and its launches.
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/driver_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
+rc=$?
+[[ $rc == 0 ]] && grep -q "^ok: driver_tour$" "$WORK/tour.out"
+check "driver_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
+grep -q "cuArrayCreate_v2 is not supported by rgpu" "$WORK/tour.err"
+check "an unsupported driver function is named on stderr" $? "$(head "$WORK/tour.err")"
+
+# 2. The same through LD_LIBRARY_PATH alone.
+check_no_preload "$PROGS/driver_tour"
+
+# 3. Module load, allocations, the device snapshot and the final synchronisation are the round
+#    trips; the 100 launches are not.
+check_round_trips "100 driver launches make no round trip" 5 "^ok: driver_tour launches$" "$PROGS/driver_tour" launches
+
+# 4. No server: no device.
+RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/driver_tour" no_server >"$WORK/ns.out" 2>&1
+check "no server: cuInit answers CUDA_ERROR_NO_DEVICE" $? "$(head "$WORK/ns.out")"
+
+finish
