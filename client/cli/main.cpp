@@ -57,7 +57,7 @@ int run(int argc, char** argv) {
   std::string dir = shim_dir();
   // The shims, cudart first (the cuBLAS and NVML shims send their calls down cudart's call pipe).
   std::string preload_list;
-  for (const char* shim : {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1"}) {
+  for (const char* shim : {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1", "libcudnn.so.9"}) {
     if (!std::filesystem::exists(dir + "/" + shim)) {
       std::fprintf(stderr, "rgpu: the client libraries are missing from %s: reinstall rgpu\n", dir.c_str());
       return 127;

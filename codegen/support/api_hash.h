@@ -6,12 +6,15 @@
 
 #include "gen/cublas/cublas_ids.h"
 #include "gen/cudart/cudart_ids.h"
+#include "gen/cudnn/cudnn_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::gen {
 
 // Folded in a fixed order (FNV-1a style), so that no two libraries' hashes can cancel out.
 inline constexpr uint64_t kApiHash =
-    ((cudart::kApiHash * 0x100000001b3ull) ^ cublas::kApiHash) * 0x100000001b3ull ^ nvml::kApiHash;
+    (((cudart::kApiHash * 0x100000001b3ull) ^ cublas::kApiHash) * 0x100000001b3ull ^ nvml::kApiHash) *
+        0x100000001b3ull ^
+    cudnn::kApiHash;
 
 }  // namespace rgpu::gen

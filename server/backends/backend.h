@@ -26,6 +26,9 @@ struct Api;
 namespace rgpu::gen::nvml {
 struct Api;
 }
+namespace rgpu::gen::cudnn {
+struct Api;
+}
 
 namespace rgpu::server {
 
@@ -87,6 +90,10 @@ class Backend {
   // null entries answer NVML_ERROR_NOT_SUPPORTED.
   virtual const gen::nvml::Api& nvml() const = 0;
   virtual void load_nvml() {}
+  // cuDNN entry points, loaded the same way by load_cudnn(); null entries answer
+  // CUDNN_STATUS_NOT_SUPPORTED.
+  virtual const gen::cudnn::Api& cudnn() const = 0;
+  virtual void load_cudnn() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

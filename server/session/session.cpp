@@ -232,7 +232,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   out.put<int32_t>(0);  // the status, patched below
   thread_local std::vector<iovec> bulk_out;  // reused: no allocation per call once warm
   bulk_out.clear();
-  CallContext ctx{*this, backend_.cudart(), backend_.cublas(), handles_, bulk, &bulk_out, h.seq};
+  CallContext ctx{*this, backend_.cudart(), backend_.cublas(), backend_.cudnn(), handles_, bulk, &bulk_out, h.seq};
   ctx.method = h.method;
   ctx.bulk_reader = reader;
   ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;

@@ -9,6 +9,7 @@
 
 #include "common/log.h"
 #include "server/backends/emulated/cublas.h"
+#include "server/backends/emulated/cudnn.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
 #include "server/backends/emulated/runtime.h"
@@ -74,6 +75,7 @@ EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint
   gen::cudart::load_api(api_, &emulated::resolve, nullptr);
   gen::cublas::load_api(cublas_, &emulated::resolve_cublas, nullptr);
   gen::nvml::load_api(nvml_, &emulated::resolve_nvml, nullptr);
+  gen::cudnn::load_api(cudnn_, &emulated::resolve_cudnn, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;
