@@ -19,9 +19,16 @@ DeviceRange tensor_range(cudnnTensorDescriptor_t d, const void* p) {
   if (!d || !p) return {};
   const TensorRecord& r = tensor_of(d)->record;
   const uint64_t element = r.data_type == CUDNN_DATA_DOUBLE ? 8 : r.data_type == CUDNN_DATA_FLOAT ? 4 : 2;
-  uint64_t last = 0;
-  for (int i = 0; i < r.nb_dims; ++i) last += uint64_t(r.dims[i] - 1) * uint64_t(r.strides[i]);
-  return state().memory.find(p, (last + 1) * element);
+  // A peer's dimensions and strides can be anything positive: an overflowing span is no range.
+  uint64_t last = 0, term = 0, bytes = 0;
+  for (int i = 0; i < r.nb_dims; ++i) {
+    if (r.dims[i] < 1 || r.strides[i] < 1) return {};
+    if (__builtin_mul_overflow(uint64_t(r.dims[i] - 1), uint64_t(r.strides[i]), &term) ||
+        __builtin_add_overflow(last, term, &last))
+      return {};
+  }
+  if (__builtin_mul_overflow(last + 1, element, &bytes)) return {};
+  return state().memory.find(p, bytes);
 }
 
 bool is_float(cudnnTensorDescriptor_t d) { return d && tensor_of(d)->record.data_type == CUDNN_DATA_FLOAT; }
