@@ -17,10 +17,12 @@ cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activ
 cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode,
                                            cudnnNanPropagation_t reluNanOpt, double coef) {
   if (!activationDesc) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (mode < CUDNN_ACTIVATION_SIGMOID || mode > CUDNN_ACTIVATION_SWISH) return CUDNN_STATUS_BAD_PARAM;
-  activationDesc->record.mode = mode;
-  activationDesc->record.nan_opt = reluNanOpt;
-  activationDesc->record.coef = coef;
+  rgpu::wire::cudnn::ActivationRecord r = activationDesc->record;
+  r.mode = mode;
+  r.nan_opt = reluNanOpt;
+  r.coef = coef;
+  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
+  activationDesc->record = r;
   activationDesc->set = true;
   return CUDNN_STATUS_SUCCESS;
 }

@@ -100,6 +100,12 @@ cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudn
   if (elementCount < 0 || elementCount > kMaxBackendElements) return CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
   if (elementCount && !arrayOfElements) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   if (!with_descriptor(descriptor, [](Descriptor& d) { d.answers.clear(); })) return CUDNN_STATUS_BAD_PARAM;
+  // These VOID_PTR values point at host objects (the frontend's shape vectors for dynamic shapes),
+  // which the server cannot read: refuse them rather than hand it a client address.
+  if (attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES || attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_STRIDES) {
+    rgpu::client::report_unsupported("cudnnBackendSetAttribute(CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES/STRIDES)");
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  }
   LegacyCall call(ids::k_cudnnBackendSetAttribute, CallClass::kAsync);
   call.value(id_of(descriptor)).value<int32_t>(attributeName).value<int32_t>(attributeType).value(elementCount);
   // Handles and descriptors are client ids already: the bytes travel as they are.

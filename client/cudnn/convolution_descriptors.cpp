@@ -25,7 +25,7 @@ cudnnStatus_t set_nd(cudnnConvolutionDescriptor_t desc, int n, const int* pads, 
   for (int i = 0; i < n; ++i) {
     if (pads[i] < 0 || strides[i] <= 0 || dilations[i] <= 0) return CUDNN_STATUS_BAD_PARAM;
   }
-  rgpu::wire::cudnn::ConvolutionRecord& r = desc->record;
+  rgpu::wire::cudnn::ConvolutionRecord r = desc->record;
   r.array_length = n;
   // Unused dimensions stay zero: equal descriptors are equal bytes (the server's cache key).
   std::fill_n(r.pads, kMaxConvDims, 0);
@@ -36,6 +36,8 @@ cudnnStatus_t set_nd(cudnnConvolutionDescriptor_t desc, int n, const int* pads, 
   std::copy(dilations, dilations + n, r.dilations);
   r.mode = mode;
   r.compute_type = compute_type;
+  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
+  desc->record = r;
   desc->set = true;
   return CUDNN_STATUS_SUCCESS;
 }
@@ -98,6 +100,7 @@ cudnnStatus_t cudnnGetConvolutionNdDescriptor(const cudnnConvolutionDescriptor_t
 }
 
 cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t convDesc, cudnnMathType_t mathType) {
+  if (!rgpu::wire::cudnn::in_range(mathType, CUDNN_FMA_MATH)) return CUDNN_STATUS_BAD_PARAM;
   return update(convDesc, [&](rgpu::wire::cudnn::ConvolutionRecord& r) {
     r.math_type = mathType;
     return CUDNN_STATUS_SUCCESS;
@@ -129,6 +132,7 @@ cudnnStatus_t cudnnGetConvolutionGroupCount(cudnnConvolutionDescriptor_t convDes
 }
 
 cudnnStatus_t cudnnSetConvolutionReorderType(cudnnConvolutionDescriptor_t convDesc, cudnnReorderType_t reorderType) {
+  if (!rgpu::wire::cudnn::in_range(reorderType, CUDNN_NO_REORDER)) return CUDNN_STATUS_BAD_PARAM;
   return update(convDesc, [&](rgpu::wire::cudnn::ConvolutionRecord& r) {
     r.reorder_type = reorderType;
     return CUDNN_STATUS_SUCCESS;

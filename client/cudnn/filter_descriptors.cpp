@@ -24,6 +24,7 @@ cudnnStatus_t set_nd(cudnnFilterDescriptor_t desc, cudnnDataType_t type, cudnnTe
   r.format = format;
   r.nb_dims = nb;
   std::copy(dims, dims + nb, r.dims);
+  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
   desc->record = r;
   desc->set = true;
   return CUDNN_STATUS_SUCCESS;

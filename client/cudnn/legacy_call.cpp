@@ -21,15 +21,16 @@ ReplyCache& reply_cache() {
   return *c;
 }
 
-}  // namespace
-
+// Presence byte, then the record; a descriptor never set fails the call.
 template <typename Struct>
-static void put_record(wire::Encoder& e, const Struct* d, cudnnStatus_t* error) {
+void put_record(wire::Encoder& e, const Struct* d, cudnnStatus_t* error) {
   e.put<uint8_t>(d ? 1 : 0);
   if (!d) return;
   if (!d->set && *error == CUDNN_STATUS_SUCCESS) *error = CUDNN_STATUS_BAD_PARAM;
   e.put(d->record);
 }
+
+}  // namespace
 
 LegacyCall& LegacyCall::handle(cudnnHandle_t h) {
   call_.args().put<uint64_t>(gen::handle_id(h));

@@ -25,6 +25,7 @@ cudnnStatus_t set_nd(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int nb,
   r.nb_dims = nb;
   std::copy(dims, dims + nb, r.dims);
   std::copy(strides, strides + nb, r.strides);
+  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
   desc->record = r;
   desc->set = true;
   return CUDNN_STATUS_SUCCESS;

@@ -67,18 +67,37 @@ struct ActivationRecord {
 // kind).
 inline constexpr int kMaxAlgorithms = 64;
 
-// Whether a record a peer sent can describe anything (the server checks before use; cuDNN
-// checks the rest when the server builds the real descriptor).
-inline bool valid(const TensorRecord& r) { return r.nb_dims >= 1 && r.nb_dims <= kMaxDims; }
-inline bool valid(const FilterRecord& r) { return r.nb_dims >= 1 && r.nb_dims <= kMaxDims; }
-inline bool valid(const ConvolutionRecord& r) { return r.array_length >= 1 && r.array_length <= kMaxConvDims; }
-inline bool valid(const ActivationRecord&) { return true; }
+// Whether `v` is one of enum E's values from 0 to `last`. Enums travel as int32 and are checked
+// with this before they become enum values again: a value outside an enum's range is undefined
+// behaviour in C++ (and a peer can send anything).
+template <typename E>
+constexpr bool in_range(int32_t v, E last) {
+  return v >= 0 && v <= static_cast<int32_t>(last);
+}
 
-// Bytes of one element of a backend attribute of `type` on the wire (and in the caller's array),
-// or 0 for a type this build does not know (the call then fails with
+// Whether a record can describe anything: what the client's setters accept, and what the server
+// checks before use (cuDNN checks the rest when the server builds the real descriptor).
+inline bool valid(const TensorRecord& r) {
+  return r.nb_dims >= 1 && r.nb_dims <= kMaxDims && in_range(r.data_type, CUDNN_DATA_COMPLEX_FP64);
+}
+inline bool valid(const FilterRecord& r) {
+  return r.nb_dims >= 1 && r.nb_dims <= kMaxDims && in_range(r.data_type, CUDNN_DATA_COMPLEX_FP64) &&
+         in_range(r.format, CUDNN_TENSOR_NCHW_VECT_C);
+}
+inline bool valid(const ConvolutionRecord& r) {
+  return r.array_length >= 1 && r.array_length <= kMaxConvDims && in_range(r.mode, CUDNN_CROSS_CORRELATION) &&
+         in_range(r.compute_type, CUDNN_DATA_COMPLEX_FP64) && in_range(r.math_type, CUDNN_FMA_MATH) &&
+         in_range(r.reorder_type, CUDNN_NO_REORDER) && r.group_count >= 1;
+}
+inline bool valid(const ActivationRecord& r) {
+  return in_range(r.mode, CUDNN_ACTIVATION_SWISH) && in_range(r.nan_opt, CUDNN_PROPAGATE_NAN);
+}
+
+// Bytes of one element of a backend attribute of `type` (a cudnnBackendAttributeType_t) on the
+// wire and in the caller's array, or 0 for a type this build does not know (the call then fails with
 // CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE). Handles and descriptors are pointers in the caller's
 // array and u64 ids on the wire: both 8 bytes.
-inline size_t backend_element_size(cudnnBackendAttributeType_t type) {
+inline size_t backend_element_size(int32_t type) {
   switch (type) {
     case CUDNN_TYPE_HANDLE:
     case CUDNN_TYPE_BACKEND_DESCRIPTOR:
@@ -124,9 +143,13 @@ inline size_t backend_element_size(cudnnBackendAttributeType_t type) {
 
 // Whether elements of `type` are ids the server translates (and whose getter answers need the
 // caller's own objects).
-inline bool backend_holds_ids(cudnnBackendAttributeType_t type) {
+inline bool backend_holds_ids(int32_t type) {
   return type == CUDNN_TYPE_HANDLE || type == CUDNN_TYPE_BACKEND_DESCRIPTOR;
 }
+
+// The last values of the backend enums the server receives (see in_range).
+inline constexpr cudnnBackendDescriptorType_t kLastBackendDescriptorType = CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR;
+inline constexpr cudnnBackendAttributeName_t kLastBackendAttributeName = CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOP_K;
 
 // The largest attribute array either side accepts (cuDNN's own arrays are tens of elements).
 inline constexpr int64_t kMaxBackendElements = 1 << 16;

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "common/wire/codec.h"
+#include "common/wire/cudnn_args.h"
 #include "server/session/call_context.h"
 
 namespace rgpu::server::cudnn {
@@ -38,9 +39,14 @@ class Args {
   T value() {
     return in_.get<T>();
   }
+  // An enum from 0 to `last`; another value fails the call with CUDNN_STATUS_BAD_PARAM (and
+  // becomes 0: an out-of-range enum value is never made).
   template <typename E>
-  E enumerated() {
-    return static_cast<E>(in_.get<int32_t>());
+  E enumerated(E last) {
+    const int32_t v = in_.get<int32_t>();
+    if (wire::cudnn::in_range(v, last)) return static_cast<E>(v);
+    fail(CUDNN_STATUS_BAD_PARAM);
+    return E{};
   }
   wire::Decoder& in() { return in_; }
 

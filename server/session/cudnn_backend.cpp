@@ -30,7 +30,7 @@ bool translate_ids(const HandleTable& handles, HandleKind kind, std::vector<uint
   return true;
 }
 
-HandleKind id_kind(cudnnBackendAttributeType_t type) {
+HandleKind id_kind(int32_t type) {
   return type == CUDNN_TYPE_HANDLE ? HandleKind::kCudnn : HandleKind::kCudnnDescriptor;
 }
 
@@ -38,7 +38,7 @@ HandleKind id_kind(cudnnBackendAttributeType_t type) {
 
 bool cudnnBackendCreateDescriptor(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
-  auto type = a.enumerated<cudnnBackendDescriptorType_t>();
+  auto type = a.enumerated<cudnnBackendDescriptorType_t>(wire::cudnn::kLastBackendDescriptorType);
   const uint64_t id = a.value<uint64_t>();
   if (HandleTable::is_builtin(id)) return false;
   cudnnBackendDescriptor_t d{};
@@ -61,8 +61,8 @@ bool cudnnBackendDestroyDescriptor(CallContext& ctx, wire::Decoder& in, wire::En
 bool cudnnBackendSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnBackendDescriptor_t d = a.backend_descriptor();
-  auto name = a.enumerated<cudnnBackendAttributeName_t>();
-  auto type = a.enumerated<cudnnBackendAttributeType_t>();
+  auto name = a.enumerated<cudnnBackendAttributeName_t>(wire::cudnn::kLastBackendAttributeName);
+  const int32_t type = a.value<int32_t>();  // checked by its element size before it becomes an enum
   const int64_t count = a.value<int64_t>();
   bool present = false;
   std::span<const uint8_t> bytes = a.in().get_bytes(&present);
@@ -77,7 +77,8 @@ bool cudnnBackendSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder
   if (wire::cudnn::backend_holds_ids(type) && !translate_ids(ctx.handles, id_kind(type), elements))
     a.fail(CUDNN_STATUS_BAD_PARAM);
   if (!d) a.fail(CUDNN_STATUS_BAD_PARAM);
-  return a.call(status, ctx.cudnn.cudnnBackendSetAttribute, "cudnnBackendSetAttribute", d, name, type, count,
+  return a.call(status, ctx.cudnn.cudnnBackendSetAttribute, "cudnnBackendSetAttribute", d, name,
+                static_cast<cudnnBackendAttributeType_t>(type), count,
                 static_cast<const void*>(present ? elements.data() : nullptr));
 }
 
@@ -91,8 +92,8 @@ bool cudnnBackendFinalize(CallContext& ctx, wire::Decoder& in, wire::Encoder&, i
 bool cudnnBackendGetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnBackendDescriptor_t d = a.backend_descriptor();
-  auto name = a.enumerated<cudnnBackendAttributeName_t>();
-  auto type = a.enumerated<cudnnBackendAttributeType_t>();
+  auto name = a.enumerated<cudnnBackendAttributeName_t>(wire::cudnn::kLastBackendAttributeName);
+  const int32_t type = a.value<int32_t>();  // checked by its element size before it becomes an enum
   const int64_t requested = a.value<int64_t>();
   bool present = false;
   std::span<const uint8_t> ids = a.in().get_bytes(&present);
@@ -116,8 +117,8 @@ bool cudnnBackendGetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder
   if (!d) a.fail(CUDNN_STATUS_BAD_PARAM);
   int64_t count = 0;
   void* array = elements.empty() ? nullptr : elements.data();
-  if (!a.call(status, ctx.cudnn.cudnnBackendGetAttribute, "cudnnBackendGetAttribute", d, name, type,
-              array ? requested : 0, &count, array))
+  if (!a.call(status, ctx.cudnn.cudnnBackendGetAttribute, "cudnnBackendGetAttribute", d, name,
+              static_cast<cudnnBackendAttributeType_t>(type), array ? requested : 0, &count, array))
     return false;
   if (status != CUDNN_STATUS_SUCCESS) return true;
   out.put<int64_t>(count);

@@ -53,8 +53,8 @@ bool cudnnActivationBackward(CallContext& ctx, wire::Decoder& in, wire::Encoder&
 bool cudnnSoftmaxForward(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto algo = a.enumerated<cudnnSoftmaxAlgorithm_t>();
-  auto mode = a.enumerated<cudnnSoftmaxMode_t>();
+  auto algo = a.enumerated<cudnnSoftmaxAlgorithm_t>(CUDNN_SOFTMAX_LOG);
+  auto mode = a.enumerated<cudnnSoftmaxMode_t>(CUDNN_SOFTMAX_MODE_CHANNEL);
   const void* alpha = a.scalar();
   cudnnTensorDescriptor_t xDesc = a.tensor();
   const void* x = a.device();
@@ -68,7 +68,7 @@ bool cudnnSoftmaxForward(CallContext& ctx, wire::Decoder& in, wire::Encoder&, in
 bool cudnnBatchNormalizationForwardInference(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
   const void* alpha = a.scalar();
   const void* beta = a.scalar();
   cudnnTensorDescriptor_t xDesc = a.tensor();
@@ -88,8 +88,8 @@ bool cudnnBatchNormalizationForwardInference(CallContext& ctx, wire::Decoder& in
 bool cudnnBatchNormalizationForwardTrainingEx(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>();
-  auto ops = a.enumerated<cudnnBatchNormOps_t>();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
   const void* alpha = a.scalar();
   const void* beta = a.scalar();
   cudnnTensorDescriptor_t xDesc = a.tensor();
@@ -121,8 +121,8 @@ bool cudnnBatchNormalizationForwardTrainingEx(CallContext& ctx, wire::Decoder& i
 bool cudnnBatchNormalizationBackwardEx(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>();
-  auto ops = a.enumerated<cudnnBatchNormOps_t>();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
   const void* alpha_data = a.scalar();
   const void* beta_data = a.scalar();
   const void* alpha_param = a.scalar();
@@ -165,7 +165,7 @@ bool cudnnConvolutionForward(CallContext& ctx, wire::Decoder& in, wire::Encoder&
   cudnnFilterDescriptor_t wDesc = a.filter();
   const void* w = a.device();
   cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  auto algo = a.enumerated<cudnnConvolutionFwdAlgo_t>();
+  auto algo = a.enumerated<cudnnConvolutionFwdAlgo_t>(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   void* workspace = a.device();
   size_t workspace_bytes = a.value<uint64_t>();
   const void* beta = a.scalar();
@@ -184,7 +184,7 @@ bool cudnnConvolutionBackwardData(CallContext& ctx, wire::Decoder& in, wire::Enc
   cudnnTensorDescriptor_t dyDesc = a.tensor();
   const void* dy = a.device();
   cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  auto algo = a.enumerated<cudnnConvolutionBwdDataAlgo_t>();
+  auto algo = a.enumerated<cudnnConvolutionBwdDataAlgo_t>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
   void* workspace = a.device();
   size_t workspace_bytes = a.value<uint64_t>();
   const void* beta = a.scalar();
@@ -203,7 +203,7 @@ bool cudnnConvolutionBackwardFilter(CallContext& ctx, wire::Decoder& in, wire::E
   cudnnTensorDescriptor_t dyDesc = a.tensor();
   const void* dy = a.device();
   cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  auto algo = a.enumerated<cudnnConvolutionBwdFilterAlgo_t>();
+  auto algo = a.enumerated<cudnnConvolutionBwdFilterAlgo_t>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
   void* workspace = a.device();
   size_t workspace_bytes = a.value<uint64_t>();
   const void* beta = a.scalar();

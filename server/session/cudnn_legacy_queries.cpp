@@ -50,8 +50,8 @@ bool cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(CallContext& ctx, 
                                                               int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>();
-  auto ops = a.enumerated<cudnnBatchNormOps_t>();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
   cudnnTensorDescriptor_t xDesc = a.tensor();
   cudnnTensorDescriptor_t zDesc = a.tensor();
   cudnnTensorDescriptor_t yDesc = a.tensor();
@@ -66,8 +66,8 @@ bool cudnnGetBatchNormalizationBackwardExWorkspaceSize(CallContext& ctx, wire::D
                                                        int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>();
-  auto ops = a.enumerated<cudnnBatchNormOps_t>();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
   cudnnTensorDescriptor_t xDesc = a.tensor();
   cudnnTensorDescriptor_t yDesc = a.tensor();
   cudnnTensorDescriptor_t dyDesc = a.tensor();
@@ -84,8 +84,8 @@ bool cudnnGetBatchNormalizationTrainingExReserveSpaceSize(CallContext& ctx, wire
                                                           int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>();
-  auto ops = a.enumerated<cudnnBatchNormOps_t>();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
   cudnnActivationDescriptor_t activationDesc = a.activation();
   cudnnTensorDescriptor_t xDesc = a.tensor();
   return size_query(a, out, status, ctx.cudnn.cudnnGetBatchNormalizationTrainingExReserveSpaceSize,
@@ -99,7 +99,7 @@ bool cudnnGetConvolutionForwardWorkspaceSize(CallContext& ctx, wire::Decoder& in
   cudnnFilterDescriptor_t wDesc = a.filter();
   cudnnConvolutionDescriptor_t convDesc = a.convolution();
   cudnnTensorDescriptor_t yDesc = a.tensor();
-  auto algo = a.enumerated<cudnnConvolutionFwdAlgo_t>();
+  auto algo = a.enumerated<cudnnConvolutionFwdAlgo_t>(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   return size_query(a, out, status, ctx.cudnn.cudnnGetConvolutionForwardWorkspaceSize,
                     "cudnnGetConvolutionForwardWorkspaceSize", handle, xDesc, wDesc, convDesc, yDesc, algo);
 }
@@ -112,7 +112,7 @@ bool cudnnGetConvolutionBackwardDataWorkspaceSize(CallContext& ctx, wire::Decode
   cudnnTensorDescriptor_t dyDesc = a.tensor();
   cudnnConvolutionDescriptor_t convDesc = a.convolution();
   cudnnTensorDescriptor_t dxDesc = a.tensor();
-  auto algo = a.enumerated<cudnnConvolutionBwdDataAlgo_t>();
+  auto algo = a.enumerated<cudnnConvolutionBwdDataAlgo_t>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
   return size_query(a, out, status, ctx.cudnn.cudnnGetConvolutionBackwardDataWorkspaceSize,
                     "cudnnGetConvolutionBackwardDataWorkspaceSize", handle, wDesc, dyDesc, convDesc, dxDesc, algo);
 }
@@ -125,7 +125,7 @@ bool cudnnGetConvolutionBackwardFilterWorkspaceSize(CallContext& ctx, wire::Deco
   cudnnTensorDescriptor_t dyDesc = a.tensor();
   cudnnConvolutionDescriptor_t convDesc = a.convolution();
   cudnnFilterDescriptor_t dwDesc = a.filter();
-  auto algo = a.enumerated<cudnnConvolutionBwdFilterAlgo_t>();
+  auto algo = a.enumerated<cudnnConvolutionBwdFilterAlgo_t>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
   return size_query(a, out, status, ctx.cudnn.cudnnGetConvolutionBackwardFilterWorkspaceSize,
                     "cudnnGetConvolutionBackwardFilterWorkspaceSize", handle, xDesc, dyDesc, convDesc, dwDesc, algo);
 }

@@ -19,15 +19,17 @@ DeviceRange tensor_range(cudnnTensorDescriptor_t d, const void* p) {
   if (!d || !p) return {};
   const TensorRecord& r = tensor_of(d)->record;
   const uint64_t element = r.data_type == CUDNN_DATA_DOUBLE ? 8 : r.data_type == CUDNN_DATA_FLOAT ? 4 : 2;
-  // A peer's dimensions and strides can be anything positive: an overflowing span is no range.
-  uint64_t last = 0, term = 0, bytes = 0;
+  // A peer's dimensions and strides can be anything positive: an overflowing span is no range,
+  // and neither is a layout with more elements than its span holds (overlapping strides), which
+  // would make the loops below run far longer than the memory they touch.
+  uint64_t last = 0, term = 0, bytes = 0, count = 1;
   for (int i = 0; i < r.nb_dims; ++i) {
     if (r.dims[i] < 1 || r.strides[i] < 1) return {};
     if (__builtin_mul_overflow(uint64_t(r.dims[i] - 1), uint64_t(r.strides[i]), &term) ||
-        __builtin_add_overflow(last, term, &last))
+        __builtin_add_overflow(last, term, &last) || __builtin_mul_overflow(count, uint64_t(r.dims[i]), &count))
       return {};
   }
-  if (__builtin_mul_overflow(last + 1, element, &bytes)) return {};
+  if (count > last + 1 || __builtin_mul_overflow(last + 1, element, &bytes)) return {};
   return state().memory.find(p, bytes);
 }
 

@@ -78,23 +78,24 @@ void create_handle_and_tensor() {
   done = true;
 }
 
-Encoder set_attribute(uint64_t desc, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t count,
+// Attribute types travel as int32: a test may send one no enum value stands for.
+Encoder set_attribute(uint64_t desc, cudnnBackendAttributeName_t name, int32_t type, int64_t count,
                       const void* bytes, size_t n) {
   Encoder e;
   e.put(desc);
   e.put<int32_t>(name);
-  e.put<int32_t>(type);
+  e.put(type);
   e.put(count);
   e.put_bytes(bytes, n);
   return e;
 }
 
-Encoder get_attribute(uint64_t desc, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+Encoder get_attribute(uint64_t desc, cudnnBackendAttributeName_t name, int32_t type,
                       int64_t requested) {
   Encoder e;
   e.put(desc);
   e.put<int32_t>(name);
-  e.put<int32_t>(type);
+  e.put(type);
   e.put(requested);
   e.put_bytes(nullptr, 0);
   return e;
@@ -173,8 +174,7 @@ TEST_CASE("handle and descriptor ids in attribute arrays are translated, unknown
                    set_attribute(3000, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &kTensor, 8))
             .status == CUDNN_STATUS_SUCCESS);
   CHECK(env().call(ids::k_cudnnBackendSetAttribute,
-                   set_attribute(3000, CUDNN_ATTR_OPERATIONGRAPH_OPS, static_cast<cudnnBackendAttributeType_t>(999), 1,
-                                 &kTensor, 8))
+                   set_attribute(3000, CUDNN_ATTR_OPERATIONGRAPH_OPS, 999, 1, &kTensor, 8))
             .status == CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE);
   const uint64_t missing = 4242;
   CHECK(env().call(ids::k_cudnnBackendSetAttribute,
@@ -206,6 +206,24 @@ TEST_CASE("malformed backend payloads are refused without a call") {
   trailing.put(kTensor);
   trailing.put<uint8_t>(0);
   CHECK_FALSE(env().call(ids::k_cudnnBackendFinalize, trailing).well_formed);
+}
+
+TEST_CASE("enum values outside their enums are answered, never made") {
+  create_handle_and_tensor();
+  Encoder create;
+  create.put<int32_t>(1 << 20);  // no descriptor type
+  create.put<uint64_t>(5000);
+  Outcome o = env().call(ids::k_cudnnBackendCreateDescriptor, create);
+  CHECK(o.well_formed);
+  CHECK(o.status == CUDNN_STATUS_BAD_PARAM);
+  const int64_t one = 1;
+  Encoder set;
+  set.put(kTensor);
+  set.put<int32_t>(-7);  // no attribute name
+  set.put<int32_t>(CUDNN_TYPE_INT64);
+  set.put<int64_t>(1);
+  set.put_bytes(&one, sizeof one);
+  CHECK(env().call(ids::k_cudnnBackendSetAttribute, set).status == CUDNN_STATUS_BAD_PARAM);
 }
 
 TEST_CASE("malformed legacy payloads are refused, unknown handles answered") {
