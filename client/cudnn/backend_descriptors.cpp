@@ -2,8 +2,10 @@
 // (never dereferenced), so create, set, execute and destroy are sent without waiting, and an
 // attribute array of descriptors or handles already holds the ids the server translates.
 // Kept here per descriptor: its type (variant packs finalize without waiting: PyTorch builds,
-// executes and destroys one per convolution) and, once finalized, the answers of attribute reads
-// (a finalized descriptor no longer changes).
+// executes and destroys one per convolution), once finalized the answers of attribute reads (a
+// finalized descriptor no longer changes), what a tensor says of itself and a variant pack's data
+// pointers, which are sent at its finalize with the values of by-value tensors inline
+// (by_value_tensors.h).
 #include <cudnn.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "client/cudnn/by_value_tensors.h"
 #include "client/cudnn/legacy_call.h"
 #include "client/runtime/call.h"
 #include "common/wire/cudnn_args.h"
@@ -21,6 +24,7 @@
 
 using rgpu::client::CallClass;
 using rgpu::client::cudnn::LegacyCall;
+using rgpu::client::cudnn::TensorFacts;
 using rgpu::wire::cudnn::backend_element_size;
 using rgpu::wire::cudnn::backend_holds_ids;
 using rgpu::wire::cudnn::kMaxBackendElements;
@@ -34,10 +38,15 @@ struct Answer {
 };
 
 struct Descriptor {
+  explicit Descriptor(cudnnBackendDescriptorType_t t) : type(t) {}
   cudnnBackendDescriptorType_t type;
   bool finalized = false;
   // (attribute, type, requested count) -> answer; only for finalized descriptors.
   std::map<std::tuple<int32_t, int32_t, int64_t>, Answer> answers;
+  TensorFacts tensor;               // a tensor's unique id, type and by-value flag
+  std::vector<void*> pointers;      // a variant pack's data pointers, not sent yet
+  bool pointers_set = false;
+  std::vector<int64_t> uids;        // a variant pack's unique ids
 };
 
 struct Registry {
@@ -51,6 +60,20 @@ Registry& registry() {
 }
 
 uint64_t id_of(cudnnBackendDescriptor_t d) { return reinterpret_cast<uintptr_t>(d); }
+
+// Sends an attribute (async), with `inline_values` (element index, bytes) standing in for host
+// pointers of a VOID_PTR array.
+cudnnStatus_t send_attribute(cudnnBackendDescriptor_t descriptor, cudnnBackendAttributeName_t name,
+                             cudnnBackendAttributeType_t type, int64_t count, const void* array,
+                             const std::vector<std::pair<uint32_t, std::vector<uint8_t>>>& inline_values = {}) {
+  LegacyCall call(ids::k_cudnnBackendSetAttribute, CallClass::kAsync);
+  call.value(id_of(descriptor)).value<int32_t>(name).value<int32_t>(type).value(count);
+  // Handles and descriptors are client ids already: the bytes travel as they are.
+  call.bytes(array, static_cast<size_t>(count) * backend_element_size(type));
+  call.value<uint32_t>(static_cast<uint32_t>(inline_values.size()));
+  for (const auto& [index, bytes] : inline_values) call.value(index).bytes(bytes.data(), bytes.size());
+  return call.post();
+}
 
 // Runs `f` on the descriptor's record under the registry lock; false for an unknown descriptor.
 template <typename F>
@@ -76,7 +99,7 @@ cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t descript
   if (status != CUDNN_STATUS_SUCCESS) return status;
   {
     std::lock_guard lock(registry().mu);
-    registry().descriptors.emplace(id, Descriptor{descriptorType, false, {}});
+    registry().descriptors.emplace(id, Descriptor(descriptorType));
   }
   *descriptor = reinterpret_cast<cudnnBackendDescriptor_t>(static_cast<uintptr_t>(id));
   return status;
@@ -99,30 +122,58 @@ cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudn
   if (size == 0) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
   if (elementCount < 0 || elementCount > kMaxBackendElements) return CUDNN_STATUS_BAD_PARAM_OUT_OF_BOUND;
   if (elementCount && !arrayOfElements) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (!with_descriptor(descriptor, [](Descriptor& d) { d.answers.clear(); })) return CUDNN_STATUS_BAD_PARAM;
+  bool deferred = false;
+  if (!with_descriptor(descriptor, [&](Descriptor& d) {
+        d.answers.clear();
+        if (d.type == CUDNN_BACKEND_TENSOR_DESCRIPTOR) d.tensor.note(attributeName, elementCount, arrayOfElements);
+        if (d.type != CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR) return;
+        if (attributeName == CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS && attributeType == CUDNN_TYPE_VOID_PTR) {
+          const auto* p = static_cast<void* const*>(arrayOfElements);
+          d.pointers.assign(p, p + elementCount);
+          d.pointers_set = deferred = true;
+        } else if (attributeName == CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS && attributeType == CUDNN_TYPE_INT64) {
+          const auto* u = static_cast<const int64_t*>(arrayOfElements);
+          d.uids.assign(u, u + elementCount);
+        }
+      }))
+    return CUDNN_STATUS_BAD_PARAM;
+  if (deferred) return CUDNN_STATUS_SUCCESS;  // sent at finalize, when the unique ids are known
   // These VOID_PTR values point at host objects (the frontend's shape vectors for dynamic shapes),
   // which the server cannot read: refuse them rather than hand it a client address.
   if (attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES || attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_STRIDES) {
     rgpu::client::report_unsupported("cudnnBackendSetAttribute(CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES/STRIDES)");
     return CUDNN_STATUS_NOT_SUPPORTED;
   }
-  LegacyCall call(ids::k_cudnnBackendSetAttribute, CallClass::kAsync);
-  call.value(id_of(descriptor)).value<int32_t>(attributeName).value<int32_t>(attributeType).value(elementCount);
-  // Handles and descriptors are client ids already: the bytes travel as they are.
-  call.bytes(arrayOfElements, static_cast<size_t>(elementCount) * size);
-  return call.post();
+  return send_attribute(descriptor, attributeName, attributeType, elementCount, arrayOfElements);
 }
 
 cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
-  bool variant_pack = false;
-  if (!with_descriptor(descriptor, [&](Descriptor& d) { variant_pack = d.type == CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR; }))
+  bool variant_pack = false, pointers_set = false;
+  std::vector<void*> pointers;
+  std::vector<int64_t> uids;
+  TensorFacts tensor;
+  if (!with_descriptor(descriptor, [&](Descriptor& d) {
+        variant_pack = d.type == CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR;
+        pointers_set = d.pointers_set;
+        pointers = d.pointers;
+        uids = d.uids;
+        tensor = d.tensor;
+      }))
     return CUDNN_STATUS_BAD_PARAM;
+  if (pointers_set) {
+    cudnnStatus_t s = send_attribute(descriptor, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
+                                     static_cast<int64_t>(pointers.size()), pointers.data(),
+                                     rgpu::client::cudnn::inline_values(pointers, uids));
+    if (s != CUDNN_STATUS_SUCCESS) return s;
+  }
   LegacyCall call(ids::k_cudnnBackendFinalize, CallClass::kAsync);
   call.value(id_of(descriptor));
   // A variant pack is only pointers and ids: its finalize fails only if its execute would, and
   // that error is reported then.
   cudnnStatus_t status = variant_pack ? call.post() : call.invoke();
-  if (status == CUDNN_STATUS_SUCCESS) with_descriptor(descriptor, [](Descriptor& d) { d.finalized = true; });
+  if (status != CUDNN_STATUS_SUCCESS) return status;
+  with_descriptor(descriptor, [](Descriptor& d) { d.finalized = true; });
+  rgpu::client::cudnn::register_by_value(tensor);
   return status;
 }
 

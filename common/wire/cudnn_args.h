@@ -10,7 +10,10 @@
 // by the server (see backend_element_size). The calls (bytes = length-prefixed, may be absent):
 //   cudnnBackendCreateDescriptor   i32 type, u64 new id
 //   cudnnBackendDestroyDescriptor  u64 id
-//   cudnnBackendSetAttribute       u64 id, i32 name, i32 type, i64 count, bytes (count elements)
+//   cudnnBackendSetAttribute       u64 id, i32 name, i32 type, i64 count, bytes (count elements),
+//                                  u32 n, n x (u32 element index, bytes): host values standing in
+//                                  for a VOID_PTR element (by-value tensors' pointers; n is 0
+//                                  otherwise), which the server keeps until the descriptor goes
 //   cudnnBackendFinalize           u64 id
 //   cudnnBackendGetAttribute       u64 id, i32 name, i32 type, i64 requested (0: no array),
 //                                  bytes (descriptor type: the ids of the caller's descriptors,
@@ -150,6 +153,9 @@ inline bool backend_holds_ids(int32_t type) {
 // The last values of the backend enums the server receives (see in_range).
 inline constexpr cudnnBackendDescriptorType_t kLastBackendDescriptorType = CUDNN_BACKEND_OPERATION_SDPA_BWD_DESCRIPTOR;
 inline constexpr cudnnBackendAttributeName_t kLastBackendAttributeName = CUDNN_ATTR_OPERATION_MOE_GROUPED_MATMUL_TOP_K;
+
+// The largest host value sent inline for a by-value tensor (a scalar of any cuDNN data type).
+inline constexpr size_t kMaxInlineValueBytes = 64;
 
 // The largest attribute array either side accepts (cuDNN's own arrays are tens of elements).
 inline constexpr int64_t kMaxBackendElements = 1 << 16;

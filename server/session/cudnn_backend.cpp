@@ -4,6 +4,7 @@
 // ids to the real objects here, everything else is passed as the client's bytes.
 #include <algorithm>
 #include <cstring>
+#include <unordered_map>
 #include <vector>
 
 #include "common/wire/cudnn_args.h"
@@ -30,6 +31,14 @@ bool translate_ids(const HandleTable& handles, HandleKind kind, std::vector<uint
   return true;
 }
 
+// Host values of by-value tensors, per descriptor id, that the descriptor's VOID_PTR elements
+// point at; they live until the descriptor is destroyed. (One session per worker process, used by
+// the session thread only.)
+std::unordered_map<uint64_t, std::vector<std::vector<uint8_t>>>& inline_values() {
+  static auto* values = new std::unordered_map<uint64_t, std::vector<std::vector<uint8_t>>>;
+  return *values;
+}
+
 HandleKind id_kind(int32_t type) {
   return type == CUDNN_TYPE_HANDLE ? HandleKind::kCudnn : HandleKind::kCudnnDescriptor;
 }
@@ -54,18 +63,27 @@ bool cudnnBackendDestroyDescriptor(CallContext& ctx, wire::Decoder& in, wire::En
   if (HandleTable::is_builtin(id) || !ctx.handles.resolve(HandleKind::kCudnnDescriptor, id, &d))
     a.fail(CUDNN_STATUS_BAD_PARAM);
   if (!a.call(status, ctx.cudnn.cudnnBackendDestroyDescriptor, "cudnnBackendDestroyDescriptor", d)) return false;
-  if (status == CUDNN_STATUS_SUCCESS) ctx.handles.unbind(HandleKind::kCudnnDescriptor, id);
+  if (status != CUDNN_STATUS_SUCCESS) return true;
+  ctx.handles.unbind(HandleKind::kCudnnDescriptor, id);
+  inline_values().erase(id);
   return true;
 }
 
 bool cudnnBackendSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
+  const uint64_t id = wire::Decoder(in).get<uint64_t>();  // a peek: backend_descriptor() reads it next
   cudnnBackendDescriptor_t d = a.backend_descriptor();
   auto name = a.enumerated<cudnnBackendAttributeName_t>(wire::cudnn::kLastBackendAttributeName);
   const int32_t type = a.value<int32_t>();  // checked by its element size before it becomes an enum
   const int64_t count = a.value<int64_t>();
   bool present = false;
   std::span<const uint8_t> bytes = a.in().get_bytes(&present);
+  const uint32_t inline_count = a.value<uint32_t>();
+  std::vector<std::pair<uint32_t, std::span<const uint8_t>>> inlined;
+  for (uint32_t i = 0; i < inline_count && a.in().ok(); ++i) {
+    const uint32_t index = a.value<uint32_t>();
+    inlined.emplace_back(index, a.in().get_bytes());
+  }
   const size_t size = wire::cudnn::backend_element_size(type);
   if (!a.complete() || !valid_count(count)) return false;
   if (size == 0) {
@@ -76,6 +94,19 @@ bool cudnnBackendSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder
   std::vector<uint8_t> elements(bytes.begin(), bytes.end());
   if (wire::cudnn::backend_holds_ids(type) && !translate_ids(ctx.handles, id_kind(type), elements))
     a.fail(CUDNN_STATUS_BAD_PARAM);
+  // Host values: kept here, and the elements point at the copies.
+  if (!inlined.empty() && d) {
+    if (type != CUDNN_TYPE_VOID_PTR) return false;
+    std::vector<std::vector<uint8_t>>& kept = inline_values()[id];
+    kept.clear();
+    for (const auto& [index, value] : inlined) {
+      if (index >= static_cast<uint64_t>(count) || value.empty() || value.size() > wire::cudnn::kMaxInlineValueBytes)
+        return false;
+      kept.emplace_back(value.begin(), value.end());
+      const void* p = kept.back().data();
+      std::memcpy(elements.data() + size_t{index} * sizeof p, &p, sizeof p);
+    }
+  }
   if (!d) a.fail(CUDNN_STATUS_BAD_PARAM);
   return a.call(status, ctx.cudnn.cudnnBackendSetAttribute, "cudnnBackendSetAttribute", d, name,
                 static_cast<cudnnBackendAttributeType_t>(type), count,

@@ -9,8 +9,8 @@ namespace {
 // Finds the record's descriptor in `map`, or creates one, sets it with `set` and keeps it. A
 // descriptor cuDNN refuses to set is destroyed, not kept.
 template <typename Desc, typename Create, typename Destroy, typename Set>
-cudnnStatus_t find_or_build(std::map<std::string, Desc>& map, std::string key, Create create, Destroy destroy, Set set,
-                            Desc* out) {
+cudnnStatus_t find_or_build(std::map<std::string, Desc, std::less<>>& map, std::string_view key, Create create,
+                            Destroy destroy, Set set, Desc* out) {
   auto it = map.find(key);
   if (it != map.end()) {
     *out = it->second;
@@ -25,13 +25,13 @@ cudnnStatus_t find_or_build(std::map<std::string, Desc>& map, std::string key, C
     destroy(d);
     return status;
   }
-  map.emplace(std::move(key), d);
+  map.emplace(std::string(key), d);
   *out = d;
   return CUDNN_STATUS_SUCCESS;
 }
 
 template <typename Desc, typename Destroy>
-void drop_if_full(std::map<std::string, Desc>& map, Destroy destroy) {
+void drop_if_full(std::map<std::string, Desc, std::less<>>& map, Destroy destroy) {
   if (map.size() <= DescriptorCache::kLimit) return;
   for (auto& [key, d] : map) destroy(d);
   map.clear();

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "common/wire/cudnn_args.h"
 
@@ -34,15 +35,18 @@ class DescriptorCache {
   static constexpr size_t kLimit = 4096;
 
  private:
+  // A record's bytes: looked up without copying (a hit, the steady state, allocates nothing).
   template <typename Record>
-  static std::string key(const Record& r) {
-    return std::string(reinterpret_cast<const char*>(&r), sizeof r);
+  static std::string_view key(const Record& r) {
+    return std::string_view(reinterpret_cast<const char*>(&r), sizeof r);
   }
+  template <typename Desc>
+  using Map = std::map<std::string, Desc, std::less<>>;
 
-  std::map<std::string, cudnnTensorDescriptor_t> tensors_;
-  std::map<std::string, cudnnFilterDescriptor_t> filters_;
-  std::map<std::string, cudnnConvolutionDescriptor_t> convolutions_;
-  std::map<std::string, cudnnActivationDescriptor_t> activations_;
+  Map<cudnnTensorDescriptor_t> tensors_;
+  Map<cudnnFilterDescriptor_t> filters_;
+  Map<cudnnConvolutionDescriptor_t> convolutions_;
+  Map<cudnnActivationDescriptor_t> activations_;
 };
 
 DescriptorCache& descriptor_cache();

@@ -224,6 +224,35 @@ int backend_api(cudnnHandle_t handle) {
   EXPECT(cudnnBackendSetAttribute(d, CUDNN_ATTR_TENSOR_DIMENSIONS, static_cast<cudnnBackendAttributeType_t>(31), 1,
                                   dims) == CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE,
          "an unknown attribute type is refused on the client");
+  // A by-value tensor (a scalar in host memory, as attention's scale is): the variant pack's
+  // pointer for its unique id is a host address, whose value travels with the pack.
+  cudnnBackendDescriptor_t scalar, pack;
+  const int64_t one_dims[1] = {1}, by_value_uid = 's';
+  const bool by_value = true;
+  CHECK_DNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_TENSOR_DESCRIPTOR, &scalar));
+  CHECK_DNN(cudnnBackendSetAttribute(scalar, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 1, one_dims));
+  CHECK_DNN(cudnnBackendSetAttribute(scalar, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 1, one_dims));
+  CHECK_DNN(cudnnBackendSetAttribute(scalar, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &by_value_uid));
+  CHECK_DNN(cudnnBackendSetAttribute(scalar, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type));
+  CHECK_DNN(cudnnBackendSetAttribute(scalar, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value));
+  CHECK_DNN(cudnnBackendFinalize(scalar));
+  float* device_data;
+  CHECK_CUDA(cudaMalloc(&device_data, 64));
+  const float scale = 0.125f;
+  void* pointers[2] = {device_data, const_cast<float*>(&scale)};
+  const int64_t uids[2] = {'x', by_value_uid};
+  CHECK_DNN(cudnnBackendCreateDescriptor(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, &pack));
+  CHECK_DNN(cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 2, pointers));
+  CHECK_DNN(cudnnBackendSetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 2, uids));
+  CHECK_DNN(cudnnBackendFinalize(pack));
+  void* read_back[2] = {};
+  CHECK_DNN(cudnnBackendGetAttribute(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 2, &count,
+                                     read_back));
+  EXPECT(count == 2 && read_back[0] == device_data && read_back[1] != nullptr && read_back[1] != &scale,
+         "a by-value tensor's host value travels with the variant pack (the server points at its copy)");
+  CHECK_DNN(cudnnBackendDestroyDescriptor(pack));
+  CHECK_DNN(cudnnBackendDestroyDescriptor(scalar));
+  CHECK_CUDA(cudaFree(device_data));
   CHECK_DNN(cudnnBackendDestroyDescriptor(d));
   EXPECT(cudnnBackendFinalize(d) == CUDNN_STATUS_BAD_PARAM, "a destroyed backend descriptor is refused");
   return 0;

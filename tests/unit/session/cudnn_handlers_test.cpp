@@ -87,6 +87,7 @@ Encoder set_attribute(uint64_t desc, cudnnBackendAttributeName_t name, int32_t t
   e.put(type);
   e.put(count);
   e.put_bytes(bytes, n);
+  e.put<uint32_t>(0);  // no inline host values
   return e;
 }
 
@@ -182,6 +183,50 @@ TEST_CASE("handle and descriptor ids in attribute arrays are translated, unknown
             .status == CUDNN_STATUS_BAD_PARAM);
 }
 
+TEST_CASE("a by-value tensor's host value travels inline and the server points at its copy") {
+  create_handle_and_tensor();
+  Encoder d;
+  d.put<int32_t>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  d.put<uint64_t>(6000);
+  REQUIRE(env().call(ids::k_cudnnBackendCreateDescriptor, d).status == CUDNN_STATUS_SUCCESS);
+  const uint64_t pointers[2] = {0x1234, 0xdead};  // element 1 is a client host address
+  const float scale = 0.125f;
+  Encoder set = set_attribute(6000, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 2, pointers,
+                              sizeof pointers);
+  std::vector<uint8_t> head(set.payload().begin(), set.payload().end() - sizeof(uint32_t));
+  Encoder with_value;
+  with_value.put_raw(head.data(), head.size());
+  with_value.put<uint32_t>(1);
+  with_value.put<uint32_t>(1);
+  with_value.put_bytes(&scale, sizeof scale);
+  REQUIRE(env().call(ids::k_cudnnBackendSetAttribute, with_value).status == CUDNN_STATUS_SUCCESS);
+  Encoder fin;
+  fin.put<uint64_t>(6000);
+  REQUIRE(env().call(ids::k_cudnnBackendFinalize, fin).status == CUDNN_STATUS_SUCCESS);
+  Outcome got = env().call(ids::k_cudnnBackendGetAttribute,
+                           get_attribute(6000, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 2));
+  REQUIRE(got.status == CUDNN_STATUS_SUCCESS);
+  rgpu::wire::Decoder reply(got.reply);
+  REQUIRE(reply.get<int64_t>() == 2);
+  std::span<const uint8_t> bytes = reply.get_bytes();
+  REQUIRE(bytes.size() == sizeof pointers);
+  uint64_t device = 0;
+  const float* value = nullptr;
+  std::memcpy(&device, bytes.data(), sizeof device);
+  std::memcpy(&value, bytes.data() + 8, sizeof value);
+  CHECK(device == 0x1234);                        // a device address passes as it is
+  REQUIRE(value != nullptr);
+  CHECK(reinterpret_cast<uint64_t>(value) != 0xdead);  // the host value is the server's copy
+  CHECK(*value == scale);
+  // An inline value for an element past the array, or for a type that is no pointer, is malformed.
+  Encoder past;
+  past.put_raw(head.data(), head.size());
+  past.put<uint32_t>(1);
+  past.put<uint32_t>(2);
+  past.put_bytes(&scale, sizeof scale);
+  CHECK_FALSE(env().call(ids::k_cudnnBackendSetAttribute, past).well_formed);
+}
+
 TEST_CASE("malformed backend payloads are refused without a call") {
   create_handle_and_tensor();
   const int64_t v[2] = {1, 2};
@@ -223,6 +268,7 @@ TEST_CASE("enum values outside their enums are answered, never made") {
   set.put<int32_t>(CUDNN_TYPE_INT64);
   set.put<int64_t>(1);
   set.put_bytes(&one, sizeof one);
+  set.put<uint32_t>(0);
   CHECK(env().call(ids::k_cudnnBackendSetAttribute, set).status == CUDNN_STATUS_BAD_PARAM);
 }
 
