@@ -1,14 +1,43 @@
-// What cuDNN says about itself, answered locally: the version of the headers this shim was built
-// with (cuDNN 9.19), library properties, status names, and the sub-library version checks (the
-// sub-libraries live on the server, whose cuDNN the session loads: nothing to check here).
+// What cuDNN says about itself, answered locally: its version is the server's (asked once per
+// process: PyTorch refuses a runtime older than the cuDNN it was built against, so the shim must
+// not claim its own headers' version), the CUDA runtime version and status names are the
+// headers', and the sub-library version checks succeed (the sub-libraries live on the server,
+// whose cuDNN the session loads).
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 #include <library_types.h>
 
+#include "gen/cudnn/cudnn_remote.h"
+
+namespace {
+
+struct Version {
+  int major = CUDNN_MAJOR, minor = CUDNN_MINOR, patch = CUDNN_PATCHLEVEL;
+};
+
+// The server's cuDNN version; the headers' when there is no server (or it has no cuDNN).
+const Version& server_version() {
+  static const Version version = [] {
+    namespace remote = rgpu::gen::cudnn::remote;
+    Version v, asked;
+    if (remote::cudnnGetProperty(MAJOR_VERSION, &asked.major) == CUDNN_STATUS_SUCCESS &&
+        remote::cudnnGetProperty(MINOR_VERSION, &asked.minor) == CUDNN_STATUS_SUCCESS &&
+        remote::cudnnGetProperty(PATCH_LEVEL, &asked.patch) == CUDNN_STATUS_SUCCESS)
+      v = asked;
+    return v;
+  }();
+  return version;
+}
+
+}  // namespace
+
 
 extern "C" {  // exported by the shim's version script
 
-size_t cudnnGetVersion(void) { return CUDNN_VERSION; }
+size_t cudnnGetVersion(void) {
+  const Version& v = server_version();
+  return static_cast<size_t>(v.major * 10000 + v.minor * 100 + v.patch);  // CUDNN_VERSION's formula
+}
 
 size_t cudnnGetMaxDeviceVersion(void) { return CUDNN_MAX_DEVICE_VERSION; }
 
@@ -52,9 +81,9 @@ void cudnnGetLastErrorString(char* message, size_t max_size) {
 cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int* value) {
   if (!value) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   switch (type) {
-    case MAJOR_VERSION: *value = CUDNN_MAJOR; return CUDNN_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CUDNN_MINOR; return CUDNN_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CUDNN_PATCHLEVEL; return CUDNN_STATUS_SUCCESS;
+    case MAJOR_VERSION: *value = server_version().major; return CUDNN_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = server_version().minor; return CUDNN_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = server_version().patch; return CUDNN_STATUS_SUCCESS;
   }
   return CUDNN_STATUS_BAD_PARAM;
 }

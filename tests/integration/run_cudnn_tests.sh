@@ -41,4 +41,7 @@ check_round_trips "a variant pack per execution costs no round trip (1 execution
 check_round_trips "a variant pack per execution costs no round trip (200 executions)" 15 \
   "^ok: cudnn_tour variant_packs$" "$PROGS/cudnn_tour" variant_packs 200
 
+# 5. The version is the server's, asked once: 3 round trips (+1 synchronize) for 100 reads.
+check_round_trips "the server's cuDNN version is asked once" 4 "^ok: cudnn_tour version$" "$PROGS/cudnn_tour" version 100
+
 finish

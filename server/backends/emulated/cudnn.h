@@ -11,6 +11,9 @@
 
 namespace rgpu::server::emulated {
 
+// The library's version: the headers' (cudnn_descriptors.cpp)
+cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int* value);
+
 // Handles and legacy descriptors (cudnn_descriptors.cpp)
 cudnnStatus_t cudnnCreate(cudnnHandle_t* handle);
 cudnnStatus_t cudnnDestroy(cudnnHandle_t handle);

@@ -1,5 +1,7 @@
-// Emulated cuDNN handles (each with its stream) and legacy descriptors (the records themselves).
+// Emulated cuDNN: its version (the headers'), handles (each with its stream) and legacy
+// descriptors (the records themselves).
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -40,6 +42,21 @@ auto& record(Desc d) {
 }
 
 }  // namespace
+
+cudnnStatus_t cudnnGetProperty(libraryPropertyType type, int* value) {
+  if (!value) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  // The generated dispatch passes a peer's integer as the enum: read it as the integer it is
+  // (loading an enum object outside its range would be undefined behaviour).
+  int32_t property;
+  static_assert(sizeof property == sizeof type);
+  std::memcpy(&property, &type, sizeof property);
+  switch (property) {
+    case MAJOR_VERSION: *value = CUDNN_MAJOR; return CUDNN_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = CUDNN_MINOR; return CUDNN_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = CUDNN_PATCHLEVEL; return CUDNN_STATUS_SUCCESS;
+    default: return CUDNN_STATUS_BAD_PARAM;
+  }
+}
 
 std::optional<cudaStream_t> cudnn_stream(cudnnHandle_t handle) {
   std::lock_guard lock(handles().mu);

@@ -6,6 +6,7 @@ namespace rgpu::server::emulated {
 namespace {
 
 const Entry kTable[] = {
+    RGPU_EMULATED(cudnnGetProperty),
     RGPU_EMULATED(cudnnCreate),
     RGPU_EMULATED(cudnnDestroy),
     RGPU_EMULATED(cudnnSetStream),

@@ -9,6 +9,7 @@
 //                               (+1 for the synchronize), whatever N (answers cached per session)
 //   cudnn_tour variant_packs N  builds a convolution plan once, then N executions, each with its
 //                               own variant pack: the round trips do not depend on N
+//   cudnn_tour version N        reads the version N times: the server's, asked once (3 round trips)
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -259,7 +260,11 @@ int backend_api(cudnnHandle_t handle) {
 }
 
 int tour() {
-  std::printf("ok: cudnnGetVersion %zu\n", cudnnGetVersion());
+  int major = 0, minor = 0;
+  CHECK_DNN(cudnnGetProperty(MAJOR_VERSION, &major));
+  CHECK_DNN(cudnnGetProperty(MINOR_VERSION, &minor));
+  EXPECT(major == 9 && cudnnGetVersion() / 100 == size_t(major * 100 + minor),
+         "cudnnGetVersion and cudnnGetProperty give the server's cuDNN 9");
   cudnnHandle_t handle;
   CHECK_DNN(cudnnCreate(&handle));
   cudaStream_t stream, got;
@@ -286,6 +291,14 @@ int tour() {
 
 int main(int argc, char** argv) {
   const int times = argc > 2 ? std::atoi(argv[2]) : 1;
+  if (argc > 1 && !std::strcmp(argv[1], "version")) {
+    size_t v = 0;
+    for (int i = 0; i < times; ++i) v |= cudnnGetVersion();
+    CHECK_CUDA(cudaDeviceSynchronize());
+    if (v / 10000 != 9) return std::printf("FAIL version %zu\n", v), 1;
+    std::printf("ok: cudnn_tour version\n");
+    return 0;
+  }
   if (argc > 1 && (!std::strcmp(argv[1], "bn_queries") || !std::strcmp(argv[1], "variant_packs"))) {
     cudnnHandle_t handle;
     CHECK_DNN(cudnnCreate(&handle));
