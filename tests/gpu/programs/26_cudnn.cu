@@ -46,6 +46,16 @@ std::vector<float> to_host(const float* d, size_t n) {
   return v;
 }
 
+// The first algorithm the heuristics say runs (they list unsupported ones too, last).
+template <typename Perf>
+int first_usable(const Perf* perf, int returned) {
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status == CUDNN_STATUS_SUCCESS) return i;
+  }
+  say("FAIL: no usable algorithm among %d\n", returned);
+  exit(1);
+}
+
 bool close(const std::vector<float>& got, const std::vector<double>& want, double tolerance) {
   if (got.size() != want.size()) return false;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -152,23 +162,24 @@ void conv_backward_legacy(cudnnHandle_t handle) {
   int returned = 0;
   CHECK_DNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, d.w, d.y, d.conv, d.x, 8, &returned, data_perf));
   expect(returned > 0, "backward-data heuristics offer an algorithm");
+  const cudnnConvolutionBwdDataAlgo_t data_algo = data_perf[first_usable(data_perf, returned)].algo;
   size_t data_bytes = 0;
-  CHECK_DNN(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, d.w, d.y, d.conv, d.x, data_perf[0].algo, &data_bytes));
+  CHECK_DNN(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, d.w, d.y, d.conv, d.x, data_algo, &data_bytes));
   void* data_ws = nullptr;
   if (data_bytes) CHECK_CUDA(cudaMalloc(&data_ws, data_bytes));
-  CHECK_DNN(cudnnConvolutionBackwardData(handle, &one, d.w, pw, d.y, pdy, d.conv, data_perf[0].algo, data_ws, data_bytes,
-                                         &zero, d.x, pdx));
+  CHECK_DNN(cudnnConvolutionBackwardData(handle, &one, d.w, pw, d.y, pdy, d.conv, data_algo, data_ws, data_bytes, &zero,
+                                         d.x, pdx));
 
   cudnnConvolutionBwdFilterAlgoPerf_t filter_perf[8];
   CHECK_DNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, d.x, d.y, d.conv, d.w, 8, &returned, filter_perf));
   expect(returned > 0, "backward-filter heuristics offer an algorithm");
+  const cudnnConvolutionBwdFilterAlgo_t filter_algo = filter_perf[first_usable(filter_perf, returned)].algo;
   size_t filter_bytes = 0;
-  CHECK_DNN(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, d.x, d.y, d.conv, d.w, filter_perf[0].algo,
-                                                           &filter_bytes));
+  CHECK_DNN(cudnnGetConvolutionBackwardFilterWorkspaceSize(handle, d.x, d.y, d.conv, d.w, filter_algo, &filter_bytes));
   void* filter_ws = nullptr;
   if (filter_bytes) CHECK_CUDA(cudaMalloc(&filter_ws, filter_bytes));
-  CHECK_DNN(cudnnConvolutionBackwardFilter(handle, &one, d.x, px, d.y, pdy, d.conv, filter_perf[0].algo, filter_ws,
-                                           filter_bytes, &zero, d.w, pdw));
+  CHECK_DNN(cudnnConvolutionBackwardFilter(handle, &one, d.x, px, d.y, pdy, d.conv, filter_algo, filter_ws, filter_bytes,
+                                           &zero, d.w, pdw));
 
   std::vector<double> want_dx(cv.x_count(), 0.0), want_dw(cv.f_count(), 0.0);
   cv.each([&](size_t xi, size_t wi, size_t yi) {
