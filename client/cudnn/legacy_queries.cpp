@@ -1,6 +1,6 @@
 // The legacy API's queries: workspace and reserve sizes, algorithm counts and heuristics wait for
 // the server once per distinct question (LegacyCall::invoke_cached: they depend only on their
-// arguments), Find*Ex, which measure, every time. Replies: a size as u64; an algorithm list as an
+// arguments), Find* and Find*Ex, which measure, every time. Replies: a size as u64; an algorithm list as an
 // i32 count and that many perf records.
 #include <cudnn.h>
 
@@ -48,6 +48,37 @@ cudnnStatus_t perf_reply(LegacyCall& call, bool cached, int requested, int* retu
 
 bool bad_request(int requested, const int* returned, const void* results) {
   return requested < 0 || requested > rgpu::wire::cudnn::kMaxAlgorithms || !returned || (requested && !results);
+}
+
+// The algorithm lists of one direction (heuristics: cached; Find: measured every time).
+cudnnStatus_t forward_algorithms(uint32_t id, bool cached, cudnnHandle_t handle, cudnnTensorDescriptor_t x,
+                                 cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
+                                 cudnnTensorDescriptor_t y, int requested, int* returned,
+                                 cudnnConvolutionFwdAlgoPerf_t* perf) {
+  if (bad_request(requested, returned, perf)) return CUDNN_STATUS_BAD_PARAM;
+  LegacyCall call(id, CallClass::kSync);
+  call.handle(handle).tensor(x).filter(w).convolution(conv).tensor(y).value<int32_t>(requested);
+  return perf_reply(call, cached, requested, returned, perf);
+}
+
+cudnnStatus_t backward_data_algorithms(uint32_t id, bool cached, cudnnHandle_t handle, cudnnFilterDescriptor_t w,
+                                       cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
+                                       cudnnTensorDescriptor_t dx, int requested, int* returned,
+                                       cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+  if (bad_request(requested, returned, perf)) return CUDNN_STATUS_BAD_PARAM;
+  LegacyCall call(id, CallClass::kSync);
+  call.handle(handle).filter(w).tensor(dy).convolution(conv).tensor(dx).value<int32_t>(requested);
+  return perf_reply(call, cached, requested, returned, perf);
+}
+
+cudnnStatus_t backward_filter_algorithms(uint32_t id, bool cached, cudnnHandle_t handle, cudnnTensorDescriptor_t x,
+                                         cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
+                                         cudnnFilterDescriptor_t dw, int requested, int* returned,
+                                         cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+  if (bad_request(requested, returned, perf)) return CUDNN_STATUS_BAD_PARAM;
+  LegacyCall call(id, CallClass::kSync);
+  call.handle(handle).tensor(x).tensor(dy).convolution(conv).filter(dw).value<int32_t>(requested);
+  return perf_reply(call, cached, requested, returned, perf);
 }
 
 }  // namespace
@@ -150,11 +181,17 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const
                                                      const cudnnTensorDescriptor_t destDesc,
                                                      const int requestedAlgoCount, int* returnedAlgoCount,
                                                      cudnnConvolutionFwdAlgoPerf_t* perfResults) {
-  if (bad_request(requestedAlgoCount, returnedAlgoCount, perfResults)) return CUDNN_STATUS_BAD_PARAM;
-  LegacyCall call(ids::k_cudnnGetConvolutionForwardAlgorithm_v7, CallClass::kSync);
-  call.handle(handle).tensor(srcDesc).filter(filterDesc).convolution(convDesc).tensor(destDesc);
-  call.value<int32_t>(requestedAlgoCount);
-  return perf_reply(call, true, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return forward_algorithms(ids::k_cudnnGetConvolutionForwardAlgorithm_v7, true, handle, srcDesc, filterDesc, convDesc,
+                            destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                   const cudnnFilterDescriptor_t wDesc,
+                                                   const cudnnConvolutionDescriptor_t convDesc,
+                                                   const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
+                                                   int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults) {
+  return forward_algorithms(ids::k_cudnnFindConvolutionForwardAlgorithm, false, handle, xDesc, wDesc, convDesc, yDesc,
+                            requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc,
@@ -163,11 +200,18 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, 
                                                           const cudnnTensorDescriptor_t gradDesc,
                                                           const int requestedAlgoCount, int* returnedAlgoCount,
                                                           cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
-  if (bad_request(requestedAlgoCount, returnedAlgoCount, perfResults)) return CUDNN_STATUS_BAD_PARAM;
-  LegacyCall call(ids::k_cudnnGetConvolutionBackwardDataAlgorithm_v7, CallClass::kSync);
-  call.handle(handle).filter(filterDesc).tensor(diffDesc).convolution(convDesc).tensor(gradDesc);
-  call.value<int32_t>(requestedAlgoCount);
-  return perf_reply(call, true, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return backward_data_algorithms(ids::k_cudnnGetConvolutionBackwardDataAlgorithm_v7, true, handle, filterDesc, diffDesc,
+                                  convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
+                                                        const cudnnTensorDescriptor_t dyDesc,
+                                                        const cudnnConvolutionDescriptor_t convDesc,
+                                                        const cudnnTensorDescriptor_t dxDesc,
+                                                        const int requestedAlgoCount, int* returnedAlgoCount,
+                                                        cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+  return backward_data_algorithms(ids::k_cudnnFindConvolutionBackwardDataAlgorithm, false, handle, wDesc, dyDesc,
+                                  convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
@@ -176,11 +220,18 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle
                                                             const cudnnFilterDescriptor_t gradDesc,
                                                             const int requestedAlgoCount, int* returnedAlgoCount,
                                                             cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
-  if (bad_request(requestedAlgoCount, returnedAlgoCount, perfResults)) return CUDNN_STATUS_BAD_PARAM;
-  LegacyCall call(ids::k_cudnnGetConvolutionBackwardFilterAlgorithm_v7, CallClass::kSync);
-  call.handle(handle).tensor(srcDesc).tensor(diffDesc).convolution(convDesc).filter(gradDesc);
-  call.value<int32_t>(requestedAlgoCount);
-  return perf_reply(call, true, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return backward_filter_algorithms(ids::k_cudnnGetConvolutionBackwardFilterAlgorithm_v7, true, handle, srcDesc,
+                                    diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+}
+
+cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
+                                                          const cudnnTensorDescriptor_t dyDesc,
+                                                          const cudnnConvolutionDescriptor_t convDesc,
+                                                          const cudnnFilterDescriptor_t dwDesc,
+                                                          const int requestedAlgoCount, int* returnedAlgoCount,
+                                                          cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
+  return backward_filter_algorithms(ids::k_cudnnFindConvolutionBackwardFilterAlgorithm, false, handle, xDesc, dyDesc,
+                                    convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,

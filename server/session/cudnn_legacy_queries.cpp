@@ -44,6 +44,51 @@ bool perf_query(wire::Encoder& out, int32_t& status, int requested, Call call) {
   return true;
 }
 
+// The algorithm lists of one direction: (handle, its three descriptors and the convolution,
+// requested count) in, perf records out. The heuristic (_v7) and measuring (Find) queries of a
+// direction take the same arguments.
+bool forward_algorithms(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
+                        decltype(&::cudnnGetConvolutionForwardAlgorithm_v7) fn, const char* name) {
+  cudnn::Args a(ctx, in);
+  cudnnHandle_t handle = a.handle();
+  cudnnTensorDescriptor_t xDesc = a.tensor();
+  cudnnFilterDescriptor_t wDesc = a.filter();
+  cudnnConvolutionDescriptor_t convDesc = a.convolution();
+  cudnnTensorDescriptor_t yDesc = a.tensor();
+  int requested = a.value<int32_t>();
+  return perf_query<cudnnConvolutionFwdAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
+    return a.call(status, fn, name, handle, xDesc, wDesc, convDesc, yDesc, requested, returned, perf);
+  });
+}
+
+bool backward_data_algorithms(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
+                              decltype(&::cudnnGetConvolutionBackwardDataAlgorithm_v7) fn, const char* name) {
+  cudnn::Args a(ctx, in);
+  cudnnHandle_t handle = a.handle();
+  cudnnFilterDescriptor_t wDesc = a.filter();
+  cudnnTensorDescriptor_t dyDesc = a.tensor();
+  cudnnConvolutionDescriptor_t convDesc = a.convolution();
+  cudnnTensorDescriptor_t dxDesc = a.tensor();
+  int requested = a.value<int32_t>();
+  return perf_query<cudnnConvolutionBwdDataAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
+    return a.call(status, fn, name, handle, wDesc, dyDesc, convDesc, dxDesc, requested, returned, perf);
+  });
+}
+
+bool backward_filter_algorithms(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
+                                decltype(&::cudnnGetConvolutionBackwardFilterAlgorithm_v7) fn, const char* name) {
+  cudnn::Args a(ctx, in);
+  cudnnHandle_t handle = a.handle();
+  cudnnTensorDescriptor_t xDesc = a.tensor();
+  cudnnTensorDescriptor_t dyDesc = a.tensor();
+  cudnnConvolutionDescriptor_t convDesc = a.convolution();
+  cudnnFilterDescriptor_t dwDesc = a.filter();
+  int requested = a.value<int32_t>();
+  return perf_query<cudnnConvolutionBwdFilterAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
+    return a.call(status, fn, name, handle, xDesc, dyDesc, convDesc, dwDesc, requested, returned, perf);
+  });
+}
+
 }  // namespace
 
 bool cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
@@ -149,49 +194,37 @@ bool cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(CallContext& ctx, wire::
 }
 
 bool cudnnGetConvolutionForwardAlgorithm_v7(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t yDesc = a.tensor();
-  int requested = a.value<int32_t>();
-  return perf_query<cudnnConvolutionFwdAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, ctx.cudnn.cudnnGetConvolutionForwardAlgorithm_v7, "cudnnGetConvolutionForwardAlgorithm_v7",
-                  handle, xDesc, wDesc, convDesc, yDesc, requested, returned, perf);
-  });
+  return forward_algorithms(ctx, in, out, status, ctx.cudnn.cudnnGetConvolutionForwardAlgorithm_v7,
+                            "cudnnGetConvolutionForwardAlgorithm_v7");
+}
+
+bool cudnnFindConvolutionForwardAlgorithm(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  return forward_algorithms(ctx, in, out, status, ctx.cudnn.cudnnFindConvolutionForwardAlgorithm,
+                            "cudnnFindConvolutionForwardAlgorithm");
 }
 
 bool cudnnGetConvolutionBackwardDataAlgorithm_v7(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                  int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t dxDesc = a.tensor();
-  int requested = a.value<int32_t>();
-  return perf_query<cudnnConvolutionBwdDataAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, ctx.cudnn.cudnnGetConvolutionBackwardDataAlgorithm_v7,
-                  "cudnnGetConvolutionBackwardDataAlgorithm_v7", handle, wDesc, dyDesc, convDesc, dxDesc, requested,
-                  returned, perf);
-  });
+  return backward_data_algorithms(ctx, in, out, status, ctx.cudnn.cudnnGetConvolutionBackwardDataAlgorithm_v7,
+                                  "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+}
+
+bool cudnnFindConvolutionBackwardDataAlgorithm(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
+                                               int32_t& status) {
+  return backward_data_algorithms(ctx, in, out, status, ctx.cudnn.cudnnFindConvolutionBackwardDataAlgorithm,
+                                  "cudnnFindConvolutionBackwardDataAlgorithm");
 }
 
 bool cudnnGetConvolutionBackwardFilterAlgorithm_v7(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                    int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnFilterDescriptor_t dwDesc = a.filter();
-  int requested = a.value<int32_t>();
-  return perf_query<cudnnConvolutionBwdFilterAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, ctx.cudnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7,
-                  "cudnnGetConvolutionBackwardFilterAlgorithm_v7", handle, xDesc, dyDesc, convDesc, dwDesc, requested,
-                  returned, perf);
-  });
+  return backward_filter_algorithms(ctx, in, out, status, ctx.cudnn.cudnnGetConvolutionBackwardFilterAlgorithm_v7,
+                                    "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+}
+
+bool cudnnFindConvolutionBackwardFilterAlgorithm(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
+                                                 int32_t& status) {
+  return backward_filter_algorithms(ctx, in, out, status, ctx.cudnn.cudnnFindConvolutionBackwardFilterAlgorithm,
+                                    "cudnnFindConvolutionBackwardFilterAlgorithm");
 }
 
 bool cudnnFindConvolutionForwardAlgorithmEx(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
