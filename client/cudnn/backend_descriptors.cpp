@@ -140,7 +140,8 @@ cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t descriptor, cudn
   if (deferred) return CUDNN_STATUS_SUCCESS;  // sent at finalize, when the unique ids are known
   // These VOID_PTR values point at host objects (the frontend's shape vectors for dynamic shapes),
   // which the server cannot read: refuse them rather than hand it a client address.
-  if (attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES || attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_STRIDES) {
+  if (attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES ||
+      attributeName == CUDNN_ATTR_VARIANT_PACK_OVERRIDE_STRIDES) {
     rgpu::client::report_unsupported("cudnnBackendSetAttribute(CUDNN_ATTR_VARIANT_PACK_OVERRIDE_SHAPES/STRIDES)");
     return CUDNN_STATUS_NOT_SUPPORTED;
   }
@@ -166,7 +167,7 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
                                      rgpu::client::cudnn::inline_values(pointers, uids));
     if (s != CUDNN_STATUS_SUCCESS) return s;
   }
-  LegacyCall call(ids::k_cudnnBackendFinalize, CallClass::kAsync);
+  LegacyCall call(ids::k_cudnnBackendFinalize, variant_pack ? CallClass::kAsync : CallClass::kSync);
   call.value(id_of(descriptor));
   // A variant pack is only pointers and ids: its finalize fails only if its execute would, and
   // that error is reported then.
@@ -211,9 +212,9 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor
     rgpu::wire::Decoder& reply = call.results();
     answer.count = reply.get<int64_t>();
     std::span<const uint8_t> bytes = reply.get_bytes();
-    const size_t expect = attributeType == CUDNN_TYPE_BACKEND_DESCRIPTOR || !want_array
-                              ? 0
-                              : static_cast<size_t>(std::min(std::max<int64_t>(answer.count, 0), requestedElementCount)) * size;
+    const int64_t filled = std::min(std::max<int64_t>(answer.count, 0), requestedElementCount);
+    const bool bytes_back = attributeType != CUDNN_TYPE_BACKEND_DESCRIPTOR && want_array;
+    const size_t expect = bytes_back ? static_cast<size_t>(filled) * size : 0;
     if (!reply.ok() || answer.count < 0 || bytes.size() != expect) return CUDNN_STATUS_INTERNAL_ERROR;
     answer.bytes.assign(bytes.begin(), bytes.end());
     if (cacheable) {

@@ -41,7 +41,8 @@ cudnnStatus_t issued(cudaError_t err) {
 
 // Records work that the emulator does not compute in the handle's stream, after checking that
 // each (descriptor, pointer) pair names device memory large enough for it.
-cudnnStatus_t record(cudnnHandle_t handle, std::initializer_list<std::pair<cudnnTensorDescriptor_t, const void*>> tensors) {
+using TensorArg = std::pair<cudnnTensorDescriptor_t, const void*>;
+cudnnStatus_t record(cudnnHandle_t handle, std::initializer_list<TensorArg> tensors) {
   std::optional<cudaStream_t> stream = cudnn_stream(handle);
   if (!stream) return CUDNN_STATUS_BAD_PARAM;
   for (const auto& [d, p] : tensors) {

@@ -127,7 +127,8 @@ cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t descriptor) {
   BackendDescriptor* d = find(descriptor);
   if (!d || d->finalized) return CUDNN_STATUS_BAD_PARAM;
   if (!complete(*d)) return CUDNN_STATUS_BAD_PARAM;
-  if (d->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR) set(*d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 0);
+  if (d->type == CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR)
+    set(*d, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 0);
   d->finalized = true;
   return CUDNN_STATUS_SUCCESS;
 }
@@ -147,7 +148,8 @@ cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const descriptor
   const Attribute* stored = it == d->attributes.end() ? nullptr : &it->second;
   if (stored && stored->type != attributeType) return CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE;
   if (attributeType == CUDNN_TYPE_BACKEND_DESCRIPTOR) {
-    const bool heuristics = d->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR && attributeName == CUDNN_ATTR_ENGINEHEUR_RESULTS;
+    const bool heuristics =
+        d->type == CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR && attributeName == CUDNN_ATTR_ENGINEHEUR_RESULTS;
     const bool engine = d->type == CUDNN_BACKEND_ENGINECFG_DESCRIPTOR && attributeName == CUDNN_ATTR_ENGINECFG_ENGINE;
     const int64_t count = stored ? stored->count : (heuristics || engine) ? 1 : 0;
     if (!stored && count == 0) return CUDNN_STATUS_BAD_PARAM;
