@@ -60,6 +60,20 @@ cudnnStatus_t cudnnBatchNormalizationForwardInference(
   return call.post();
 }
 
+cudnnStatus_t cudnnBatchNormalizationForwardTraining(
+    cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alpha, const void* beta,
+    const cudnnTensorDescriptor_t xDesc, const void* x, const cudnnTensorDescriptor_t yDesc, void* y,
+    const cudnnTensorDescriptor_t bnScaleBiasMeanVarDesc, const void* bnScale, const void* bnBias,
+    double exponentialAverageFactor, void* resultRunningMean, void* resultRunningVariance, double epsilon,
+    void* resultSaveMean, void* resultSaveInvVariance) {
+  LegacyCall call(ids::k_cudnnBatchNormalizationForwardTraining, CallClass::kAsync);
+  call.handle(handle).value<int32_t>(mode).scalar(alpha, xDesc).scalar(beta, xDesc).tensor(xDesc).device(x);
+  call.tensor(yDesc).device(y).tensor(bnScaleBiasMeanVarDesc).device(bnScale).device(bnBias);
+  call.value(exponentialAverageFactor).device(resultRunningMean).device(resultRunningVariance).value(epsilon);
+  call.device(resultSaveMean).device(resultSaveInvVariance);
+  return call.post();
+}
+
 cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
     cudnnHandle_t handle, cudnnBatchNormMode_t mode, cudnnBatchNormOps_t bnOps, const void* alpha, const void* beta,
     const cudnnTensorDescriptor_t xDesc, const void* xData, const cudnnTensorDescriptor_t zDesc, const void* zData,
@@ -76,6 +90,22 @@ cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
   call.device(resultSaveMean).device(resultSaveInvVariance).activation(activationDesc);
   call.device(workspace).value<uint64_t>(workSpaceSizeInBytes).device(reserveSpace);
   call.value<uint64_t>(reserveSpaceSizeInBytes);
+  return call.post();
+}
+
+cudnnStatus_t cudnnBatchNormalizationBackward(cudnnHandle_t handle, cudnnBatchNormMode_t mode, const void* alphaDataDiff,
+                                              const void* betaDataDiff, const void* alphaParamDiff,
+                                              const void* betaParamDiff, const cudnnTensorDescriptor_t xDesc,
+                                              const void* x, const cudnnTensorDescriptor_t dyDesc, const void* dy,
+                                              const cudnnTensorDescriptor_t dxDesc, void* dx,
+                                              const cudnnTensorDescriptor_t dBnScaleBiasDesc, const void* bnScale,
+                                              void* dBnScaleResult, void* dBnBiasResult, double epsilon,
+                                              const void* savedMean, const void* savedInvVariance) {
+  LegacyCall call(ids::k_cudnnBatchNormalizationBackward, CallClass::kAsync);
+  call.handle(handle).value<int32_t>(mode).scalar(alphaDataDiff, xDesc).scalar(betaDataDiff, xDesc);
+  call.scalar(alphaParamDiff, xDesc).scalar(betaParamDiff, xDesc).tensor(xDesc).device(x).tensor(dyDesc).device(dy);
+  call.tensor(dxDesc).device(dx).tensor(dBnScaleBiasDesc).device(bnScale).device(dBnScaleResult);
+  call.device(dBnBiasResult).value(epsilon).device(savedMean).device(savedInvVariance);
   return call.post();
 }
 

@@ -85,6 +85,30 @@ bool cudnnBatchNormalizationForwardInference(CallContext& ctx, wire::Decoder& in
                 handle, mode, alpha, beta, xDesc, x, yDesc, y, bnDesc, scale, bias, mean, variance, epsilon);
 }
 
+bool cudnnBatchNormalizationForwardTraining(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  cudnn::Args a(ctx, in);
+  cudnnHandle_t handle = a.handle();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  const void* alpha = a.scalar();
+  const void* beta = a.scalar();
+  cudnnTensorDescriptor_t xDesc = a.tensor();
+  const void* x = a.device();
+  cudnnTensorDescriptor_t yDesc = a.tensor();
+  void* y = a.device();
+  cudnnTensorDescriptor_t bnDesc = a.tensor();
+  const void* scale = a.device();
+  const void* bias = a.device();
+  double factor = a.value<double>();
+  void* running_mean = a.device();
+  void* running_variance = a.device();
+  double epsilon = a.value<double>();
+  void* save_mean = a.device();
+  void* save_inv_variance = a.device();
+  return a.call(status, ctx.cudnn.cudnnBatchNormalizationForwardTraining, "cudnnBatchNormalizationForwardTraining",
+                handle, mode, alpha, beta, xDesc, x, yDesc, y, bnDesc, scale, bias, factor, running_mean,
+                running_variance, epsilon, save_mean, save_inv_variance);
+}
+
 bool cudnnBatchNormalizationForwardTrainingEx(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   cudnnHandle_t handle = a.handle();
@@ -116,6 +140,32 @@ bool cudnnBatchNormalizationForwardTrainingEx(CallContext& ctx, wire::Decoder& i
                 handle, mode, ops, alpha, beta, xDesc, x, zDesc, z, yDesc, y, bnDesc, scale, bias, factor,
                 running_mean, running_variance, epsilon, save_mean, save_inv_variance, activationDesc, workspace,
                 workspace_bytes, reserve, reserve_bytes);
+}
+
+bool cudnnBatchNormalizationBackward(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  cudnn::Args a(ctx, in);
+  cudnnHandle_t handle = a.handle();
+  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
+  const void* alpha_data = a.scalar();
+  const void* beta_data = a.scalar();
+  const void* alpha_param = a.scalar();
+  const void* beta_param = a.scalar();
+  cudnnTensorDescriptor_t xDesc = a.tensor();
+  const void* x = a.device();
+  cudnnTensorDescriptor_t dyDesc = a.tensor();
+  const void* dy = a.device();
+  cudnnTensorDescriptor_t dxDesc = a.tensor();
+  void* dx = a.device();
+  cudnnTensorDescriptor_t bnDesc = a.tensor();
+  const void* scale = a.device();
+  void* dscale = a.device();
+  void* dbias = a.device();
+  double epsilon = a.value<double>();
+  const void* saved_mean = a.device();
+  const void* saved_inv_variance = a.device();
+  return a.call(status, ctx.cudnn.cudnnBatchNormalizationBackward, "cudnnBatchNormalizationBackward", handle, mode,
+                alpha_data, beta_data, alpha_param, beta_param, xDesc, x, dyDesc, dy, dxDesc, dx, bnDesc, scale,
+                dscale, dbias, epsilon, saved_mean, saved_inv_variance);
 }
 
 bool cudnnBatchNormalizationBackwardEx(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
