@@ -45,7 +45,7 @@ void prepend_env(const char* name, const std::string& value, char sep) {
 
 // The client libraries, cudart first: the other shims send their calls down cudart's call pipe.
 constexpr const char* kShims[] = {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1", "libcublasLt.so.13",
-                                  "libcuda.so.1"};
+                                  "libcuda.so.1",    "libcudnn.so.9"};
 
 int run(int argc, char** argv) {
   bool preload = true;

@@ -327,6 +327,10 @@ void Pipe::receive_loop() {
           RGPU_LOG_WARN("%s failed on the server with cuBLAS status %d", gen::cublasLt::call_name(call), status);
           break;
         }
+        if (gen::cudnn::has_call(call)) {  // likewise
+          RGPU_LOG_WARN("%s failed on the server with cuDNN status %d", gen::cudnn::call_name(call), status);
+          break;
+        }
         int32_t expected = 0;
         async_error_.compare_exchange_strong(expected, status);
         RGPU_LOG_DEBUG("async error %d from %s", status, gen::cudart::call_name(call));

@@ -9,6 +9,7 @@
 #include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cuda/cuda_ids.h"
 #include "gen/cudart/cudart_ids.h"
+#include "gen/cudnn/cudnn_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::gen {
@@ -21,6 +22,7 @@ constexpr uint64_t fold_api_hashes(std::initializer_list<uint64_t> hashes) {
 }
 
 inline constexpr uint64_t kApiHash =
-    fold_api_hashes({cudart::kApiHash, cublas::kApiHash, nvml::kApiHash, cublasLt::kApiHash, cuda::kApiHash});
+    fold_api_hashes({cudart::kApiHash, cublas::kApiHash, nvml::kApiHash, cublasLt::kApiHash, cuda::kApiHash,
+                     cudnn::kApiHash});
 
 }  // namespace rgpu::gen

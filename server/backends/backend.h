@@ -27,6 +27,7 @@ namespace rgpu::gen::nvml {
 struct Api;
 }
 namespace rgpu::gen::cublasLt {
+namespace rgpu::gen::cudnn {
 struct Api;
 }
 
@@ -94,6 +95,10 @@ class Backend {
   // CUBLAS_STATUS_NOT_SUPPORTED.
   virtual const gen::cublasLt::Api& cublasLt() const = 0;
   virtual void load_cublasLt() {}
+  // cuDNN entry points, loaded the same way by load_cudnn(); null entries answer
+  // CUDNN_STATUS_NOT_SUPPORTED.
+  virtual const gen::cudnn::Api& cudnn() const = 0;
+  virtual void load_cudnn() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

@@ -23,6 +23,9 @@ struct Api;
 namespace rgpu::gen::cublasLt {
 struct Api;
 }
+namespace rgpu::gen::cudnn {
+struct Api;
+}
 
 namespace rgpu::server {
 
@@ -44,6 +47,7 @@ struct CallContext {
   Session& session;
   const gen::cudart::Api& cudart;   // the backend's CUDA Runtime entry points
   const gen::cublas::Api& cublas;   // the backend's cuBLAS entry points (null where it has none)
+  const gen::cudnn::Api& cudnn;     // the backend's cuDNN entry points (null until its first call loads them)
   HandleTable& handles;
   std::span<const uint8_t> bulk_in;  // bulk data received with the call (H2D source)
   // Bulk data to send back after the reply payload (D2H destination bytes). Points at memory that

@@ -7,6 +7,8 @@
 #include "gen/cublasLt/cublasLt_handlers.h"
 #include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cudart/cudart_handlers.h"
+#include "gen/cudnn/cudnn_handlers.h"
+#include "gen/cudnn/cudnn_ids.h"
 #include "gen/nvml/nvml_handlers.h"
 #include "gen/nvml/nvml_ids.h"
 #include "server/backends/backend.h"
@@ -27,6 +29,10 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     backend.load_nvml();
     ctx.nvml = &backend.nvml();
     return gen::nvml::dispatch(ctx, id, in, out, status);
+  }
+  if (gen::cudnn::has_call(id)) {
+    backend.load_cudnn();  // before the call: ctx.cudnn is the backend's table, filled by the first load
+    return gen::cudnn::dispatch(ctx, id, in, out, status);
   }
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }

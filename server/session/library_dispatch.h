@@ -1,4 +1,4 @@
-// Routes a call id to the generated dispatch of its library (cuBLAS, NVML or the CUDA Runtime).
+// Routes a call id to the generated dispatch of its library (cuBLAS, NVML, cuDNN or the CUDA Runtime).
 #pragma once
 
 #include <cstdint>

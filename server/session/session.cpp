@@ -245,6 +245,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   CallContext ctx{.session = *this,
                   .cudart = backend_.cudart(),
                   .cublas = backend_.cublas(),
+                  .cudnn = backend_.cudnn(),
                   .handles = handles_,
                   .bulk_in = bulk,
                   .bulk_out = &bulk_out,

@@ -16,6 +16,7 @@
 #include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cublas/cublas_api.h"
+#include "gen/cudnn/cudnn_api.h"
 #include "server/session/call_context.h"
 
 namespace rgpu::server {
@@ -37,8 +38,9 @@ Outcome dispatch(uint32_t id, const std::vector<uint8_t>& payload, rgpu::server:
   static rgpu::server::Session session;
   static const rgpu::gen::cudart::Api empty_cudart;
   static const rgpu::gen::cublas::Api empty_cublas;
+  static const rgpu::gen::cudnn::Api empty_cudnn;
   std::vector<iovec> bulk_out;
-  rgpu::server::CallContext ctx{session, empty_cudart, empty_cublas, handles, {}, &bulk_out, 0};
+  rgpu::server::CallContext ctx{session, empty_cudart, empty_cublas, empty_cudnn, handles, {}, &bulk_out, 0};
   rgpu::wire::Decoder in(payload);
   rgpu::wire::Encoder out;
   int32_t status = -12345;

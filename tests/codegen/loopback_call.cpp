@@ -5,6 +5,7 @@
 #include "client/runtime/call.h"
 #include "gen/cublas/cublas_api.h"
 #include "gen/cudart/cudart_handlers.h"
+#include "gen/cudnn/cudnn_api.h"
 #include "tests/codegen/loopback.h"
 #include "server/session/call_context.h"
 
@@ -25,8 +26,9 @@ void reset_loopback() { g_loopback = std::make_unique<Loopback>(); }
 bool dispatch_bytes(uint32_t id, const std::vector<uint8_t>& payload, int32_t* status, std::vector<uint8_t>* out) {
   static server::Session session;
   std::vector<iovec> bulk_out;
-  static const gen::cublas::Api no_cublas;  // the fake library is named cudart; cuBLAS stays empty
-  server::CallContext ctx{session, loopback().api, no_cublas, loopback().handles, {}, &bulk_out, 0};
+  static const gen::cublas::Api no_cublas;  // the fake library is named cudart; cuBLAS and cuDNN stay empty
+  static const gen::cudnn::Api no_cudnn;
+  server::CallContext ctx{session, loopback().api, no_cublas, no_cudnn, loopback().handles, {}, &bulk_out, 0};
   wire::Decoder in(payload);
   wire::Encoder enc;
   *status = 0;

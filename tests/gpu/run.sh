@@ -155,13 +155,9 @@ cleanup() {
 start_rgpud() {
   PORT=${RGPU_SUITE_PORT:-47611}
   while port_open "$PORT"; do PORT=$((PORT + 1)); done
-  local server_libs=$CUDA_LIB_DIR cudnn
-  for cudnn in /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib; do
-    [[ -d $cudnn ]] && server_libs="$server_libs:$cudnn"
-  done
   local extra=()
   read -r -a extra <<<"${RGPUD_EXTRA_ARGS:-}"
-  LD_LIBRARY_PATH="$server_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  LD_LIBRARY_PATH="$NATIVE_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     "$PREFIX/bin/rgpud" --listen "127.0.0.1:$PORT" --backend cuda "${extra[@]}" >"$LOG_DIR/rgpud.log" 2>&1 &
   RGPUD_PID=$!
   for _ in $(seq 300); do
@@ -303,6 +299,12 @@ main() {
     done
   fi
   [[ -e $CUDA_LIB_DIR/libcudart.so.13 ]] || die "no real libcudart.so.13 found (set RGPU_CUDA_LIB_DIR)"
+  # The real libraries for rgpud and the native runs: the CUDA toolkit's, and cuDNN 9 from PyTorch's venv.
+  NATIVE_LIBS=$CUDA_LIB_DIR
+  local cudnn
+  for cudnn in /opt/torch/.venv/lib/python3*/site-packages/nvidia/cudnn/lib; do
+    [[ -d $cudnn ]] && NATIVE_LIBS="$NATIVE_LIBS:$cudnn"
+  done
 
   trap cleanup EXIT
   trap 'exit 130' INT TERM
@@ -315,7 +317,7 @@ main() {
   start_rgpud
 
   echo "native runs (libcudart.so.13 from $CUDA_LIB_DIR):"
-  LD_LIBRARY_PATH="$CUDA_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_all native
+  LD_LIBRARY_PATH="$NATIVE_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run_all native
 
   echo "remote runs (through rgpud, GPU hidden):"
   export PREFIX LOG_DIR TIMEOUT PORT EMPTY_FILE CUDA_LIB_DIR

@@ -1,5 +1,5 @@
 // The backend that runs a session's calls on the real GPU through dlopen()ed libcuda, libcudart
-// and (on first use) libcublas and libnvidia-ml. Internal to this folder: the rest of rgpud sees only make_cuda_backend().
+// and (on first use) libcublas, libnvidia-ml and libcudnn. Internal to this folder: the rest of rgpud sees only make_cuda_backend().
 #pragma once
 
 #include <cuda.h>
@@ -10,6 +10,7 @@
 
 #include "gen/cublas/cublas_api.h"
 #include "gen/cublasLt/cublasLt_api.h"
+#include "gen/cudnn/cudnn_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
 #include "server/backends/cuda/cuda_driver_api.h"
@@ -39,6 +40,8 @@ class CudaBackend final : public Backend {
   void load_nvml() override;  // cuda_backend_nvml.cpp
   const gen::cublasLt::Api& cublasLt() const override { return cublasLt_; }
   void load_cublasLt() override;  // cuda_backend_cublaslt.cpp
+  const gen::cudnn::Api& cudnn() const override { return cudnn_; }
+  void load_cudnn() override;  // cuda_backend_cudnn.cpp
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
 
@@ -80,6 +83,9 @@ class CudaBackend final : public Backend {
   std::once_flag cublasLt_once_;
   SharedLibrary cublasLt_library_;
   gen::cublasLt::Api cublasLt_;  // empty until load_cublasLt() (and for good when the library is missing)
+  std::once_flag cudnn_once_;
+  SharedLibrary cudnn_library_;
+  gen::cudnn::Api cudnn_;  // empty until load_cudnn() (and for good when the library is missing)
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, the baseline of memory_in_use()

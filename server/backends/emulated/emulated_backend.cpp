@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublaslt.h"
+#include "server/backends/emulated/cudnn.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
 #include "server/backends/emulated/runtime.h"
@@ -91,6 +92,7 @@ EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint
   gen::cublas::load_api(cublas_, &emulated::resolve_cublas, nullptr);
   gen::nvml::load_api(nvml_, &emulated::resolve_nvml, nullptr);
   gen::cublasLt::load_api(cublasLt_, &emulated::resolve_cublasLt, nullptr);
+  gen::cudnn::load_api(cudnn_, &emulated::resolve_cudnn, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;

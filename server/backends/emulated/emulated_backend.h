@@ -1,5 +1,6 @@
 // The emulated Backend: the CUDA Runtime of runtime.h through cudart(), the cuBLAS subset of
-// cublas.h through cublas(), the NVML subset of nvml.h through nvml(), and modules whose kernels
+// cublas.h through cublas(), the NVML subset of nvml.h through nvml(), the cuDNN subset of
+// cudnn.h through cudnn(), and modules whose kernels
 // are validated and recorded at launch but not executed.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include "gen/cublas/cublas_api.h"
 #include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cudart/cudart_api.h"
+#include "gen/cudnn/cudnn_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
 
@@ -30,6 +32,7 @@ class EmulatedBackend final : public Backend {
   const gen::cublas::Api& cublas() const override { return cublas_; }
   const gen::nvml::Api& nvml() const override { return nvml_; }
   const gen::cublasLt::Api& cublasLt() const override { return cublasLt_; }
+  const gen::cudnn::Api& cudnn() const override { return cudnn_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -54,6 +57,7 @@ class EmulatedBackend final : public Backend {
   gen::cublas::Api cublas_;  // the CPU reference of cublas.h
   gen::nvml::Api nvml_;      // the virtual devices seen through NVML (nvml.h)
   gen::cublasLt::Api cublasLt_;  // FP32 matmuls on the CPU reference (cublaslt.h)
+  gen::cudnn::Api cudnn_;    // handles and descriptors of cudnn.h; compute recorded (ReLU, AddTensor run)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;

@@ -1,0 +1,62 @@
+// How a hand-written cuDNN call travels: its arguments in wire order (common/wire/cudnn_args.h)
+// through the runtime's call pipe. Legacy descriptors go by content, alpha/beta by value.
+//
+//   LegacyCall call(k_cudnnAddTensor, CallClass::kAsync);
+//   call.handle(handle).scalar(alpha, cDesc).tensor(aDesc).device(A)...;
+//   return call.post();
+#pragma once
+
+#include <cudnn.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "client/runtime/call.h"
+
+namespace rgpu::client::cudnn {
+
+class LegacyCall {
+ public:
+  LegacyCall(uint32_t id, CallClass cls) : id_(id), call_(id, cls) {}
+
+  LegacyCall& handle(cudnnHandle_t h);
+  // A null descriptor travels as absent (the server passes null); one never set fails the call
+  // here with CUDNN_STATUS_BAD_PARAM.
+  LegacyCall& tensor(cudnnTensorDescriptor_t d);
+  LegacyCall& filter(cudnnFilterDescriptor_t d);
+  LegacyCall& convolution(cudnnConvolutionDescriptor_t d);
+  LegacyCall& activation(cudnnActivationDescriptor_t d);
+  // alpha/beta: a double when `like` describes doubles, else a float (cuDNN's rule).
+  LegacyCall& scalar(const void* p, cudnnTensorDescriptor_t like);
+  LegacyCall& device(const void* p);
+  // Length-prefixed bytes (null travels as absent).
+  LegacyCall& bytes(const void* p, size_t n) {
+    call_.args().put_bytes(p, n);
+    return *this;
+  }
+  template <typename T>
+  LegacyCall& value(T v) {
+    call_.args().put(v);
+    return *this;
+  }
+
+  // Sends without waiting.
+  cudnnStatus_t post();
+  // Sends and waits; on success results() holds the reply.
+  cudnnStatus_t invoke();
+  // As invoke(), but a question asked before (same call, same argument bytes) is answered from
+  // this process's cache of successful replies: size and heuristic queries depend only on them.
+  cudnnStatus_t invoke_cached();
+  wire::Decoder& results() { return results_; }
+
+ private:
+  cudnnStatus_t finish(int32_t rc);
+
+  uint32_t id_;
+  Call call_;
+  cudnnStatus_t error_ = CUDNN_STATUS_SUCCESS;  // the first argument that cannot be sent
+  std::vector<uint8_t> reply_;
+  wire::Decoder results_;
+};
+
+}  // namespace rgpu::client::cudnn

@@ -1,0 +1,34 @@
+// What the emulated cuDNN's handles and legacy descriptors point at. Descriptors hold the same
+// records clients send (common/wire/cudnn_args.h); a handle holds its stream.
+#pragma once
+
+#include <cudnn.h>
+
+#include <optional>
+
+#include "common/wire/cudnn_args.h"
+
+namespace rgpu::server::emulated {
+
+struct CudnnTensor {
+  wire::cudnn::TensorRecord record{};
+};
+struct CudnnFilter {
+  wire::cudnn::FilterRecord record{};
+};
+struct CudnnConvolution {
+  wire::cudnn::ConvolutionRecord record{};
+};
+struct CudnnActivation {
+  wire::cudnn::ActivationRecord record{};
+};
+
+inline const CudnnTensor* tensor_of(cudnnTensorDescriptor_t d) { return reinterpret_cast<const CudnnTensor*>(d); }
+inline const CudnnActivation* activation_of(cudnnActivationDescriptor_t d) {
+  return reinterpret_cast<const CudnnActivation*>(d);
+}
+
+// The stream of a live handle, or nothing for an unknown one.
+std::optional<cudaStream_t> cudnn_stream(cudnnHandle_t handle);
+
+}  // namespace rgpu::server::emulated

@@ -1,0 +1,93 @@
+// Decoding of the hand-written cuDNN calls' arguments (common/wire/cudnn_args.h), in parameter
+// order: handles resolved through the session's table, legacy descriptors built (or found) in
+// the descriptor cache, alpha/beta copied into storage of their own. The handlers then make the
+// call through call(), which refuses malformed input and reports a missing table entry.
+//
+//   cudnn::Args a(ctx, in);
+//   cudnnHandle_t handle = a.handle();
+//   const void* alpha = a.scalar();
+//   ...
+//   return a.call(status, ctx.cudnn.cudnnAddTensor, "cudnnAddTensor", handle, alpha, ...);
+#pragma once
+
+#include <cudnn.h>
+
+#include <cstdint>
+
+#include "common/wire/codec.h"
+#include "common/wire/cudnn_args.h"
+#include "server/session/call_context.h"
+
+namespace rgpu::server::cudnn {
+
+class Args {
+ public:
+  Args(CallContext& ctx, wire::Decoder& in);
+
+  cudnnHandle_t handle();
+  // A backend descriptor id (0 stays null).
+  cudnnBackendDescriptor_t backend_descriptor();
+  // Legacy descriptors: absent travels as null.
+  cudnnTensorDescriptor_t tensor();
+  cudnnFilterDescriptor_t filter();
+  cudnnConvolutionDescriptor_t convolution();
+  cudnnActivationDescriptor_t activation();
+  // alpha/beta: null, or a float or double held here until the call returns.
+  const void* scalar();
+  void* device() { return reinterpret_cast<void*>(static_cast<uintptr_t>(in_.get<uint64_t>())); }
+  template <typename T>
+  T value() {
+    return in_.get<T>();
+  }
+  // An enum from 0 to `last`; another value fails the call with CUDNN_STATUS_BAD_PARAM (and
+  // becomes 0: an out-of-range enum value is never made).
+  template <typename E>
+  E enumerated(E last) {
+    const int32_t v = in_.get<int32_t>();
+    if (wire::cudnn::in_range(v, last)) return static_cast<E>(v);
+    fail(CUDNN_STATUS_BAD_PARAM);
+    return E{};
+  }
+  wire::Decoder& in() { return in_; }
+
+  // Whether the payload decoded exactly: false means malformed input (return false).
+  bool complete() const { return in_.ok() && in_.at_end() && !malformed_; }
+  // Why the call cannot be made (an unknown id, a descriptor cuDNN refused); SUCCESS otherwise.
+  cudnnStatus_t status() const { return status_; }
+  void fail(cudnnStatus_t status) {
+    if (status_ == CUDNN_STATUS_SUCCESS) status_ = status;
+  }
+
+  // Calls fn(args...) into `status` unless the input is malformed (returns false), an argument
+  // failed (its status), or the backend lacks fn (CUDNN_STATUS_NOT_SUPPORTED, logged once).
+  template <typename Fn, typename... A>
+  bool call(int32_t& status, Fn fn, const char* name, A... args) {
+    if (!complete()) return false;
+    if (status_ != CUDNN_STATUS_SUCCESS) {
+      status = status_;
+      return true;
+    }
+    if (!fn) {
+      report_missing(name);
+      status = CUDNN_STATUS_NOT_SUPPORTED;
+      return true;
+    }
+    status = fn(args...);
+    return true;
+  }
+
+ private:
+  template <typename Record>
+  bool record(Record* r);
+  static void report_missing(const char* name);
+
+  CallContext& ctx_;
+  wire::Decoder& in_;
+  bool malformed_ = false;
+  cudnnStatus_t status_ = CUDNN_STATUS_SUCCESS;
+  static constexpr int kMaxScalars = 4;  // cudnnBatchNormalizationBackwardEx has four
+  double scalars_[kMaxScalars] = {};
+  int used_scalars_ = 0;
+};
+
+}  // namespace rgpu::server::cudnn
