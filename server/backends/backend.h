@@ -27,6 +27,8 @@ namespace rgpu::gen::nvml {
 struct Api;
 }
 namespace rgpu::gen::cublasLt {
+struct Api;
+}
 namespace rgpu::gen::cudnn {
 struct Api;
 }

@@ -20,7 +20,7 @@ def say(*args):
 def _rgpu_stats():
     """The rgpu client's counters (calls sent without waiting, round trips), or None natively."""
     try:
-        lib = ctypes.CDLL("libcudart.so.13", mode=ctypes.RTLD_NOLOAD)
+        lib = ctypes.CDLL("libcudart.so.13", mode=os.RTLD_NOLOAD | os.RTLD_LAZY)
         fn = lib.rgpu_client_stats
     except (OSError, AttributeError):
         return None
