@@ -31,12 +31,14 @@ OutputCapture::~OutputCapture() {
   if (thread_.joinable()) thread_.detach();
 }
 
+// Reads under the lock: bytes the drain thread has read are in buffered_ before take() can look,
+// so a sync call's printf output never slips past its reply into the next one.
 void OutputCapture::drain_available() {
   char buf[65536];
+  std::lock_guard<std::mutex> lock(mu_);
   for (;;) {
     ssize_t n = read(read_fd_, buf, sizeof buf);
     if (n <= 0) return;
-    std::lock_guard<std::mutex> lock(mu_);
     buffered_.append(buf, static_cast<size_t>(n));
   }
 }
@@ -53,7 +55,7 @@ void OutputCapture::drain_loop() {
 
 std::string OutputCapture::take() {
   drain_available();  // what the call just flushed may still sit in the pipe
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::mutex> lock(mu_);  // not held across drain_available: a plain mutex
   std::string out;
   out.swap(buffered_);
   return out;
