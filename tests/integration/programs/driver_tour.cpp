@@ -149,6 +149,10 @@ int contexts() {
          "popping restores the context below");
   unsigned api = 0;
   EXPECT(cuCtxGetApiVersion(ctx0, &api) == CUDA_SUCCESS && api >= 3020, "cuCtxGetApiVersion");
+  EXPECT(cuCtxSetCurrent(nullptr) == CUDA_SUCCESS && cuCtxGetCurrent(&current) == CUDA_SUCCESS && !current &&
+             cuCtxGetDevice(&dev) == CUDA_ERROR_INVALID_CONTEXT,
+         "cuCtxSetCurrent(NULL): no current context");
+  EXPECT(cuCtxSetCurrent(ctx0) == CUDA_SUCCESS, "cuCtxSetCurrent again");
   EXPECT(cuDevicePrimaryCtxRelease(1) == CUDA_SUCCESS, "cuDevicePrimaryCtxRelease");
   return 0;
 }
