@@ -44,7 +44,10 @@ gpu_driver_libraries() {
       [[ -d $dir ]] && find "$dir/" -maxdepth 3 \( -name 'libcuda.so*' -o -name 'libnvidia-ml.so*' \) 2>/dev/null
     done
   } | while read -r path; do
-    [[ -e $path ]] && readlink -f "$path"
+    [[ -e $path ]] || continue
+    path=$(readlink -f "$path")
+    # rgpu's own libcuda.so.1 and libnvidia-ml.so.1 shims are the client's, not the GPU's: they stay.
+    [[ $path == "$PREFIX/lib/rgpu/"* ]] || echo "$path"
   done | sort -u
 }
 
