@@ -33,7 +33,8 @@ gpu_device_nodes() {
   return 0
 }
 
-# Prints the real file behind every libcuda.so* and libnvidia-ml.so* that the loader or a program could find.
+# Prints the real file behind every libcuda.so* and libnvidia-ml.so* that the loader or a program could find
+# (but rgpu's own shims under $PREFIX/lib/rgpu).
 gpu_driver_libraries() {
   local dirs=(/usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /lib64 /usr/lib /usr/local/nvidia/lib64
               /usr/local/nvidia/lib /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib
