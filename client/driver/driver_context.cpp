@@ -53,18 +53,22 @@ bool active(int d) { return primaries().retains[d].load() > 0 || rgpu::client::P
 
 // Contexts this thread pushed over (cuCtxPushCurrent), newest last; null entries stand for "none".
 thread_local std::vector<CUcontext> t_pushed;
-// Whether this thread made a context current through the driver API (else the runtime's device
-// is current once its primary context is active, as after any runtime call).
-thread_local bool t_bound = false;
+
+// What decides this thread's current context: the runtime (its device's primary context once that
+// is active, as after any runtime call), the driver API (a context made current: the runtime's
+// device's), or nothing (cuCtxSetCurrent(NULL)).
+enum class Binding { kRuntime, kBound, kNone };
+thread_local Binding t_binding = Binding::kRuntime;
 
 CUcontext current() {
   int d = rgpu::client::current_device();
-  if (!valid_device(d) || (!t_bound && !active(d))) return nullptr;
+  if (!valid_device(d) || t_binding == Binding::kNone || (t_binding == Binding::kRuntime && !active(d))) return nullptr;
   return &primaries().ctx[d];
 }
 
-void make_current(CUcontext c) {
-  t_bound = c != nullptr;
+// `c` current; null: `none` says whether that means no context, or the runtime's again.
+void make_current(CUcontext c, bool none) {
+  t_binding = c ? Binding::kBound : none ? Binding::kNone : Binding::kRuntime;
   if (c) cudaSetDevice(c->device);
 }
 
@@ -121,14 +125,14 @@ extern "C" CUresult cuCtxGetCurrent(CUcontext* pctx) {
 
 extern "C" CUresult cuCtxSetCurrent(CUcontext ctx) {
   if (ctx && context_device(ctx) < 0) return CUDA_ERROR_INVALID_CONTEXT;
-  make_current(ctx);
+  make_current(ctx, true);
   return CUDA_SUCCESS;
 }
 
 extern "C" CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   if (context_device(ctx) < 0) return CUDA_ERROR_INVALID_CONTEXT;
   t_pushed.push_back(current());
-  make_current(ctx);
+  make_current(ctx, false);
   return CUDA_SUCCESS;
 }
 
@@ -141,7 +145,7 @@ extern "C" CUresult cuCtxPopCurrent_v2(CUcontext* pctx) {
     below = t_pushed.back();
     t_pushed.pop_back();
   }
-  make_current(below);
+  make_current(below, false);  // popping the last pushed context leaves the runtime's, as before
   return CUDA_SUCCESS;
 }
 

@@ -43,21 +43,32 @@ CUresult memset_rows(CUdeviceptr dst, unsigned char value, size_t pitch, size_t 
   return to_cu(cudaStreamSynchronize(rs));
 }
 
-// The runtime sets bytes. A 32-bit pattern whose four bytes agree is one byte memset; any other
-// is four strided ones, byte k of every element (rows of 1 byte, 4 bytes apart), in stream order.
-CUresult memset32(CUdeviceptr dst, unsigned value, size_t n, const CUstream* s, bool per_thread) {
-  if (n > SIZE_MAX / 4) return CUDA_ERROR_INVALID_VALUE;
-  unsigned byte = value & 0xFF;
-  if (value == byte * 0x01010101u) return memset_rows(dst, static_cast<unsigned char>(byte), n * 4, n * 4, 1, s, per_thread);
+// The runtime sets bytes. An element pattern (16 or 32 bits) whose bytes agree is one byte memset;
+// any other is one strided memset per byte, byte k of every element (rows of 1 byte, `size` bytes
+// apart), in stream order.
+CUresult memset_elements(CUdeviceptr dst, uint32_t value, unsigned size, size_t n, const CUstream* s, bool per_thread) {
+  if (n > SIZE_MAX / size) return CUDA_ERROR_INVALID_VALUE;
+  auto byte = static_cast<unsigned char>(value);
+  bool uniform = true;
+  for (unsigned k = 1; k < size; ++k) uniform = uniform && static_cast<unsigned char>(value >> (8 * k)) == byte;
+  if (uniform) return memset_rows(dst, byte, n * size, n * size, 1, s, per_thread);
   if (n == 0) return CUDA_SUCCESS;
-  // The per-thread synchronous form waits once, after the last of the four.
+  // The per-thread synchronous form waits once, after the last of them.
   CUstream stream = s ? *s : nullptr;
   const CUstream* each = per_thread && !s ? &stream : s;
-  for (unsigned k = 0; k < 4; ++k) {
+  for (unsigned k = 0; k < size; ++k) {
     auto b = static_cast<unsigned char>(value >> (8 * k));
-    if (CUresult r = memset_rows(dst + k, b, 4, 1, n, each, per_thread); r != CUDA_SUCCESS) return r;
+    if (CUresult r = memset_rows(dst + k, b, size, 1, n, each, per_thread); r != CUDA_SUCCESS) return r;
   }
   return per_thread && !s ? to_cu(cudaStreamSynchronize(runtime_stream(nullptr, true))) : CUDA_SUCCESS;
+}
+
+CUresult memset32(CUdeviceptr dst, unsigned value, size_t n, const CUstream* s, bool per_thread) {
+  return memset_elements(dst, value, 4, n, s, per_thread);
+}
+
+CUresult memset16(CUdeviceptr dst, unsigned short value, size_t n, const CUstream* s, bool per_thread) {
+  return memset_elements(dst, value, 2, n, s, per_thread);
 }
 
 CUresult memset8(CUdeviceptr dst, unsigned char value, size_t n, const CUstream* s, bool per_thread) {
@@ -127,6 +138,18 @@ extern "C" CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n,
 }
 extern "C" CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
   return memset8(dst, uc, n, &s, true);
+}
+extern "C" CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) {
+  return memset16(dst, us, n, nullptr, false);
+}
+extern "C" CUresult cuMemsetD16_v2_ptds(CUdeviceptr dst, unsigned short us, size_t n) {
+  return memset16(dst, us, n, nullptr, true);
+}
+extern "C" CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t n, CUstream s) {
+  return memset16(dst, us, n, &s, false);
+}
+extern "C" CUresult cuMemsetD16Async_ptsz(CUdeviceptr dst, unsigned short us, size_t n, CUstream s) {
+  return memset16(dst, us, n, &s, true);
 }
 extern "C" CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) {
   return memset32(dst, ui, n, nullptr, false);

@@ -4,12 +4,25 @@
 #include <cuda_runtime_api.h>
 
 #include "client/driver/driver_errors.h"
+#include "client/driver/driver_stream.h"
 #include "client/runtime/memory_map.h"
+#include "gen/cuda/cuda_decls.h"
 
+using rgpu::client::driver::runtime_stream;
 using rgpu::client::driver::to_cu;
 
 namespace {
+
 void* ptr(CUdeviceptr p) { return reinterpret_cast<void*>(static_cast<uintptr_t>(p)); }
+
+CUresult alloc_async(CUdeviceptr* dptr, size_t bytesize, CUstream s, bool per_thread) {
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
+  void* p = nullptr;
+  CUresult r = to_cu(cudaMallocAsync(&p, bytesize, runtime_stream(s, per_thread)));
+  if (r == CUDA_SUCCESS) *dptr = reinterpret_cast<uintptr_t>(p);
+  return r;
+}
+
 }  // namespace
 
 extern "C" CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
@@ -23,7 +36,33 @@ extern "C" CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
 
 extern "C" CUresult cuMemFree_v2(CUdeviceptr dptr) { return to_cu(cudaFree(ptr(dptr))); }
 
+extern "C" CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+  return alloc_async(dptr, bytesize, hStream, false);
+}
+extern "C" CUresult cuMemAllocAsync_ptsz(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
+  return alloc_async(dptr, bytesize, hStream, true);
+}
+extern "C" CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  return to_cu(cudaFreeAsync(ptr(dptr), runtime_stream(hStream, false)));
+}
+extern "C" CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream) {
+  return to_cu(cudaFreeAsync(ptr(dptr), runtime_stream(hStream, true)));
+}
+
+// Pinned host memory is the runtime's (client memory tracked as pinned); CU_MEMHOSTALLOC_* and
+// CU_MEMHOSTREGISTER_* have the runtime's flag values.
+static_assert(CU_MEMHOSTALLOC_PORTABLE == cudaHostAllocPortable && CU_MEMHOSTALLOC_DEVICEMAP == cudaHostAllocMapped &&
+              CU_MEMHOSTALLOC_WRITECOMBINED == cudaHostAllocWriteCombined);
+static_assert(CU_MEMHOSTREGISTER_PORTABLE == cudaHostRegisterPortable &&
+              CU_MEMHOSTREGISTER_DEVICEMAP == cudaHostRegisterMapped);
 extern "C" CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) { return to_cu(cudaMallocHost(pp, bytesize)); }
+extern "C" CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
+  return to_cu(cudaHostAlloc(pp, bytesize, Flags));
+}
+extern "C" CUresult cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Flags) {
+  return to_cu(cudaHostRegister(p, bytesize, Flags));
+}
+extern "C" CUresult cuMemHostUnregister(void* p) { return to_cu(cudaHostUnregister(p)); }
 
 extern "C" CUresult cuMemFreeHost(void* p) { return to_cu(cudaFreeHost(p)); }
 

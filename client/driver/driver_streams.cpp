@@ -36,6 +36,50 @@ extern "C" CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, uns
   return to_cu(cudaStreamWaitEvent(runtime_stream(hStream, true), hEvent, Flags));
 }
 
+extern "C" CUresult cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
+  return to_cu(cudaStreamGetFlags(hStream, flags));
+}
+extern "C" CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int* flags) {
+  return to_cu(cudaStreamGetFlags(runtime_stream(hStream, true), flags));
+}
+extern "C" CUresult cuStreamGetPriority(CUstream hStream, int* priority) {
+  return to_cu(cudaStreamGetPriority(hStream, priority));
+}
+extern "C" CUresult cuStreamGetPriority_ptsz(CUstream hStream, int* priority) {
+  return to_cu(cudaStreamGetPriority(runtime_stream(hStream, true), priority));
+}
+
+// CUstreamCaptureStatus numbers the states as cudaStreamCaptureStatus.
+static_assert(CU_STREAM_CAPTURE_STATUS_ACTIVE == static_cast<int>(cudaStreamCaptureStatusActive) &&
+              CU_STREAM_CAPTURE_STATUS_INVALIDATED == static_cast<int>(cudaStreamCaptureStatusInvalidated));
+extern "C" CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+  return to_cu(cudaStreamIsCapturing(hStream, reinterpret_cast<cudaStreamCaptureStatus*>(captureStatus)));
+}
+extern "C" CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus* captureStatus) {
+  return to_cu(
+      cudaStreamIsCapturing(runtime_stream(hStream, true), reinterpret_cast<cudaStreamCaptureStatus*>(captureStatus)));
+}
+
+// Host functions run on the client in stream order, as the runtime's do (client/runtime/callbacks.cpp).
+extern "C" CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) {
+  return to_cu(cudaLaunchHostFunc(hStream, fn, userData));
+}
+extern "C" CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void* userData) {
+  return to_cu(cudaLaunchHostFunc(runtime_stream(hStream, true), fn, userData));
+}
+
+// A CUstreamCallback has the runtime callback's ABI (the stream, a status, the user's pointer); the
+// status it gets is the runtime's number, which is the driver's for success and the shared errors.
+extern "C" CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData,
+                                        unsigned int flags) {
+  return to_cu(cudaStreamAddCallback(hStream, reinterpret_cast<cudaStreamCallback_t>(callback), userData, flags));
+}
+extern "C" CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void* userData,
+                                             unsigned int flags) {
+  return to_cu(cudaStreamAddCallback(runtime_stream(hStream, true), reinterpret_cast<cudaStreamCallback_t>(callback),
+                                     userData, flags));
+}
+
 extern "C" CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags) {
   return to_cu(cudaEventCreateWithFlags(phEvent, Flags));
 }

@@ -114,8 +114,9 @@ class Pipe {
   uint64_t next_seq_ = 1;
   int pipe_device_ = 0;  // the device the server executes this pipe's calls on
   std::atomic<uint64_t> used_devices_{0};  // bit d: device_used(d)
-  void mark_used(int device) {
-    if (device >= 0 && device < 64) used_devices_.fetch_or(uint64_t{1} << device, std::memory_order_relaxed);
+  void mark_used(int device) {  // a plain load first: the hot path writes nothing once the bit is set
+    if (device >= 0 && device < 64 && !device_used(device))
+      used_devices_.fetch_or(uint64_t{1} << device, std::memory_order_relaxed);
   }
 
   std::mutex wait_mu_;

@@ -153,3 +153,20 @@ TEST_CASE("pointer_default takes host or device only") {
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("broken.yaml:1:") && Catch::Contains("pointer_default must be host or device"));
 }
+
+TEST_CASE("proc_address_typedefs: the table of cuGetProcAddress, or a clear error without its header") {
+  // A header without PFN typedefs: every export answers at any version.
+  std::string dir = rgpu::test::make_temp_dir("codegen-proc");
+  rgpu::test::write_file(dir + "/proc.yaml", "proc_address_typedefs: fake_runtime.h\n" + spec_with(""));
+  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/proc.yaml --cuda-include " +
+                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);
+  CHECK_THAT(rgpu::test::read_file(dir + "/out/cudart_proc_table.cpp"),
+             Catch::Contains("{\"fakeGetCount\", 0, false, &::fakeGetCount},"));
+
+  auto r = generate("proc_address_typedefs: noSuchTypedefs.h\n" + spec_with(""));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("noSuchTypedefs.h: cannot read it"));
+}

@@ -36,7 +36,8 @@ gpu_device_nodes() {
   return 0
 }
 
-# Prints the real file behind every libcuda.so* and libnvidia-ml.so* that the loader or a program could find.
+# Prints the real file behind every libcuda.so* and libnvidia-ml.so* that the loader or a program could find
+# (but rgpu's own shims under $PREFIX/lib/rgpu).
 gpu_driver_libraries() {
   local dirs=(/usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /lib64 /usr/lib /usr/local/nvidia/lib64
               /usr/local/nvidia/lib /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib
@@ -47,7 +48,10 @@ gpu_driver_libraries() {
       [[ -d $dir ]] && find "$dir/" -maxdepth 3 \( -name 'libcuda.so*' -o -name 'libnvidia-ml.so*' \) 2>/dev/null
     done
   } | while read -r path; do
-    [[ -e $path ]] && readlink -f "$path"
+    [[ -e $path ]] || continue
+    path=$(readlink -f "$path")
+    # rgpu's own libcuda.so.1 and libnvidia-ml.so.1 shims are the client's, not the GPU's: they stay.
+    [[ $path == "$PREFIX/lib/rgpu/"* ]] || echo "$path"
   done | sort -u
 }
 

@@ -149,6 +149,10 @@ int contexts() {
          "popping restores the context below");
   unsigned api = 0;
   EXPECT(cuCtxGetApiVersion(ctx0, &api) == CUDA_SUCCESS && api >= 3020, "cuCtxGetApiVersion");
+  EXPECT(cuCtxSetCurrent(nullptr) == CUDA_SUCCESS && cuCtxGetCurrent(&current) == CUDA_SUCCESS && !current &&
+             cuCtxGetDevice(&dev) == CUDA_ERROR_INVALID_CONTEXT,
+         "cuCtxSetCurrent(NULL): no current context");
+  EXPECT(cuCtxSetCurrent(ctx0) == CUDA_SUCCESS, "cuCtxSetCurrent again");
   EXPECT(cuDevicePrimaryCtxRelease(1) == CUDA_SUCCESS, "cuDevicePrimaryCtxRelease");
   return 0;
 }
@@ -211,6 +215,10 @@ int memory_streams_events() {
   EXPECT(cuMemsetD32(b, 0x12345678u, 4) == CUDA_SUCCESS && cuMemcpyDtoH(words, b, sizeof words) == CUDA_SUCCESS &&
              words[0] == 0x12345678u && words[3] == 0x12345678u && std::memcmp(&words[4], &host[16], 4) == 0,
          "cuMemsetD32 of any pattern");
+  unsigned short halves[3] = {};
+  EXPECT(cuMemsetD16(b, 0xBEEF, 2) == CUDA_SUCCESS && cuMemcpyDtoH(halves, b, sizeof halves) == CUDA_SUCCESS &&
+             halves[0] == 0xBEEF && halves[1] == 0xBEEF && halves[2] == 0x5678,
+         "cuMemsetD16 of any pattern");
   size_t free = 0, total = 0;
   EXPECT(cuMemGetInfo(&free, &total) == CUDA_SUCCESS && free <= total && total > 0, "cuMemGetInfo");
   CUdeviceptr base = 0;
@@ -232,6 +240,11 @@ int memory_streams_events() {
   CUstream stream = nullptr;
   CUevent start = nullptr, stop = nullptr;
   EXPECT(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS && stream, "cuStreamCreate");
+  unsigned stream_flags = 0;
+  CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+  EXPECT(cuStreamGetFlags(stream, &stream_flags) == CUDA_SUCCESS && stream_flags == CU_STREAM_NON_BLOCKING &&
+             cuStreamIsCapturing(stream, &capturing) == CUDA_SUCCESS && capturing == CU_STREAM_CAPTURE_STATUS_NONE,
+         "cuStreamGetFlags, cuStreamIsCapturing");
   EXPECT(cuEventCreate(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS && cuEventCreate(&stop, CU_EVENT_DEFAULT) == CUDA_SUCCESS,
          "cuEventCreate");
   std::fill(back.begin(), back.end(), 0);
@@ -243,9 +256,31 @@ int memory_streams_events() {
          "async copies and records on a stream");
   EXPECT(cuStreamWaitEvent(nullptr, stop, 0) == CUDA_SUCCESS, "cuStreamWaitEvent");
   EXPECT(cuEventSynchronize(stop) == CUDA_SUCCESS && cuEventQuery(stop) == CUDA_SUCCESS, "cuEventSynchronize");
+  int host_func_ran = 0, callback_ran = 0;
+  CUdeviceptr temp = 0;
+  EXPECT(cuMemAllocAsync(&temp, 1024, stream) == CUDA_SUCCESS && temp &&
+             cuMemsetD8Async(temp, 0, 1024, stream) == CUDA_SUCCESS && cuMemFreeAsync(temp, stream) == CUDA_SUCCESS,
+         "cuMemAllocAsync, cuMemFreeAsync");
+  EXPECT(cuLaunchHostFunc(stream, [](void* p) { *static_cast<int*>(p) = 1; }, &host_func_ran) == CUDA_SUCCESS &&
+             cuStreamAddCallback(stream, [](CUstream, CUresult status, void* p) {
+               *static_cast<int*>(p) = status == CUDA_SUCCESS ? 1 : 2;
+             }, &callback_ran, 0) == CUDA_SUCCESS,
+         "cuLaunchHostFunc, cuStreamAddCallback");
   EXPECT(cuStreamSynchronize(stream) == CUDA_SUCCESS && cuStreamQuery(stream) == CUDA_SUCCESS &&
              back[0] == 0x11 && back[7] == 0x11 && back[8] == host[8] && back[4095] == host[4095],
          "cuStreamSynchronize: the stream's copies in order");
+  EXPECT(host_func_ran == 1 && callback_ran == 1, "the host function and the callback ran, in stream order");
+  void* pinned = nullptr;
+  unsigned pinned_type = 0;
+  EXPECT(cuMemHostAlloc(&pinned, 4096, CU_MEMHOSTALLOC_PORTABLE) == CUDA_SUCCESS && pinned &&
+             cuPointerGetAttribute(&pinned_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   reinterpret_cast<CUdeviceptr>(pinned)) == CUDA_SUCCESS &&
+             pinned_type == CU_MEMORYTYPE_HOST && cuMemFreeHost(pinned) == CUDA_SUCCESS,
+         "cuMemHostAlloc: pinned host memory");
+  std::vector<unsigned char> registered(8192);
+  EXPECT(cuMemHostRegister(registered.data(), registered.size(), 0) == CUDA_SUCCESS &&
+             cuMemHostUnregister(registered.data()) == CUDA_SUCCESS,
+         "cuMemHostRegister, cuMemHostUnregister");
   float ms = -1;
   EXPECT(cuEventElapsedTime(&ms, start, stop) == CUDA_SUCCESS && ms >= 0, "cuEventElapsedTime");
   EXPECT(cuEventDestroy(start) == CUDA_SUCCESS && cuEventDestroy(stop) == CUDA_SUCCESS &&
