@@ -24,12 +24,14 @@ extern "C" CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cuda
       return CUDA_SUCCESS;
     case rgpu::gen::ProcLookup::kVersionTooOld:
       if (symbolStatus) *symbolStatus = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
-      return CUDA_ERROR_NOT_FOUND;
+      return CUDA_SUCCESS;
     case rgpu::gen::ProcLookup::kNotFound:
       break;
   }
+  // As the driver does (documented, and seen on the H200's driver 580): not finding a symbol is an
+  // answer, not an error — success, a null pointer, and the reason in symbolStatus.
   if (symbolStatus) *symbolStatus = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  return CUDA_ERROR_NOT_FOUND;
+  return CUDA_SUCCESS;
 }
 
 // The CUDA 11.3 form (no query result); cuda.h maps the name to _v2, the export is this one.

@@ -46,7 +46,7 @@ cudaError_t entry_point(const char* symbol, void** funcPtr, int version, unsigne
   if (flags == cudaEnableDefault && per_thread_build) cu_flags = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
   CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   CUresult r = get(symbol, funcPtr, version, cu_flags, &found);
-  if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_FOUND) return cudart_finish(cudaErrorInvalidValue);
+  if (r != CUDA_SUCCESS) return cudart_finish(cudaErrorInvalidValue);
   // A symbol that is not found is an answer (funcPtr null), not an error, as CUDA reports it.
   if (status) *status = static_cast<cudaDriverEntryPointQueryResult>(found);
   return cudaSuccess;
