@@ -69,6 +69,13 @@ cudaError_t function_query(uint32_t id, const void* func, int32_t a, int32_t b, 
   return r;
 }
 
+// Drops the kernel's cached occupancy answers: an attribute setter changed what they depend on.
+void forget_occupancy(KernelRecord* k) {
+  if (!k) return;
+  std::lock_guard<std::mutex> lock(k->occupancy_mu);
+  k->occupancy.clear();
+}
+
 // The kernel's attributes, fetched once and then answered from the client's cache.
 cudaError_t kernel_attributes(KernelRecord* k, const void* func, cudaFuncAttributes* out) {
   std::call_once(k->attrs_once, [&] {
@@ -215,20 +222,40 @@ extern "C" cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute 
   KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(func);
   if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) k->attrs.maxDynamicSharedSizeBytes = value;
   if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) k->attrs.preferredShmemCarveout = value;
+  rgpu::client::forget_occupancy(k);
   return cudaSuccess;
 }
 
 extern "C" cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) {
-  return cudart_finish(
-      rgpu::client::function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetCacheConfig, func, cacheConfig, 0, 0, 0, nullptr));
+  cudaError_t st =
+      rgpu::client::function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetCacheConfig, func, cacheConfig, 0, 0, 0, nullptr);
+  if (st == cudaSuccess) rgpu::client::forget_occupancy(rgpu::client::ModuleRegistry::get().kernel(func));
+  return cudart_finish(st);
 }
 
 extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
                                                                              int blockSize, size_t dynamicSMemSize,
                                                                              unsigned int flags) {
   if (!numBlocks) return cudart_finish(cudaErrorInvalidValue);
-  return cudart_finish(rgpu::client::function_query(rgpu::gen::cudart::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, func,
-                                      blockSize, 0, dynamicSMemSize, flags, numBlocks));
+  cudaError_t st;
+  KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
+  if (!k) return cudart_finish(st);
+  auto key = std::make_tuple(rgpu::client::current_device(), blockSize, dynamicSMemSize, flags);
+  {
+    std::lock_guard<std::mutex> lock(k->occupancy_mu);
+    auto it = k->occupancy.find(key);
+    if (it != k->occupancy.end()) {
+      *numBlocks = it->second;
+      return cudaSuccess;
+    }
+  }
+  st = rgpu::client::function_query(rgpu::gen::cudart::k_cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, func,
+                                    blockSize, 0, dynamicSMemSize, flags, numBlocks);
+  if (st == cudaSuccess) {
+    std::lock_guard<std::mutex> lock(k->occupancy_mu);
+    k->occupancy[key] = *numBlocks;
+  }
+  return cudart_finish(st);
 }
 
 extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks, const void* func, int blockSize,

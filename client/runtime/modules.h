@@ -8,9 +8,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +34,11 @@ struct KernelRecord {
   std::once_flag attrs_once;
   cudaFuncAttributes attrs{};
   cudaError_t attrs_status = cudaSuccess;
+  // Answers of cudaOccupancyMaxActiveBlocksPerMultiprocessor(WithFlags) by (device, block size,
+  // dynamic shared memory, flags): they depend on nothing else until an attribute setter changes
+  // the kernel, which clears them. PyTorch asks them in every training step.
+  std::mutex occupancy_mu;
+  std::map<std::tuple<int, int, size_t, unsigned>, int> occupancy;
 };
 
 struct VarRecord {

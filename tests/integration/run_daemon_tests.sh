@@ -32,8 +32,8 @@ RGPU_MODULE_BY_KEY_KB=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >
 check "module offered by key, cache hit" $? "$(grep -v '^ok' "$WORK/tour3.out" | head)"
 
 # 1c. Round trips: what CUDA answers without the GPU costs no traffic, async work does not wait
-# (the expected 7 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
-check_round_trips "a representative program makes exactly 7 round trips" 7 "^ok: round_trips" "$PROGS/round_trips"
+# (the expected 8 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
+check_round_trips "a representative program makes exactly 8 round trips" 8 "^ok: round_trips" "$PROGS/round_trips"
 RGPU_SYNC=1 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rts.out" 2>"$WORK/rts.err"
 rc=$?
 [[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"

@@ -6,9 +6,10 @@
 //   2  cudaMalloc x 2
 //   1  the module upload, at the first launch
 //   1  cudaFuncGetAttributes, once (then cached)
+//   1  cudaOccupancyMaxActiveBlocksPerMultiprocessor, once per question (PyTorch asks every step)
 //   1  cudaStreamSynchronize
 //   1  the 4-byte D2H cudaMemcpy
-// = 7 round trips, however many iterations the loop makes.
+// = 8 round trips, however many iterations the loop makes.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -52,10 +53,12 @@ int main() {
     CHECK(cudaFuncGetAttributes(&fa, axpy));
     cudaPointerAttributes pa;
     CHECK(cudaPointerGetAttributes(&pa, y));
+    int blocks = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, axpy, 256, 0));
     cudaStreamCaptureStatus cs;
     CHECK(cudaStreamIsCapturing(s, &cs));
     CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    if (pa.type != cudaMemoryTypeDevice || cs != cudaStreamCaptureStatusNone || device != 0) {
+    if (pa.type != cudaMemoryTypeDevice || cs != cudaStreamCaptureStatusNone || device != 0 || blocks <= 0) {
       std::printf("FAIL: wrong local answer\n");
       return 1;
     }
