@@ -3,6 +3,7 @@
 #include "client/runtime/call.h"
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <string>
@@ -11,6 +12,12 @@
 #include "client/runtime/pipe.h"
 #include "common/config.h"
 #include "common/log.h"
+#include "common/wire/internal_calls.h"
+#include "gen/cublas/cublas_ids.h"
+#include "gen/cublasLt/cublasLt_ids.h"
+#include "gen/cudart/cudart_ids.h"
+#include "gen/cudnn/cudnn_ids.h"
+#include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::client {
 namespace {
@@ -20,6 +27,25 @@ const Tunable kSync{"RGPU_SYNC", "0", "1 makes every forwarded call synchronous 
 bool sync_mode() {
   static const bool on = kSync.get_bool();
   return on;
+}
+
+const Tunable kTraceWaits{"RGPU_TRACE_WAITS", "0",
+                          "1 names on stderr every call that waits for the server: where a program's round trips come "
+                          "from"};
+
+bool trace_waits() {
+  static const bool on = kTraceWaits.get_bool();
+  return on;
+}
+
+// The name of a call of whichever forwarded library owns its id.
+const char* call_name(uint32_t id) {
+  if (gen::cublas::has_call(id)) return gen::cublas::call_name(id);
+  if (gen::cublasLt::has_call(id)) return gen::cublasLt::call_name(id);
+  if (gen::cudnn::has_call(id)) return gen::cudnn::call_name(id);
+  if (gen::nvml::has_call(id)) return gen::nvml::call_name(id);
+  if (const char* internal = wire::internal_call_name(id)) return internal;
+  return gen::cudart::call_name(id);
 }
 
 thread_local wire::Encoder t_args;
@@ -36,7 +62,12 @@ void Call::expect_reply_bulk(void* dst, size_t n) {
   reply_bulk_len_ = n;
 }
 
+void trace_wait(const char* what) {
+  if (trace_waits()) std::fprintf(stderr, "rgpu: %s waits for the server\n", what);
+}
+
 int32_t Call::invoke() {
+  trace_wait(call_name(id_));
   Pipe& pipe = Pipe::get();
   Waiter w;
   w.payload = &t_reply;

@@ -59,6 +59,9 @@ class Call {
 // reserves for the legacy, per-thread and null streams.
 uint64_t new_handle_id();
 
+// RGPU_TRACE_WAITS=1: names on stderr what is about to wait for the server (every round trip).
+void trace_wait(const char* what);
+
 // Logs "<name> is not supported by rgpu" once per name.
 void report_unsupported(const char* name);
 

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "client/runtime/call.h"
 #include "client/runtime/device.h"
 #include "client/runtime/pipe.h"
 #include "common/fatbin/fatbin.h"
@@ -128,6 +129,7 @@ bool request_load(const ModuleRecord& m, const fatbin::ContentHash& key, std::sp
                                         fbb.CreateVector(image.data(), image.size()), m.id, fbb.CreateVector(fnames),
                                         fbb.CreateVector(vnames));
   fbb.Finish(req);
+  trace_wait("rgpu's module upload");
   return Pipe::get().control_round_trip(static_cast<uint32_t>(wire::fb::ControlType::ModuleLoad),
                                         {fbb.GetBufferPointer(), fbb.GetSize()}, current_device(), reply);
 }

@@ -28,6 +28,20 @@ enum InternalCall : uint32_t {
   kCallModuleUnload = 0x52470007,
 };
 
+// A name for messages, or nullptr for an id that is not one of these.
+inline const char* internal_call_name(uint32_t id) {
+  switch (id) {
+    case kCallErrorText: return "rgpu's error-text query";
+    case kCallCaptureCopy: return "rgpu's captured copy";
+    case kCallMirrorRefresh: return "rgpu's graph mirror refresh";
+    case kCallDeviceSnapshot: return "rgpu's device snapshot";
+    case kCallStripedCopy: return "rgpu's striped copy";
+    case kCallModuleGlobal: return "rgpu's module variable lookup";
+    case kCallModuleUnload: return "rgpu's module unload";
+  }
+  return nullptr;
+}
+
 // Attributes are numbered densely from 1; CUDA 13 has fewer than 160.
 inline constexpr int32_t kDeviceAttributeLimit = 256;
 

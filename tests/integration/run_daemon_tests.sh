@@ -34,6 +34,11 @@ check "module offered by key, cache hit" $? "$(grep -v '^ok' "$WORK/tour3.out" |
 # 1c. Round trips: what CUDA answers without the GPU costs no traffic, async work does not wait
 # (the expected 8 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
 check_round_trips "a representative program makes exactly 8 round trips" 8 "^ok: round_trips" "$PROGS/round_trips"
+RGPU_TRACE_WAITS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/trace.out" 2>"$WORK/trace.err"
+[[ $(grep -c "waits for the server$" "$WORK/trace.err") == 8 ]] &&
+  grep -q "^rgpu: cudaStreamSynchronize waits for the server$" "$WORK/trace.err" &&
+  grep -q "^rgpu: rgpu's module upload waits for the server$" "$WORK/trace.err"
+check "RGPU_TRACE_WAITS=1 names each of the 8 round trips" $? "$(head -12 "$WORK/trace.err")"
 RGPU_SYNC=1 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rts.out" 2>"$WORK/rts.err"
 rc=$?
 [[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"
