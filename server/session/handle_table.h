@@ -17,8 +17,10 @@ enum class HandleKind : uint8_t {
 
 class HandleTable {
  public:
-  // The values CUDA reserves (0 null/legacy stream, 1 cudaStreamLegacy, 2 cudaStreamPerThread)
-  // pass through unchanged.
+  // The values CUDA reserves (0 null/legacy stream, 1 cudaStreamLegacy, 2 cudaStreamPerThread):
+  // never ids of created handles. resolve() passes 0 through for every kind (the libraries check
+  // null themselves) and 1 and 2 for streams only: as a cuBLAS or cuDNN handle they would reach
+  // the library as the pointers 0x1 and 0x2.
   static bool is_builtin(uint64_t id) { return id <= 2; }
 
   void bind(HandleKind kind, uint64_t id, void* real) {
@@ -31,7 +33,7 @@ class HandleTable {
   }
   // Returns false for an unknown id (the call then fails with the library's invalid-handle status).
   bool resolve(HandleKind kind, uint64_t id, void** real) const {
-    if (is_builtin(id)) {
+    if (id == 0 || (kind == HandleKind::kStream && is_builtin(id))) {
       *real = reinterpret_cast<void*>(id);
       return true;
     }

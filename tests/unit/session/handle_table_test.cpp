@@ -7,7 +7,7 @@
 using rgpu::server::HandleKind;
 using rgpu::server::HandleTable;
 
-TEST_CASE("handles resolve per kind, builtins pass through, unknown ids fail") {
+TEST_CASE("handles resolve per kind, builtins pass through (stream specials only as streams), unknown ids fail") {
   HandleTable t;
   int stream_obj = 0, event_obj = 0;
   t.bind(HandleKind::kStream, 0x100, &stream_obj);
@@ -22,6 +22,14 @@ TEST_CASE("handles resolve per kind, builtins pass through, unknown ids fail") {
   for (uint64_t builtin : {0, 1, 2}) {
     REQUIRE(t.resolve(HandleKind::kStream, builtin, &p));
     CHECK(reinterpret_cast<uint64_t>(p) == builtin);
+  }
+  // Null passes for every kind (the library checks it); the stream specials 1 and 2 are not handles
+  // of any other kind: as a cuBLAS or cuDNN handle they would be dereferenced.
+  for (HandleKind kind : {HandleKind::kEvent, HandleKind::kCublas, HandleKind::kCudnn}) {
+    REQUIRE(t.resolve(kind, 0, &p));
+    CHECK(p == nullptr);
+    CHECK_FALSE(t.resolve(kind, 1, &p));
+    CHECK_FALSE(t.resolve(kind, 2, &p));
   }
   t.unbind(HandleKind::kStream, 0x100);
   CHECK_FALSE(t.resolve(HandleKind::kStream, 0x100, &p));
