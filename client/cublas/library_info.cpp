@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <library_types.h>
 
+#include "common/cublaslt/library_property.h"
 #include "common/cublaslt/status_text.h"
 
 using rgpu::cublaslt::status_text;  // shared with the cuBLASLt shim
@@ -17,13 +18,7 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t, int* version) {
 }
 
 cublasStatus_t cublasGetProperty(libraryPropertyType type, int* value) {
-  if (!value) return CUBLAS_STATUS_INVALID_VALUE;
-  switch (type) {
-    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; return CUBLAS_STATUS_SUCCESS;
-  }
-  return CUBLAS_STATUS_INVALID_VALUE;
+  return rgpu::cublaslt::library_property(type, value);
 }
 
 size_t cublasGetCudartVersion(void) { return CUDART_VERSION; }

@@ -4,6 +4,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
+#include "common/cublaslt/library_property.h"
 #include "common/cublaslt/status_text.h"
 
 extern "C" {  // exported by the shim's version script
@@ -13,13 +14,7 @@ size_t cublasLtGetVersion(void) { return CUBLAS_VERSION; }
 size_t cublasLtGetCudartVersion(void) { return CUDART_VERSION; }
 
 cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int* value) {
-  if (!value) return CUBLAS_STATUS_INVALID_VALUE;
-  switch (type) {
-    case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
-    case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
-    case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; return CUBLAS_STATUS_SUCCESS;
-  }
-  return CUBLAS_STATUS_INVALID_VALUE;
+  return rgpu::cublaslt::library_property(type, value);
 }
 
 const char* cublasLtGetStatusName(cublasStatus_t status) { return rgpu::cublaslt::status_text(status).name; }

@@ -28,6 +28,18 @@ const cudaDeviceProp* props(CUdevice dev, CUresult* err) {
   return p;
 }
 
+// A query answered from the device's properties: invalid unless `out_ok` (the caller's output is
+// usable), then the device's error, else `answer` writes the output from its properties.
+template <typename F>
+CUresult from_props(bool out_ok, CUdevice dev, F answer) {
+  if (!out_ok) return CUDA_ERROR_INVALID_VALUE;
+  CUresult err = CUDA_SUCCESS;
+  const cudaDeviceProp* p = props(dev, &err);
+  if (!p) return err;
+  answer(*p);
+  return CUDA_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" CUresult cuDeviceGetCount(int* count) {
@@ -45,12 +57,8 @@ extern "C" CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 }
 
 extern "C" CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
-  if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err = CUDA_SUCCESS;
-  const cudaDeviceProp* p = props(dev, &err);
-  if (!p) return err;
-  std::snprintf(name, static_cast<size_t>(len), "%s", p->name);
-  return CUDA_SUCCESS;
+  return from_props(name && len > 0, dev,
+                    [&](const cudaDeviceProp& p) { std::snprintf(name, static_cast<size_t>(len), "%s", p.name); });
 }
 
 // CUdevice_attribute and cudaDeviceAttr number the attributes alike.
@@ -62,22 +70,12 @@ extern "C" CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUd
 }
 
 extern "C" CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
-  if (!bytes) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err = CUDA_SUCCESS;
-  const cudaDeviceProp* p = props(dev, &err);
-  if (!p) return err;
-  *bytes = p->totalGlobalMem;
-  return CUDA_SUCCESS;
+  return from_props(bytes != nullptr, dev, [&](const cudaDeviceProp& p) { *bytes = p.totalGlobalMem; });
 }
 
 extern "C" CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
-  if (!uuid) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err = CUDA_SUCCESS;
-  const cudaDeviceProp* p = props(dev, &err);
-  if (!p) return err;
-  static_assert(sizeof(CUuuid) == sizeof(p->uuid));
-  std::memcpy(uuid, &p->uuid, sizeof(CUuuid));
-  return CUDA_SUCCESS;
+  static_assert(sizeof(CUuuid) == sizeof(cudaDeviceProp::uuid));
+  return from_props(uuid != nullptr, dev, [&](const cudaDeviceProp& p) { std::memcpy(uuid, &p.uuid, sizeof(CUuuid)); });
 }
 
 // CUDA 11.4 replaced it by _v2 (same signature; the older one is documented to mask MIG UUIDs,
@@ -86,20 +84,14 @@ extern "C" CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
 extern "C" CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) { return cuDeviceGetUuid_v2(uuid, dev); }
 
 extern "C" CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice dev) {
-  if (!major || !minor) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err = CUDA_SUCCESS;
-  const cudaDeviceProp* p = props(dev, &err);
-  if (!p) return err;
-  *major = p->major;
-  *minor = p->minor;
-  return CUDA_SUCCESS;
+  return from_props(major && minor, dev, [&](const cudaDeviceProp& p) {
+    *major = p.major;
+    *minor = p.minor;
+  });
 }
 
 extern "C" CUresult cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) {
-  if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
-  CUresult err = CUDA_SUCCESS;
-  const cudaDeviceProp* p = props(dev, &err);
-  if (!p) return err;
-  std::snprintf(pciBusId, static_cast<size_t>(len), "%04x:%02x:%02x.0", p->pciDomainID, p->pciBusID, p->pciDeviceID);
-  return CUDA_SUCCESS;
+  return from_props(pciBusId && len > 0, dev, [&](const cudaDeviceProp& p) {
+    std::snprintf(pciBusId, static_cast<size_t>(len), "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+  });
 }

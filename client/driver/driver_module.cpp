@@ -101,12 +101,15 @@ CUresult global(ModuleRecord* m, const char* name, CUdeviceptr* dptr, size_t* by
   return CUDA_SUCCESS;
 }
 
-CUresult find_kernel(ModuleRecord* m, const char* name, KernelRecord** out) {
+// The kernel `name` of the module, as the handle the caller asked for (a CUfunction or a CUkernel:
+// both are the kernel record's address).
+template <typename Handle>
+CUresult find_kernel(ModuleRecord* m, const char* name, Handle* out) {
   if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
   if (!is_live(m)) return CUDA_ERROR_INVALID_HANDLE;
   for (auto& k : m->kernels) {
     if (k->name == std::string_view(name)) {
-      *out = k.get();
+      *out = reinterpret_cast<Handle>(k.get());
       return CUDA_SUCCESS;
     }
   }
@@ -116,15 +119,20 @@ CUresult find_kernel(ModuleRecord* m, const char* name, KernelRecord** out) {
 ModuleRecord* record(CUmodule m) { return reinterpret_cast<ModuleRecord*>(m); }
 ModuleRecord* record(CUlibrary l) { return reinterpret_cast<ModuleRecord*>(l); }
 
-}  // namespace
-
-extern "C" CUresult cuModuleLoadData(CUmodule* module, const void* image) {
-  if (!module) return CUDA_ERROR_INVALID_VALUE;
+// Loads the image, answered as the handle the caller asked for (a CUmodule or a CUlibrary: both are
+// the module record's address).
+template <typename Handle>
+CUresult load_as(const void* image, Handle* out) {
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
   ModuleRecord* m = nullptr;
   CUresult r = load(image, &m);
-  if (r == CUDA_SUCCESS) *module = reinterpret_cast<CUmodule>(m);
+  if (r == CUDA_SUCCESS) *out = reinterpret_cast<Handle>(m);
   return r;
 }
+
+}  // namespace
+
+extern "C" CUresult cuModuleLoadData(CUmodule* module, const void* image) { return load_as(image, module); }
 
 // JIT options do not apply: the server's driver compiles PTX with its defaults. Log outputs are
 // answered empty, so callers that print them print nothing.
@@ -158,10 +166,7 @@ extern "C" CUresult cuModuleLoad(CUmodule* module, const char* fname) {
 }
 
 extern "C" CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
-  KernelRecord* k = nullptr;
-  CUresult r = find_kernel(record(hmod), name, &k);
-  if (r == CUDA_SUCCESS) *hfunc = reinterpret_cast<CUfunction>(k);
-  return r;
+  return find_kernel(record(hmod), name, hfunc);
 }
 
 extern "C" CUresult cuModuleUnload(CUmodule hmod) { return unload(record(hmod)); }
@@ -176,18 +181,11 @@ extern "C" CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUji
                                       unsigned int numLibraryOptions) {
   (void)jitOptions, (void)jitOptionsValues, (void)numJitOptions;
   (void)libraryOptions, (void)libraryOptionValues, (void)numLibraryOptions;
-  if (!library) return CUDA_ERROR_INVALID_VALUE;
-  ModuleRecord* m = nullptr;
-  CUresult r = load(code, &m);
-  if (r == CUDA_SUCCESS) *library = reinterpret_cast<CUlibrary>(m);
-  return r;
+  return load_as(code, library);
 }
 
 extern "C" CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
-  KernelRecord* k = nullptr;
-  CUresult r = find_kernel(record(library), name, &k);
-  if (r == CUDA_SUCCESS) *pKernel = reinterpret_cast<CUkernel>(k);
-  return r;
+  return find_kernel(record(library), name, pKernel);
 }
 
 extern "C" CUresult cuLibraryUnload(CUlibrary library) { return unload(record(library)); }

@@ -42,6 +42,21 @@ bool take_descriptors(CallContext& ctx, wire::Decoder& in, const char* call, std
   return true;
 }
 
+// Whether the call can run: every descriptor was made and the server's library has the entry
+// point (a missing one is logged once per call: `logged`). If not, `status` says why.
+bool runnable(cublasStatus_t made, bool available, std::atomic<bool>& logged, const char* call, int32_t& status) {
+  if (made != CUBLAS_STATUS_SUCCESS) {
+    status = made;
+    return false;
+  }
+  if (!available) {
+    gen::report_not_available(logged, call);
+    status = CUBLAS_STATUS_NOT_SUPPORTED;
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool cublasLtMatmulAlgoGetHeuristic(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
@@ -65,16 +80,8 @@ bool cublasLtMatmulAlgoGetHeuristic(CallContext& ctx, wire::Decoder& in, wire::E
     status = CUBLAS_STATUS_NOT_INITIALIZED;
     return true;
   }
-  if (made != CUBLAS_STATUS_SUCCESS) {
-    status = made;
-    return true;
-  }
-  if (!ctx.cublasLt.cublasLtMatmulAlgoGetHeuristic) {
-    static std::atomic<bool> logged{false};
-    gen::report_not_available(logged, name);
-    status = CUBLAS_STATUS_NOT_SUPPORTED;
-    return true;
-  }
+  static std::atomic<bool> logged{false};
+  if (!runnable(made, ctx.cublasLt.cublasLtMatmulAlgoGetHeuristic != nullptr, logged, name, status)) return true;
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<size_t>(requested));
   int returned = 0;
   const cublasStatus_t st = ctx.cublasLt.cublasLtMatmulAlgoGetHeuristic(
@@ -122,16 +129,8 @@ bool cublasLtMatmul(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t
     status = CUBLAS_STATUS_INVALID_VALUE;
     return true;
   }
-  if (made != CUBLAS_STATUS_SUCCESS) {
-    status = made;
-    return true;
-  }
-  if (!ctx.cublasLt.cublasLtMatmul) {
-    static std::atomic<bool> logged{false};
-    gen::report_not_available(logged, name);
-    status = CUBLAS_STATUS_NOT_SUPPORTED;
-    return true;
-  }
+  static std::atomic<bool> logged{false};
+  if (!runnable(made, ctx.cublasLt.cublasLtMatmul != nullptr, logged, name, status)) return true;
   cublasLtMatmulAlgo_t algo{};
   if (has_algo) std::memcpy(&algo, algo_bytes.data(), sizeof algo);
   auto address = [](uint64_t v) { return reinterpret_cast<void*>(static_cast<uintptr_t>(v)); };

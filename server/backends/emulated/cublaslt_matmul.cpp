@@ -2,12 +2,11 @@
 // cuBLASLt handle is (as the real library does: torch passes its cuBLAS handle cast).
 #include <climits>
 #include <cstring>
-#include <mutex>
-#include <optional>
-#include <set>
+#include <variant>
 
 #include "server/backends/emulated/cublas_handle.h"
 #include "server/backends/emulated/cublaslt.h"
+#include "server/backends/emulated/handle_table.h"
 #include "server/backends/emulated/sgemm.h"
 
 namespace rgpu::server::emulated {
@@ -16,22 +15,14 @@ namespace {
 using cublaslt::DescKind;
 using cublaslt::Descriptor;
 
-struct Handles {
-  std::mutex mu;
-  std::set<cublasLtHandle_t> live;
-};
-
-Handles& handles() {
-  static Handles h;
-  return h;
+// A cuBLASLt handle has no settings of its own: its state is an empty object.
+HandleTable<cublasLtHandle_t, std::monostate>& handles() {
+  static HandleTable<cublasLtHandle_t, std::monostate> table;
+  return table;
 }
 
 bool known_handle(cublasLtHandle_t h) {
-  {
-    std::lock_guard lock(handles().mu);
-    if (handles().live.count(h)) return true;
-  }
-  return cublas_settings(reinterpret_cast<cublasHandle_t>(h)).has_value();
+  return handles().get(h).has_value() || cublas_settings(reinterpret_cast<cublasHandle_t>(h)).has_value();
 }
 
 // The one algorithm the emulation has, as the heuristic reports it.
@@ -116,18 +107,12 @@ T* at(const void* base, int64_t i, int64_t stride) {
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* lightHandle) {
   if (!lightHandle) return CUBLAS_STATUS_INVALID_VALUE;
-  // A distinct address per handle; the byte is never read.
-  *lightHandle = reinterpret_cast<cublasLtHandle_t>(new char);
-  std::lock_guard lock(handles().mu);
-  handles().live.insert(*lightHandle);
+  *lightHandle = handles().create();
   return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t cublasLtDestroy(cublasLtHandle_t lightHandle) {
-  std::lock_guard lock(handles().mu);
-  if (!handles().live.erase(lightHandle)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  delete reinterpret_cast<char*>(lightHandle);
-  return CUBLAS_STATUS_SUCCESS;
+  return handles().destroy(lightHandle) ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 
 cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t operationDesc,
