@@ -52,6 +52,7 @@ cudnnStatus_t create_record(Handle* out) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+// cudnnDestroy*Descriptor: deleting null is allowed, as cuDNN allows it.
 template <typename Struct>
 cudnnStatus_t destroy_record(Struct* desc) {
   delete desc;
