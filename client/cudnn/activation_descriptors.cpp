@@ -10,8 +10,7 @@ cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t* activ
 }
 
 cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t activationDesc) {
-  delete activationDesc;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::destroy_record(activationDesc);
 }
 
 cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activationDesc, cudnnActivationMode_t mode,
@@ -21,10 +20,7 @@ cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t activatio
   r.mode = mode;
   r.nan_opt = reluNanOpt;
   r.coef = coef;
-  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
-  activationDesc->record = r;
-  activationDesc->set = true;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::store_record(activationDesc, r);
 }
 
 cudnnStatus_t cudnnGetActivationDescriptor(const cudnnActivationDescriptor_t activationDesc,

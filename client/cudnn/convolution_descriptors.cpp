@@ -36,10 +36,7 @@ cudnnStatus_t set_nd(cudnnConvolutionDescriptor_t desc, int n, const int* pads, 
   std::copy(dilations, dilations + n, r.dilations);
   r.mode = mode;
   r.compute_type = compute_type;
-  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
-  desc->record = r;
-  desc->set = true;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::store_record(desc, r);
 }
 
 }  // namespace
@@ -51,8 +48,7 @@ cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t* con
 }
 
 cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t convDesc) {
-  delete convDesc;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::destroy_record(convDesc);
 }
 
 cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t convDesc, int pad_h, int pad_w, int u,

@@ -24,10 +24,7 @@ cudnnStatus_t set_nd(cudnnFilterDescriptor_t desc, cudnnDataType_t type, cudnnTe
   r.format = format;
   r.nb_dims = nb;
   std::copy(dims, dims + nb, r.dims);
-  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
-  desc->record = r;
-  desc->set = true;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::store_record(desc, r);
 }
 
 }  // namespace
@@ -39,8 +36,7 @@ cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t* filterDesc) {
 }
 
 cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t filterDesc) {
-  delete filterDesc;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::destroy_record(filterDesc);
 }
 
 cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t filterDesc, cudnnDataType_t dataType,

@@ -14,22 +14,24 @@ namespace ids = rgpu::gen::cudnn;
 
 namespace {
 
-cudnnStatus_t size_reply(LegacyCall& call, size_t* out) {
+// A size (u64) or count (i32) reply, sent as Wire, into *out.
+template <typename Wire, typename T>
+cudnnStatus_t value_reply(LegacyCall& call, T* out) {
   cudnnStatus_t status = call.invoke_cached();
   if (status != CUDNN_STATUS_SUCCESS) return status;
-  uint64_t v = call.results().get<uint64_t>();
+  Wire v = call.results().get<Wire>();
   if (!call.results().ok()) return CUDNN_STATUS_INTERNAL_ERROR;
   *out = v;
   return status;
 }
 
-cudnnStatus_t count_reply(LegacyCall& call, int* out) {
-  cudnnStatus_t status = call.invoke_cached();
-  if (status != CUDNN_STATUS_SUCCESS) return status;
-  int32_t v = call.results().get<int32_t>();
-  if (!call.results().ok()) return CUDNN_STATUS_INTERNAL_ERROR;
-  *out = v;
-  return status;
+cudnnStatus_t size_reply(LegacyCall& call, size_t* out) { return value_reply<uint64_t>(call, out); }
+
+cudnnStatus_t max_count(uint32_t id, cudnnHandle_t handle, int* count) {
+  if (!count) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  LegacyCall call(id, CallClass::kSync);
+  call.handle(handle);
+  return value_reply<int32_t>(call, count);
 }
 
 // An algorithm list: at most `requested` perf records.
@@ -50,34 +52,23 @@ bool bad_request(int requested, const int* returned, const void* results) {
   return requested < 0 || requested > rgpu::wire::cudnn::kMaxAlgorithms || !returned || (requested && !results);
 }
 
-// The algorithm lists of one direction (heuristics: cached; Find: measured every time).
-cudnnStatus_t forward_algorithms(uint32_t id, bool cached, cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                 cudnnFilterDescriptor_t w, cudnnConvolutionDescriptor_t conv,
-                                 cudnnTensorDescriptor_t y, int requested, int* returned,
-                                 cudnnConvolutionFwdAlgoPerf_t* perf) {
-  if (bad_request(requested, returned, perf)) return CUDNN_STATUS_BAD_PARAM;
-  LegacyCall call(id, CallClass::kSync);
-  call.handle(handle).tensor(x).filter(w).convolution(conv).tensor(y).value<int32_t>(requested);
-  return perf_reply(call, cached, requested, returned, perf);
-}
+// Tensor and filter descriptors, for the algorithm lists whose directions order them differently.
+LegacyCall& descriptor(LegacyCall& call, cudnnTensorDescriptor_t d) { return call.tensor(d); }
+LegacyCall& descriptor(LegacyCall& call, cudnnFilterDescriptor_t d) { return call.filter(d); }
 
-cudnnStatus_t backward_data_algorithms(uint32_t id, bool cached, cudnnHandle_t handle, cudnnFilterDescriptor_t w,
-                                       cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
-                                       cudnnTensorDescriptor_t dx, int requested, int* returned,
-                                       cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+// The algorithm lists of one direction (heuristics: cached; Find: measured every time): the
+// direction's two operands and result (each a tensor or a filter) around the convolution.
+template <typename A, typename B, typename C, typename Perf>
+cudnnStatus_t algorithms(uint32_t id, bool cached, cudnnHandle_t handle, A a, B b, cudnnConvolutionDescriptor_t conv,
+                         C c, int requested, int* returned, Perf* perf) {
   if (bad_request(requested, returned, perf)) return CUDNN_STATUS_BAD_PARAM;
   LegacyCall call(id, CallClass::kSync);
-  call.handle(handle).filter(w).tensor(dy).convolution(conv).tensor(dx).value<int32_t>(requested);
-  return perf_reply(call, cached, requested, returned, perf);
-}
-
-cudnnStatus_t backward_filter_algorithms(uint32_t id, bool cached, cudnnHandle_t handle, cudnnTensorDescriptor_t x,
-                                         cudnnTensorDescriptor_t dy, cudnnConvolutionDescriptor_t conv,
-                                         cudnnFilterDescriptor_t dw, int requested, int* returned,
-                                         cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
-  if (bad_request(requested, returned, perf)) return CUDNN_STATUS_BAD_PARAM;
-  LegacyCall call(id, CallClass::kSync);
-  call.handle(handle).tensor(x).tensor(dy).convolution(conv).filter(dw).value<int32_t>(requested);
+  call.handle(handle);
+  descriptor(call, a);
+  descriptor(call, b);
+  call.convolution(conv);
+  descriptor(call, c);
+  call.value<int32_t>(requested);
   return perf_reply(call, cached, requested, returned, perf);
 }
 
@@ -155,24 +146,15 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterWorkspaceSize(cudnnHandle_t handl
 }
 
 cudnnStatus_t cudnnGetConvolutionForwardAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
-  if (!count) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  LegacyCall call(ids::k_cudnnGetConvolutionForwardAlgorithmMaxCount, CallClass::kSync);
-  call.handle(handle);
-  return count_reply(call, count);
+  return max_count(ids::k_cudnnGetConvolutionForwardAlgorithmMaxCount, handle, count);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
-  if (!count) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  LegacyCall call(ids::k_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, CallClass::kSync);
-  call.handle(handle);
-  return count_reply(call, count);
+  return max_count(ids::k_cudnnGetConvolutionBackwardDataAlgorithmMaxCount, handle, count);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(cudnnHandle_t handle, int* count) {
-  if (!count) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  LegacyCall call(ids::k_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, CallClass::kSync);
-  call.handle(handle);
-  return count_reply(call, count);
+  return max_count(ids::k_cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, handle, count);
 }
 
 cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
@@ -181,8 +163,8 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(cudnnHandle_t handle, const
                                                      const cudnnTensorDescriptor_t destDesc,
                                                      const int requestedAlgoCount, int* returnedAlgoCount,
                                                      cudnnConvolutionFwdAlgoPerf_t* perfResults) {
-  return forward_algorithms(ids::k_cudnnGetConvolutionForwardAlgorithm_v7, true, handle, srcDesc, filterDesc, convDesc,
-                            destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return algorithms(ids::k_cudnnGetConvolutionForwardAlgorithm_v7, true, handle, srcDesc, filterDesc, convDesc,
+                    destDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
@@ -190,18 +172,16 @@ cudnnStatus_t cudnnFindConvolutionForwardAlgorithm(cudnnHandle_t handle, const c
                                                    const cudnnConvolutionDescriptor_t convDesc,
                                                    const cudnnTensorDescriptor_t yDesc, const int requestedAlgoCount,
                                                    int* returnedAlgoCount, cudnnConvolutionFwdAlgoPerf_t* perfResults) {
-  return forward_algorithms(ids::k_cudnnFindConvolutionForwardAlgorithm, false, handle, xDesc, wDesc, convDesc, yDesc,
-                            requestedAlgoCount, returnedAlgoCount, perfResults);
+  return algorithms(ids::k_cudnnFindConvolutionForwardAlgorithm, false, handle, xDesc, wDesc, convDesc, yDesc,
+                    requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
-cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc,
-                                                          const cudnnTensorDescriptor_t diffDesc,
-                                                          const cudnnConvolutionDescriptor_t convDesc,
-                                                          const cudnnTensorDescriptor_t gradDesc,
-                                                          const int requestedAlgoCount, int* returnedAlgoCount,
-                                                          cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
-  return backward_data_algorithms(ids::k_cudnnGetConvolutionBackwardDataAlgorithm_v7, true, handle, filterDesc, diffDesc,
-                                  convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+    cudnnHandle_t handle, const cudnnFilterDescriptor_t filterDesc, const cudnnTensorDescriptor_t diffDesc,
+    const cudnnConvolutionDescriptor_t convDesc, const cudnnTensorDescriptor_t gradDesc, const int requestedAlgoCount,
+    int* returnedAlgoCount, cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
+  return algorithms(ids::k_cudnnGetConvolutionBackwardDataAlgorithm_v7, true, handle, filterDesc, diffDesc, convDesc,
+                    gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, const cudnnFilterDescriptor_t wDesc,
@@ -210,8 +190,8 @@ cudnnStatus_t cudnnFindConvolutionBackwardDataAlgorithm(cudnnHandle_t handle, co
                                                         const cudnnTensorDescriptor_t dxDesc,
                                                         const int requestedAlgoCount, int* returnedAlgoCount,
                                                         cudnnConvolutionBwdDataAlgoPerf_t* perfResults) {
-  return backward_data_algorithms(ids::k_cudnnFindConvolutionBackwardDataAlgorithm, false, handle, wDesc, dyDesc,
-                                  convDesc, dxDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return algorithms(ids::k_cudnnFindConvolutionBackwardDataAlgorithm, false, handle, wDesc, dyDesc, convDesc, dxDesc,
+                    requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle, const cudnnTensorDescriptor_t srcDesc,
@@ -220,8 +200,8 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(cudnnHandle_t handle
                                                             const cudnnFilterDescriptor_t gradDesc,
                                                             const int requestedAlgoCount, int* returnedAlgoCount,
                                                             cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
-  return backward_filter_algorithms(ids::k_cudnnGetConvolutionBackwardFilterAlgorithm_v7, true, handle, srcDesc,
-                                    diffDesc, convDesc, gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return algorithms(ids::k_cudnnGetConvolutionBackwardFilterAlgorithm_v7, true, handle, srcDesc, diffDesc, convDesc,
+                    gradDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
@@ -230,8 +210,8 @@ cudnnStatus_t cudnnFindConvolutionBackwardFilterAlgorithm(cudnnHandle_t handle, 
                                                           const cudnnFilterDescriptor_t dwDesc,
                                                           const int requestedAlgoCount, int* returnedAlgoCount,
                                                           cudnnConvolutionBwdFilterAlgoPerf_t* perfResults) {
-  return backward_filter_algorithms(ids::k_cudnnFindConvolutionBackwardFilterAlgorithm, false, handle, xDesc, dyDesc,
-                                    convDesc, dwDesc, requestedAlgoCount, returnedAlgoCount, perfResults);
+  return algorithms(ids::k_cudnnFindConvolutionBackwardFilterAlgorithm, false, handle, xDesc, dyDesc, convDesc, dwDesc,
+                    requestedAlgoCount, returnedAlgoCount, perfResults);
 }
 
 cudnnStatus_t cudnnFindConvolutionForwardAlgorithmEx(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,

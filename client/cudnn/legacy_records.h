@@ -52,4 +52,21 @@ cudnnStatus_t create_record(Handle* out) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+// cudnnDestroy*Descriptor: deleting null is allowed, as cuDNN allows it.
+template <typename Struct>
+cudnnStatus_t destroy_record(Struct* desc) {
+  delete desc;
+  return CUDNN_STATUS_SUCCESS;
+}
+
+// The last step of every setter: `r` becomes the descriptor's record if the checks the server
+// makes on it (wire::cudnn::valid) pass.
+template <typename Struct, typename Record>
+cudnnStatus_t store_record(Struct* desc, const Record& r) {
+  if (!wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
+  desc->record = r;
+  desc->set = true;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 }  // namespace rgpu::client::cudnn

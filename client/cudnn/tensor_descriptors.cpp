@@ -25,10 +25,7 @@ cudnnStatus_t set_nd(cudnnTensorDescriptor_t desc, cudnnDataType_t type, int nb,
   r.nb_dims = nb;
   std::copy(dims, dims + nb, r.dims);
   std::copy(strides, strides + nb, r.strides);
-  if (!rgpu::wire::cudnn::valid(r)) return CUDNN_STATUS_BAD_PARAM;
-  desc->record = r;
-  desc->set = true;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::store_record(desc, r);
 }
 
 cudnnStatus_t set_packed(cudnnTensorDescriptor_t desc, cudnnTensorFormat_t format, cudnnDataType_t type, int nb,
@@ -49,8 +46,7 @@ cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t* tensorDesc) {
 }
 
 cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t tensorDesc) {
-  delete tensorDesc;
-  return CUDNN_STATUS_SUCCESS;
+  return rgpu::client::cudnn::destroy_record(tensorDesc);
 }
 
 cudnnStatus_t cudnnSetTensor4dDescriptor(cudnnTensorDescriptor_t tensorDesc, cudnnTensorFormat_t format,

@@ -46,33 +46,18 @@ bool Args::record(Record* r) {
   return true;
 }
 
-cudnnTensorDescriptor_t Args::tensor() {
-  wire::cudnn::TensorRecord r;
-  cudnnTensorDescriptor_t d{};
-  if (record(&r)) fail(descriptor_cache().tensor(ctx_.cudnn, r, &d));
+template <typename Record, typename Desc>
+Desc Args::descriptor(cudnnStatus_t (DescriptorCache::*build)(const gen::cudnn::Api&, const Record&, Desc*)) {
+  Record r;
+  Desc d{};
+  if (record(&r)) fail((descriptor_cache().*build)(ctx_.cudnn, r, &d));
   return d;
 }
 
-cudnnFilterDescriptor_t Args::filter() {
-  wire::cudnn::FilterRecord r;
-  cudnnFilterDescriptor_t d{};
-  if (record(&r)) fail(descriptor_cache().filter(ctx_.cudnn, r, &d));
-  return d;
-}
-
-cudnnConvolutionDescriptor_t Args::convolution() {
-  wire::cudnn::ConvolutionRecord r;
-  cudnnConvolutionDescriptor_t d{};
-  if (record(&r)) fail(descriptor_cache().convolution(ctx_.cudnn, r, &d));
-  return d;
-}
-
-cudnnActivationDescriptor_t Args::activation() {
-  wire::cudnn::ActivationRecord r;
-  cudnnActivationDescriptor_t d{};
-  if (record(&r)) fail(descriptor_cache().activation(ctx_.cudnn, r, &d));
-  return d;
-}
+cudnnTensorDescriptor_t Args::tensor() { return descriptor(&DescriptorCache::tensor); }
+cudnnFilterDescriptor_t Args::filter() { return descriptor(&DescriptorCache::filter); }
+cudnnConvolutionDescriptor_t Args::convolution() { return descriptor(&DescriptorCache::convolution); }
+cudnnActivationDescriptor_t Args::activation() { return descriptor(&DescriptorCache::activation); }
 
 const void* Args::scalar() {
   const uint8_t bytes = in_.get<uint8_t>();

@@ -8,17 +8,27 @@
 //   const void* alpha = a.scalar();
 //   ...
 //   return a.call(status, ctx.cudnn.cudnnAddTensor, "cudnnAddTensor", handle, alpha, ...);
+//
+// Calls whose every argument goes straight to cuDNN name the kinds of their arguments instead:
+//
+//   using namespace cudnn::arg;
+//   return cudnn::forward<Handle, Scalar, Tensor, Device, Scalar, Tensor, Device>(
+//       ctx, in, status, ctx.cudnn.cudnnAddTensor, "cudnnAddTensor");
 #pragma once
 
 #include <cudnn.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <tuple>
 
 #include "common/wire/codec.h"
 #include "common/wire/cudnn_args.h"
 #include "server/session/call_context.h"
 
 namespace rgpu::server::cudnn {
+
+class DescriptorCache;
 
 class Args {
  public:
@@ -79,6 +89,9 @@ class Args {
  private:
   template <typename Record>
   bool record(Record* r);
+  // A legacy descriptor: its record, then the cache's descriptor for it (`build`).
+  template <typename Record, typename Desc>
+  Desc descriptor(cudnnStatus_t (DescriptorCache::*build)(const gen::cudnn::Api&, const Record&, Desc*));
   static void report_missing(const char* name);
 
   CallContext& ctx_;
@@ -89,5 +102,61 @@ class Args {
   double scalars_[kMaxScalars] = {};
   int used_scalars_ = 0;
 };
+
+// The kinds of argument the hand-written calls send: each decodes one argument with Args.
+namespace arg {
+struct Handle {
+  static cudnnHandle_t get(Args& a) { return a.handle(); }
+};
+struct Tensor {
+  static cudnnTensorDescriptor_t get(Args& a) { return a.tensor(); }
+};
+struct Filter {
+  static cudnnFilterDescriptor_t get(Args& a) { return a.filter(); }
+};
+struct Convolution {
+  static cudnnConvolutionDescriptor_t get(Args& a) { return a.convolution(); }
+};
+struct Activation {
+  static cudnnActivationDescriptor_t get(Args& a) { return a.activation(); }
+};
+// alpha or beta.
+struct Scalar {
+  static const void* get(Args& a) { return a.scalar(); }
+};
+// A device pointer, read or written by the call.
+struct Device {
+  static void* get(Args& a) { return a.device(); }
+};
+// A size in bytes (u64 on the wire).
+struct Size {
+  static size_t get(Args& a) { return a.value<uint64_t>(); }
+};
+template <typename T>
+struct Value {
+  static T get(Args& a) { return a.value<T>(); }
+};
+// An enum from 0 to Last (see Args::enumerated).
+template <auto Last>
+struct Enum {
+  static decltype(Last) get(Args& a) { return a.enumerated(Last); }
+};
+using BatchNormMode = Enum<CUDNN_BATCHNORM_SPATIAL_PERSISTENT>;
+using BatchNormOps = Enum<CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION>;
+}  // namespace arg
+
+// One argument of each kind, decoded in order (a braced list is evaluated left to right).
+template <typename... Kind>
+auto decode(Args& a) {
+  return std::tuple<decltype(Kind::get(a))...>{Kind::get(a)...};
+}
+
+// Calls fn with arguments of the given kinds, read from `in` (Args::call's rules).
+template <typename... Kind, typename Fn>
+bool forward(CallContext& ctx, wire::Decoder& in, int32_t& status, Fn fn, const char* name) {
+  Args a(ctx, in);
+  auto args = decode<Kind...>(a);
+  return std::apply([&](auto... v) { return a.call(status, fn, name, v...); }, args);
+}
 
 }  // namespace rgpu::server::cudnn

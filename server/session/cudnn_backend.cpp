@@ -39,6 +39,27 @@ std::unordered_map<uint64_t, std::vector<std::vector<uint8_t>>>& inline_values()
   return *values;
 }
 
+// What both attribute calls send first: the descriptor, the attribute's name and element type, an
+// element count, and an array (absent, or elements or ids).
+struct Attribute {
+  cudnnBackendDescriptor_t d;
+  cudnnBackendAttributeName_t name;
+  int32_t type;  // checked by its element size before it becomes an enum
+  int64_t count;
+  bool present;
+  std::span<const uint8_t> bytes;
+};
+
+Attribute attribute(cudnn::Args& a) {
+  Attribute at{};
+  at.d = a.backend_descriptor();
+  at.name = a.enumerated<cudnnBackendAttributeName_t>(wire::cudnn::kLastBackendAttributeName);
+  at.type = a.value<int32_t>();
+  at.count = a.value<int64_t>();
+  at.bytes = a.in().get_bytes(&at.present);
+  return at;
+}
+
 HandleKind id_kind(int32_t type) {
   return type == CUDNN_TYPE_HANDLE ? HandleKind::kCudnn : HandleKind::kCudnnDescriptor;
 }
@@ -72,12 +93,7 @@ bool cudnnBackendDestroyDescriptor(CallContext& ctx, wire::Decoder& in, wire::En
 bool cudnnBackendSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
   cudnn::Args a(ctx, in);
   const uint64_t id = wire::Decoder(in).get<uint64_t>();  // a peek: backend_descriptor() reads it next
-  cudnnBackendDescriptor_t d = a.backend_descriptor();
-  auto name = a.enumerated<cudnnBackendAttributeName_t>(wire::cudnn::kLastBackendAttributeName);
-  const int32_t type = a.value<int32_t>();  // checked by its element size before it becomes an enum
-  const int64_t count = a.value<int64_t>();
-  bool present = false;
-  std::span<const uint8_t> bytes = a.in().get_bytes(&present);
+  const auto [d, name, type, count, present, bytes] = attribute(a);
   const uint32_t inline_count = a.value<uint32_t>();
   std::vector<std::pair<uint32_t, std::span<const uint8_t>>> inlined;
   for (uint32_t i = 0; i < inline_count && a.in().ok(); ++i) {
@@ -122,12 +138,7 @@ bool cudnnBackendFinalize(CallContext& ctx, wire::Decoder& in, wire::Encoder&, i
 
 bool cudnnBackendGetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   cudnn::Args a(ctx, in);
-  cudnnBackendDescriptor_t d = a.backend_descriptor();
-  auto name = a.enumerated<cudnnBackendAttributeName_t>(wire::cudnn::kLastBackendAttributeName);
-  const int32_t type = a.value<int32_t>();  // checked by its element size before it becomes an enum
-  const int64_t requested = a.value<int64_t>();
-  bool present = false;
-  std::span<const uint8_t> ids = a.in().get_bytes(&present);
+  const auto [d, name, type, requested, present, ids] = attribute(a);
   const size_t size = wire::cudnn::backend_element_size(type);
   if (!a.complete() || !valid_count(requested)) return false;
   if (size == 0 || type == CUDNN_TYPE_HANDLE) {

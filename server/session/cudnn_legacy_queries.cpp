@@ -1,5 +1,7 @@
 // Hand-written handlers of the legacy API's queries (client/cudnn/legacy_queries.cpp): sizes
-// answered as u64, algorithm lists as an i32 count and that many perf records.
+// answered as u64, algorithm lists as an i32 count and that many perf records. Each handler lists
+// its arguments' kinds (server/session/cudnn_args.h); the comment above it names them.
+#include <tuple>
 #include <vector>
 
 #include "common/wire/cudnn_args.h"
@@ -8,35 +10,56 @@
 #include "server/session/cudnn_args.h"
 
 namespace rgpu::server::handlers {
+using namespace cudnn::arg;
+
 namespace {
 
-// Calls `fn` with the decoded arguments and a size_t result; replies with it on success.
-template <typename Fn, typename... A>
-bool size_query(cudnn::Args& a, wire::Encoder& out, int32_t& status, Fn fn, const char* name, A... args) {
-  size_t size = 0;
-  if (!a.call(status, fn, name, args..., &size)) return false;
-  if (status == CUDNN_STATUS_SUCCESS) out.put<uint64_t>(size);
+// Calls `fn` with arguments of the given kinds and a Result written by the call; replies with it,
+// as Wire, on success.
+template <typename Result, typename Wire, typename... Kind, typename Fn>
+bool result_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  cudnn::Args a(ctx, in);
+  auto args = cudnn::decode<Kind...>(a);
+  Result result = 0;
+  auto call = [&](auto... v) { return a.call(status, fn, name, v..., &result); };
+  if (!std::apply(call, args)) return false;
+  if (status == CUDNN_STATUS_SUCCESS) out.put<Wire>(result);
   return true;
+}
+
+template <typename... Kind, typename Fn>
+bool size_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  return result_query<size_t, uint64_t, Kind...>(ctx, in, out, status, fn, name);
 }
 
 bool count_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
                  cudnnStatus_t (*fn)(cudnnHandle_t, int*), const char* name) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  int count = 0;
-  if (!a.call(status, fn, name, handle, &count)) return false;
-  if (status == CUDNN_STATUS_SUCCESS) out.put<int32_t>(count);
-  return true;
+  return result_query<int, int32_t, Handle>(ctx, in, out, status, fn, name);
 }
 
-// An algorithm list of at most `requested` (bounded) records: `call(perf, &returned)` makes the
-// call (false: malformed input); on success the reply holds the records.
-template <typename Perf, typename Call>
-bool perf_query(wire::Encoder& out, int32_t& status, int requested, Call call) {
+// The arguments an algorithm query takes after the requested count: Find*Ex's workspace and its
+// size, or none.
+template <typename... Kind>
+struct After {
+  static auto decode(cudnn::Args& a) { return cudnn::decode<Kind...>(a); }
+};
+using NoWorkspace = After<>;
+using Workspace = After<Device, Size>;
+
+// An algorithm list: arguments of kinds Before, the requested count (at most kMaxAlgorithms),
+// arguments of the kinds in Tail; fn(before..., requested, &returned, perf, after...) fills at
+// most `requested` perf records, and on success the reply holds them.
+template <typename Perf, typename Tail, typename... Before, typename Fn>
+bool perf_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  cudnn::Args a(ctx, in);
+  auto before = cudnn::decode<Before...>(a);
+  int requested = a.value<int32_t>();
+  auto after = Tail::decode(a);
   if (requested < 0 || requested > wire::cudnn::kMaxAlgorithms) return false;
   std::vector<Perf> perf(requested > 0 ? requested : 1);
   int returned = 0;
-  if (!call(perf.data(), &returned)) return false;
+  auto call = [&](auto... v) { return a.call(status, fn, name, v...); };
+  if (!std::apply(call, std::tuple_cat(before, std::tuple(requested, &returned, perf.data()), after))) return false;
   if (status != CUDNN_STATUS_SUCCESS) return true;
   if (returned < 0 || returned > requested) returned = 0;  // never send more than was asked for
   out.put<int32_t>(returned);
@@ -49,130 +72,69 @@ bool perf_query(wire::Encoder& out, int32_t& status, int requested, Call call) {
 // direction take the same arguments.
 bool forward_algorithms(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
                         decltype(&::cudnnGetConvolutionForwardAlgorithm_v7) fn, const char* name) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t yDesc = a.tensor();
-  int requested = a.value<int32_t>();
-  return perf_query<cudnnConvolutionFwdAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, fn, name, handle, xDesc, wDesc, convDesc, yDesc, requested, returned, perf);
-  });
+  return perf_query<cudnnConvolutionFwdAlgoPerf_t, NoWorkspace, Handle, Tensor, Filter, Convolution, Tensor>(
+      ctx, in, out, status, fn, name);
 }
 
 bool backward_data_algorithms(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
                               decltype(&::cudnnGetConvolutionBackwardDataAlgorithm_v7) fn, const char* name) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t dxDesc = a.tensor();
-  int requested = a.value<int32_t>();
-  return perf_query<cudnnConvolutionBwdDataAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, fn, name, handle, wDesc, dyDesc, convDesc, dxDesc, requested, returned, perf);
-  });
+  return perf_query<cudnnConvolutionBwdDataAlgoPerf_t, NoWorkspace, Handle, Filter, Tensor, Convolution, Tensor>(
+      ctx, in, out, status, fn, name);
 }
 
 bool backward_filter_algorithms(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
                                 decltype(&::cudnnGetConvolutionBackwardFilterAlgorithm_v7) fn, const char* name) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnFilterDescriptor_t dwDesc = a.filter();
-  int requested = a.value<int32_t>();
-  return perf_query<cudnnConvolutionBwdFilterAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, fn, name, handle, xDesc, dyDesc, convDesc, dwDesc, requested, returned, perf);
-  });
+  return perf_query<cudnnConvolutionBwdFilterAlgoPerf_t, NoWorkspace, Handle, Tensor, Tensor, Convolution, Filter>(
+      ctx, in, out, status, fn, name);
 }
 
 }  // namespace
 
+// handle, mode, ops, xDesc, zDesc, yDesc, bnDesc, activationDesc
 bool cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                               int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
-  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnTensorDescriptor_t zDesc = a.tensor();
-  cudnnTensorDescriptor_t yDesc = a.tensor();
-  cudnnTensorDescriptor_t bnDesc = a.tensor();
-  cudnnActivationDescriptor_t activationDesc = a.activation();
-  return size_query(a, out, status, ctx.cudnn.cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize,
-                    "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize", handle, mode, ops, xDesc, zDesc, yDesc,
-                    bnDesc, activationDesc);
+  return size_query<Handle, BatchNormMode, BatchNormOps, Tensor, Tensor, Tensor, Tensor, Activation>(
+      ctx, in, out, status, ctx.cudnn.cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize,
+      "cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize");
 }
 
+// handle, mode, ops, xDesc, yDesc, dyDesc, dzDesc, dxDesc, bnDesc, activationDesc
 bool cudnnGetBatchNormalizationBackwardExWorkspaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                        int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
-  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnTensorDescriptor_t yDesc = a.tensor();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnTensorDescriptor_t dzDesc = a.tensor();
-  cudnnTensorDescriptor_t dxDesc = a.tensor();
-  cudnnTensorDescriptor_t bnDesc = a.tensor();
-  cudnnActivationDescriptor_t activationDesc = a.activation();
-  return size_query(a, out, status, ctx.cudnn.cudnnGetBatchNormalizationBackwardExWorkspaceSize,
-                    "cudnnGetBatchNormalizationBackwardExWorkspaceSize", handle, mode, ops, xDesc, yDesc, dyDesc,
-                    dzDesc, dxDesc, bnDesc, activationDesc);
+  return size_query<Handle, BatchNormMode, BatchNormOps, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Activation>(
+      ctx, in, out, status, ctx.cudnn.cudnnGetBatchNormalizationBackwardExWorkspaceSize,
+      "cudnnGetBatchNormalizationBackwardExWorkspaceSize");
 }
 
+// handle, mode, ops, activationDesc, xDesc
 bool cudnnGetBatchNormalizationTrainingExReserveSpaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                           int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  auto mode = a.enumerated<cudnnBatchNormMode_t>(CUDNN_BATCHNORM_SPATIAL_PERSISTENT);
-  auto ops = a.enumerated<cudnnBatchNormOps_t>(CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION);
-  cudnnActivationDescriptor_t activationDesc = a.activation();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  return size_query(a, out, status, ctx.cudnn.cudnnGetBatchNormalizationTrainingExReserveSpaceSize,
-                    "cudnnGetBatchNormalizationTrainingExReserveSpaceSize", handle, mode, ops, activationDesc, xDesc);
+  return size_query<Handle, BatchNormMode, BatchNormOps, Activation, Tensor>(
+      ctx, in, out, status, ctx.cudnn.cudnnGetBatchNormalizationTrainingExReserveSpaceSize,
+      "cudnnGetBatchNormalizationTrainingExReserveSpaceSize");
 }
 
+// handle, xDesc, wDesc, convDesc, yDesc, algo
 bool cudnnGetConvolutionForwardWorkspaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t yDesc = a.tensor();
-  auto algo = a.enumerated<cudnnConvolutionFwdAlgo_t>(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-  return size_query(a, out, status, ctx.cudnn.cudnnGetConvolutionForwardWorkspaceSize,
-                    "cudnnGetConvolutionForwardWorkspaceSize", handle, xDesc, wDesc, convDesc, yDesc, algo);
+  return size_query<Handle, Tensor, Filter, Convolution, Tensor, Enum<CUDNN_CONVOLUTION_FWD_ALGO_COUNT>>(
+      ctx, in, out, status, ctx.cudnn.cudnnGetConvolutionForwardWorkspaceSize,
+      "cudnnGetConvolutionForwardWorkspaceSize");
 }
 
+// handle, wDesc, dyDesc, convDesc, dxDesc, algo
 bool cudnnGetConvolutionBackwardDataWorkspaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                   int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t dxDesc = a.tensor();
-  auto algo = a.enumerated<cudnnConvolutionBwdDataAlgo_t>(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
-  return size_query(a, out, status, ctx.cudnn.cudnnGetConvolutionBackwardDataWorkspaceSize,
-                    "cudnnGetConvolutionBackwardDataWorkspaceSize", handle, wDesc, dyDesc, convDesc, dxDesc, algo);
+  return size_query<Handle, Filter, Tensor, Convolution, Tensor, Enum<CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>>(
+      ctx, in, out, status, ctx.cudnn.cudnnGetConvolutionBackwardDataWorkspaceSize,
+      "cudnnGetConvolutionBackwardDataWorkspaceSize");
 }
 
+// handle, xDesc, dyDesc, convDesc, dwDesc, algo
 bool cudnnGetConvolutionBackwardFilterWorkspaceSize(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                     int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnFilterDescriptor_t dwDesc = a.filter();
-  auto algo = a.enumerated<cudnnConvolutionBwdFilterAlgo_t>(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
-  return size_query(a, out, status, ctx.cudnn.cudnnGetConvolutionBackwardFilterWorkspaceSize,
-                    "cudnnGetConvolutionBackwardFilterWorkspaceSize", handle, xDesc, dyDesc, convDesc, dwDesc, algo);
+  return size_query<Handle, Tensor, Tensor, Convolution, Filter, Enum<CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT>>(
+      ctx, in, out, status, ctx.cudnn.cudnnGetConvolutionBackwardFilterWorkspaceSize,
+      "cudnnGetConvolutionBackwardFilterWorkspaceSize");
 }
 
 bool cudnnGetConvolutionForwardAlgorithmMaxCount(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
@@ -227,66 +189,27 @@ bool cudnnFindConvolutionBackwardFilterAlgorithm(CallContext& ctx, wire::Decoder
                                     "cudnnFindConvolutionBackwardFilterAlgorithm");
 }
 
+// handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requested, workspace, workspace_bytes
 bool cudnnFindConvolutionForwardAlgorithmEx(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  const void* x = a.device();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  const void* w = a.device();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t yDesc = a.tensor();
-  void* y = a.device();
-  int requested = a.value<int32_t>();
-  void* workspace = a.device();
-  size_t workspace_bytes = a.value<uint64_t>();
-  return perf_query<cudnnConvolutionFwdAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, ctx.cudnn.cudnnFindConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx",
-                  handle, xDesc, x, wDesc, w, convDesc, yDesc, y, requested, returned, perf, workspace,
-                  workspace_bytes);
-  });
+  return perf_query<cudnnConvolutionFwdAlgoPerf_t, Workspace, Handle, Tensor, Device, Filter, Device, Convolution,
+                    Tensor, Device>(ctx, in, out, status, ctx.cudnn.cudnnFindConvolutionForwardAlgorithmEx,
+                                    "cudnnFindConvolutionForwardAlgorithmEx");
 }
 
+// handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx, requested, workspace, workspace_bytes
 bool cudnnFindConvolutionBackwardDataAlgorithmEx(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                  int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnFilterDescriptor_t wDesc = a.filter();
-  const void* w = a.device();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  const void* dy = a.device();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnTensorDescriptor_t dxDesc = a.tensor();
-  void* dx = a.device();
-  int requested = a.value<int32_t>();
-  void* workspace = a.device();
-  size_t workspace_bytes = a.value<uint64_t>();
-  return perf_query<cudnnConvolutionBwdDataAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, ctx.cudnn.cudnnFindConvolutionBackwardDataAlgorithmEx,
-                  "cudnnFindConvolutionBackwardDataAlgorithmEx", handle, wDesc, w, dyDesc, dy, convDesc, dxDesc, dx,
-                  requested, returned, perf, workspace, workspace_bytes);
-  });
+  return perf_query<cudnnConvolutionBwdDataAlgoPerf_t, Workspace, Handle, Filter, Device, Tensor, Device, Convolution,
+                    Tensor, Device>(ctx, in, out, status, ctx.cudnn.cudnnFindConvolutionBackwardDataAlgorithmEx,
+                                    "cudnnFindConvolutionBackwardDataAlgorithmEx");
 }
 
+// handle, xDesc, x, dyDesc, dy, convDesc, dwDesc, dw, requested, workspace, workspace_bytes
 bool cudnnFindConvolutionBackwardFilterAlgorithmEx(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,
                                                    int32_t& status) {
-  cudnn::Args a(ctx, in);
-  cudnnHandle_t handle = a.handle();
-  cudnnTensorDescriptor_t xDesc = a.tensor();
-  const void* x = a.device();
-  cudnnTensorDescriptor_t dyDesc = a.tensor();
-  const void* dy = a.device();
-  cudnnConvolutionDescriptor_t convDesc = a.convolution();
-  cudnnFilterDescriptor_t dwDesc = a.filter();
-  void* dw = a.device();
-  int requested = a.value<int32_t>();
-  void* workspace = a.device();
-  size_t workspace_bytes = a.value<uint64_t>();
-  return perf_query<cudnnConvolutionBwdFilterAlgoPerf_t>(out, status, requested, [&](auto* perf, int* returned) {
-    return a.call(status, ctx.cudnn.cudnnFindConvolutionBackwardFilterAlgorithmEx,
-                  "cudnnFindConvolutionBackwardFilterAlgorithmEx", handle, xDesc, x, dyDesc, dy, convDesc, dwDesc, dw,
-                  requested, returned, perf, workspace, workspace_bytes);
-  });
+  return perf_query<cudnnConvolutionBwdFilterAlgoPerf_t, Workspace, Handle, Tensor, Device, Tensor, Device, Convolution,
+                    Filter, Device>(ctx, in, out, status, ctx.cudnn.cudnnFindConvolutionBackwardFilterAlgorithmEx,
+                                    "cudnnFindConvolutionBackwardFilterAlgorithmEx");
 }
 
 }  // namespace rgpu::server::handlers

@@ -75,6 +75,32 @@ float scalar(const void* p) {
   return v;
 }
 
+// Issues y = alpha f(x) + beta y on float tensors, over y's elements (x broadcasts where its
+// dimension is 1). With beta 0, y is not read (a NaN there stays out).
+template <typename F>
+cudnnStatus_t pointwise(cudaStream_t stream, const TensorRecord& x, DeviceRange rx, const TensorRecord& y,
+                        DeviceRange ry, const void* alpha, const void* beta, F f) {
+  const float al = scalar(alpha), be = scalar(beta);
+  return issued(state().enqueue(stream, cudaGraphNodeTypeKernel, [=] {
+    const float* px = reinterpret_cast<const float*>(rx.data);
+    float* py = reinterpret_cast<float*>(ry.data);
+    for (uint64_t i = 0, n = elements(y); i < n; ++i) {
+      float& out = py[offset(y, y, i)];
+      const float v = al * f(px[offset(y, x, i)]);
+      out = be == 0 ? v : v + be * out;
+    }
+    return cudaSuccess;
+  }));
+}
+
+// The size queries: no workspace or reserve is needed here, once the handle and the descriptors
+// the query requires are known.
+cudnnStatus_t no_bytes(cudnnHandle_t handle, bool described, size_t* size) {
+  if (!cudnn_stream(handle) || !described) return CUDNN_STATUS_BAD_PARAM;
+  *size = 0;
+  return CUDNN_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudnnTensorDescriptor_t aDesc,
@@ -90,17 +116,7 @@ cudnnStatus_t cudnnAddTensor(cudnnHandle_t handle, const void* alpha, const cudn
   }
   DeviceRange ra = tensor_range(aDesc, A), rc = tensor_range(cDesc, C);
   if (!ra || !rc) return CUDNN_STATUS_BAD_PARAM;
-  const float al = scalar(alpha), be = scalar(beta);
-  return issued(state().enqueue(*stream, cudaGraphNodeTypeKernel, [=] {
-    const float* pa = reinterpret_cast<const float*>(ra.data);
-    float* pc = reinterpret_cast<float*>(rc.data);
-    for (uint64_t i = 0, n = elements(c); i < n; ++i) {
-      float& out = pc[offset(c, c, i)];
-      const float v = al * pa[offset(c, a, i)];
-      out = be == 0 ? v : v + be * out;  // beta 0: C is not read (NaN stays out)
-    }
-    return cudaSuccess;
-  }));
+  return pointwise(*stream, a, ra, c, rc, alpha, beta, [](float v) { return v; });
 }
 
 cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescriptor_t activationDesc,
@@ -115,17 +131,7 @@ cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescri
   if (xr.nb_dims != yr.nb_dims || !std::equal(xr.dims, xr.dims + xr.nb_dims, yr.dims)) return CUDNN_STATUS_BAD_PARAM;
   DeviceRange rx = tensor_range(xDesc, x), ry = tensor_range(yDesc, y);
   if (!rx || !ry) return CUDNN_STATUS_BAD_PARAM;
-  const float al = scalar(alpha), be = scalar(beta);
-  return issued(state().enqueue(*stream, cudaGraphNodeTypeKernel, [=] {
-    const float* px = reinterpret_cast<const float*>(rx.data);
-    float* py = reinterpret_cast<float*>(ry.data);
-    for (uint64_t i = 0, n = elements(yr); i < n; ++i) {
-      float& out = py[offset(yr, yr, i)];
-      const float v = al * std::max(px[offset(yr, xr, i)], 0.0f);
-      out = be == 0 ? v : v + be * out;
-    }
-    return cudaSuccess;
-  }));
+  return pointwise(*stream, xr, rx, yr, ry, alpha, beta, [](float v) { return std::max(v, 0.0f); });
 }
 
 cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(
@@ -164,9 +170,7 @@ cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
     cudnnHandle_t handle, cudnnBatchNormMode_t, cudnnBatchNormOps_t, const cudnnTensorDescriptor_t xDesc,
     const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t,
     const cudnnActivationDescriptor_t, size_t* sizeInBytes) {
-  if (!cudnn_stream(handle) || !xDesc) return CUDNN_STATUS_BAD_PARAM;
-  *sizeInBytes = 0;
-  return CUDNN_STATUS_SUCCESS;
+  return no_bytes(handle, xDesc, sizeInBytes);
 }
 
 cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(
@@ -174,9 +178,7 @@ cudnnStatus_t cudnnGetBatchNormalizationBackwardExWorkspaceSize(
     const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t,
     const cudnnTensorDescriptor_t, const cudnnTensorDescriptor_t, const cudnnActivationDescriptor_t,
     size_t* sizeInBytes) {
-  if (!cudnn_stream(handle) || !xDesc) return CUDNN_STATUS_BAD_PARAM;
-  *sizeInBytes = 0;
-  return CUDNN_STATUS_SUCCESS;
+  return no_bytes(handle, xDesc, sizeInBytes);
 }
 
 cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t handle, cudnnBatchNormMode_t,
@@ -184,9 +186,7 @@ cudnnStatus_t cudnnGetBatchNormalizationTrainingExReserveSpaceSize(cudnnHandle_t
                                                                    const cudnnActivationDescriptor_t,
                                                                    const cudnnTensorDescriptor_t xDesc,
                                                                    size_t* sizeInBytes) {
-  if (!cudnn_stream(handle) || !xDesc) return CUDNN_STATUS_BAD_PARAM;
-  *sizeInBytes = 0;
-  return CUDNN_STATUS_SUCCESS;
+  return no_bytes(handle, xDesc, sizeInBytes);
 }
 
 cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, const cudnnTensorDescriptor_t xDesc,
@@ -194,9 +194,7 @@ cudnnStatus_t cudnnGetConvolutionForwardWorkspaceSize(cudnnHandle_t handle, cons
                                                       const cudnnConvolutionDescriptor_t convDesc,
                                                       const cudnnTensorDescriptor_t yDesc, cudnnConvolutionFwdAlgo_t,
                                                       size_t* sizeInBytes) {
-  if (!cudnn_stream(handle) || !xDesc || !wDesc || !convDesc || !yDesc) return CUDNN_STATUS_BAD_PARAM;
-  *sizeInBytes = 0;
-  return CUDNN_STATUS_SUCCESS;
+  return no_bytes(handle, xDesc && wDesc && convDesc && yDesc, sizeInBytes);
 }
 
 // One algorithm (implicit GEMM, which needs no workspace); no time, as heuristics give none.
