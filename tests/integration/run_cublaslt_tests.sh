@@ -16,7 +16,8 @@ start_server --emulate || exit 1
 
 # 1. Results, descriptor attributes, the cuBLAS handle cast, not-supported answers.
 check_tour "$PROGS/cublaslt_tour"
-check_tour_stderr "an unforwarded cuBLASLt function is named on stderr" "cublasLtMatrixTransform is not supported by rgpu"
+check_tour_stderr "an unforwarded cuBLASLt function is named on stderr" \
+  "cublasLtMatrixTransform is not supported by rgpu"
 
 # 2. The same through LD_PRELOAD of every shim (how PyTorch runs).
 check_no_preload "$PROGS/cublaslt_tour"

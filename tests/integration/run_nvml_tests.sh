@@ -14,7 +14,8 @@ RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_server --emulate || e
 
 # 1. Count, names, UUIDs, memory, utilization, error cases, an unsupported export.
 check_tour "$PROGS/nvml_tour"
-check_tour_stderr "an unsupported NVML function is named on stderr" "nvmlDeviceGetTemperature is not supported by rgpu"
+check_tour_stderr "an unsupported NVML function is named on stderr" \
+  "nvmlDeviceGetTemperature is not supported by rgpu"
 
 # 2. The same with the shims preloaded.
 check_no_preload "$PROGS/nvml_tour"
