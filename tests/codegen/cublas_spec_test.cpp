@@ -4,16 +4,15 @@
 #include <catch2/catch.hpp>
 
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "codegen_runner.h"
 #include "gen/cublas/cublas_ids.h"
 #include "gen/cudart/cudart_ids.h"
+#include "tests/codegen/shim_checks.h"
 #include "tests/codegen/spec_report.h"
 
 using rgpu::test::read_file;
-using rgpu::test::run_command;
 
 namespace {
 
@@ -22,25 +21,13 @@ const std::set<std::string>& exports() {
   return e;
 }
 
-// The symbols `nm -D <options>` lists for a library, as "name@version".
-std::set<std::string> symbols(const std::string& options, const std::string& library) {
-  auto r = run_command("nm -D " + options + " " + library);
-  REQUIRE(r.exit_code == 0);
-  std::set<std::string> out;
-  std::istringstream in(r.output);
-  for (std::string line; std::getline(in, line);) out.insert(line.substr(line.rfind(' ') + 1));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the exports list is libcublas.so.13's 756 functions") { CHECK(exports().size() == 756); }
 
 TEST_CASE("the cuBLAS coverage report accounts for every export in its class") {
   auto rows = rgpu::test::coverage_rows(RGPU_CUBLAS_COVERAGE);
-  std::set<std::string> names;
-  for (const auto& [name, row] : rows) names.insert(name);
-  CHECK(names == exports());
+  CHECK(rgpu::test::names_of(rows) == exports());
   CHECK_THAT(read_file(RGPU_CUBLAS_COVERAGE), Catch::Contains("| total | 756 |"));
   CHECK(rows.at("cublasSgemm_v2").category == "forwarded async");
   CHECK(rows.at("cublasGemmEx").category == "forwarded async");
@@ -52,12 +39,7 @@ TEST_CASE("the cuBLAS coverage report accounts for every export in its class") {
 }
 
 TEST_CASE("every cuBLAS export is in the version script under libcublas.so.13") {
-  std::string map = read_file(RGPU_CUBLAS_MAP);
-  REQUIRE_THAT(map, Catch::Contains("libcublas.so.13 {\n  global:\n"));
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(map.find("    " + name + ";\n") != std::string::npos);
-  }
+  rgpu::test::check_version_script(RGPU_CUBLAS_MAP, "libcublas.so.13", exports());
 }
 
 TEST_CASE("cuBLAS call ids are apart from cudart's, so one id names one library") {
@@ -70,26 +52,15 @@ TEST_CASE("cuBLAS call ids are apart from cudart's, so one id names one library"
 }
 
 TEST_CASE("the libcublas.so.13 shim exports exactly the real library's functions, versioned") {
-  std::set<std::string> defined = symbols("--defined-only", RGPU_CUBLAS_SHIM);
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(defined.count(name + "@@libcublas.so.13") == 1);
-  }
-  for (const auto& sym : defined) {
-    INFO(sym);
-    CHECK((sym == "libcublas.so.13" || exports().count(sym.substr(0, sym.find('@'))) == 1));
-  }
+  rgpu::test::check_versioned_exports(RGPU_CUBLAS_SHIM, "libcublas.so.13", exports());
 }
 
 TEST_CASE("the libcublas.so.13 shim runs on the libcudart.so.13 shim's runtime") {
-  auto dynamic = run_command(std::string("readelf -d ") + RGPU_CUBLAS_SHIM);
-  REQUIRE(dynamic.exit_code == 0);
-  CHECK_THAT(dynamic.output, Catch::Contains("Shared library: [libcudart.so.13]"));
-  CHECK_THAT(dynamic.output, Catch::Contains("Library runpath: [$ORIGIN]"));
+  rgpu::test::check_on_cudart_shim(RGPU_CUBLAS_SHIM);
   // What it takes from the runtime is under the private node, and the cudart shim provides it.
-  std::set<std::string> provided = symbols("--defined-only", RGPU_CUDART_SHIM);
+  std::set<std::string> provided = rgpu::test::nm_symbols("--defined-only", RGPU_CUDART_SHIM);
   int from_runtime = 0;
-  for (const auto& sym : symbols("--undefined-only", RGPU_CUBLAS_SHIM)) {
+  for (const auto& sym : rgpu::test::nm_symbols("--undefined-only", RGPU_CUBLAS_SHIM)) {
     if (sym.find("@RGPU_PRIVATE_1") == std::string::npos) continue;
     INFO(sym);
     ++from_runtime;

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "codegen_runner.h"
@@ -12,10 +11,10 @@
 #include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/nvml/nvml_ids.h"
+#include "tests/codegen/shim_checks.h"
 #include "tests/codegen/spec_report.h"
 
 using rgpu::test::read_file;
-using rgpu::test::run_command;
 
 namespace {
 
@@ -24,25 +23,13 @@ const std::set<std::string>& exports() {
   return e;
 }
 
-// The symbols `nm -D <options>` lists for a library, as "name@version".
-std::set<std::string> symbols(const std::string& options, const std::string& library) {
-  auto r = run_command("nm -D " + options + " " + library);
-  REQUIRE(r.exit_code == 0);
-  std::set<std::string> out;
-  std::istringstream in(r.output);
-  for (std::string line; std::getline(in, line);) out.insert(line.substr(line.rfind(' ') + 1));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the exports list is libcublasLt.so.13's 184 functions") { CHECK(exports().size() == 184); }
 
 TEST_CASE("the cuBLASLt coverage report accounts for every export in its class") {
   auto rows = rgpu::test::coverage_rows(RGPU_CUBLASLT_COVERAGE);
-  std::set<std::string> names;
-  for (const auto& [name, row] : rows) names.insert(name);
-  CHECK(names == exports());
+  CHECK(rgpu::test::names_of(rows) == exports());
   CHECK_THAT(read_file(RGPU_CUBLASLT_COVERAGE), Catch::Contains("| total | 184 |"));
   CHECK(rows.at("cublasLtCreate").category == "forwarded async");
   CHECK(rows.at("cublasLtMatmul").category == "hand-written async");
@@ -54,12 +41,7 @@ TEST_CASE("the cuBLASLt coverage report accounts for every export in its class")
 }
 
 TEST_CASE("every cuBLASLt export is in the version script under libcublasLt.so.13") {
-  std::string map = read_file(RGPU_CUBLASLT_MAP);
-  REQUIRE_THAT(map, Catch::Contains("libcublasLt.so.13 {\n  global:\n"));
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(map.find("    " + name + ";\n") != std::string::npos);
-  }
+  rgpu::test::check_version_script(RGPU_CUBLASLT_MAP, "libcublasLt.so.13", exports());
 }
 
 TEST_CASE("cuBLASLt call ids are apart from the other libraries', so one id names one library") {
@@ -73,20 +55,9 @@ TEST_CASE("cuBLASLt call ids are apart from the other libraries', so one id name
 }
 
 TEST_CASE("the libcublasLt.so.13 shim exports exactly the real library's functions, versioned") {
-  std::set<std::string> defined = symbols("--defined-only", RGPU_CUBLASLT_SHIM);
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(defined.count(name + "@@libcublasLt.so.13") == 1);
-  }
-  for (const auto& sym : defined) {
-    INFO(sym);
-    CHECK((sym == "libcublasLt.so.13" || exports().count(sym.substr(0, sym.find('@'))) == 1));
-  }
+  rgpu::test::check_versioned_exports(RGPU_CUBLASLT_SHIM, "libcublasLt.so.13", exports());
 }
 
 TEST_CASE("the libcublasLt.so.13 shim runs on the libcudart.so.13 shim's runtime") {
-  auto dynamic = run_command(std::string("readelf -d ") + RGPU_CUBLASLT_SHIM);
-  REQUIRE(dynamic.exit_code == 0);
-  CHECK_THAT(dynamic.output, Catch::Contains("Shared library: [libcudart.so.13]"));
-  CHECK_THAT(dynamic.output, Catch::Contains("Library runpath: [$ORIGIN]"));
+  rgpu::test::check_on_cudart_shim(RGPU_CUBLASLT_SHIM);
 }

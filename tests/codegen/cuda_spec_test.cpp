@@ -7,13 +7,13 @@
 #include <dlfcn.h>
 
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "codegen/src/proc_versions.h"
 #include "codegen/support/proc_table.h"
 #include "codegen_runner.h"
+#include "tests/codegen/shim_checks.h"
 #include "tests/codegen/spec_report.h"
 
 using rgpu::codegen::ProcVersion;
@@ -102,9 +102,7 @@ TEST_CASE("the real cudaTypedefs.h pairs with every export of libcuda.so.1") {
 
 TEST_CASE("the cuda coverage report accounts for every export in its class") {
   auto rows = rgpu::test::coverage_rows(RGPU_CUDA_COVERAGE);
-  std::set<std::string> names;
-  for (const auto& [name, row] : rows) names.insert(name);
-  CHECK(names == exports());
+  CHECK(rgpu::test::names_of(rows) == exports());
   CHECK(rows.at("cuInit").category == "local");
   CHECK(rows.at("cuGetProcAddress_v2").category == "local");
   CHECK(rows.at("cuLaunchKernel").category == "hand-written async");
@@ -113,12 +111,7 @@ TEST_CASE("the cuda coverage report accounts for every export in its class") {
 }
 
 TEST_CASE("the libcuda.so.1 shim exports exactly the driver's names, unversioned, on the runtime") {
-  auto r = run_command(std::string("nm -D --defined-only ") + RGPU_CUDA_SHIM);
-  REQUIRE(r.exit_code == 0);
-  std::set<std::string> defined;
-  std::istringstream in(r.output);
-  for (std::string line; std::getline(in, line);) defined.insert(line.substr(line.rfind(' ') + 1));
-  CHECK(defined == exports());
+  CHECK(rgpu::test::nm_symbols("--defined-only", RGPU_CUDA_SHIM) == exports());
   auto dynamic = run_command(std::string("readelf -d ") + RGPU_CUDA_SHIM);
   CHECK_THAT(dynamic.output, Catch::Contains("Library soname: [libcuda.so.1]"));
   CHECK_THAT(dynamic.output, Catch::Contains("Shared library: [libcudart.so.13]"));

@@ -10,6 +10,7 @@
 
 #include "codegen_runner.h"
 #include "gen/cudart/cudart_ids.h"
+#include "tests/codegen/shim_checks.h"
 #include "tests/codegen/spec_report.h"
 
 using rgpu::test::read_file;
@@ -33,9 +34,7 @@ TEST_CASE("the exports list is libcudart.so.13's 422 functions") { CHECK(exports
 
 TEST_CASE("the coverage report accounts for every export exactly once") {
   auto rows = coverage_rows();
-  std::set<std::string> names;
-  for (const auto& [name, row] : rows) names.insert(name);
-  CHECK(names == exports());
+  CHECK(rgpu::test::names_of(rows) == exports());
   std::string report = read_file(RGPU_CUDART_COVERAGE);
   CHECK_THAT(report, Catch::Contains("| total | 422 |"));
   int forwarded = 0, hand_written = 0;
@@ -59,13 +58,8 @@ TEST_CASE("the hand-written functions are where the contract puts them") {
 }
 
 TEST_CASE("every export is in the version script under the soname") {
-  std::string map = read_file(RGPU_CUDART_MAP);
-  REQUIRE_THAT(map, Catch::Contains("libcudart.so.13 {\n  global:\n"));
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(map.find("    " + name + ";\n") != std::string::npos);
-  }
-  CHECK_THAT(map, Catch::Contains("  local:\n    *;\n};"));
+  rgpu::test::check_version_script(RGPU_CUDART_MAP, "libcudart.so.13", exports());
+  CHECK_THAT(read_file(RGPU_CUDART_MAP), Catch::Contains("  local:\n    *;\n};"));
 }
 
 TEST_CASE("the waiting calls are marked blocking") {

@@ -4,7 +4,6 @@
 #include <catch2/catch.hpp>
 
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "codegen_runner.h"
@@ -12,10 +11,10 @@
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudnn/cudnn_ids.h"
 #include "gen/nvml/nvml_ids.h"
+#include "tests/codegen/shim_checks.h"
 #include "tests/codegen/spec_report.h"
 
 using rgpu::test::read_file;
-using rgpu::test::run_command;
 
 namespace {
 
@@ -24,24 +23,13 @@ const std::set<std::string>& exports() {
   return e;
 }
 
-std::set<std::string> symbols(const std::string& options, const std::string& library) {
-  auto r = run_command("nm -D " + options + " " + library);
-  REQUIRE(r.exit_code == 0);
-  std::set<std::string> out;
-  std::istringstream in(r.output);
-  for (std::string line; std::getline(in, line);) out.insert(line.substr(line.rfind(' ') + 1));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the exports list is libcudnn.so.9's 224 functions") { CHECK(exports().size() == 224); }
 
 TEST_CASE("the cuDNN coverage report accounts for every export in its class") {
   auto rows = rgpu::test::coverage_rows(RGPU_CUDNN_COVERAGE);
-  std::set<std::string> names;
-  for (const auto& [name, row] : rows) names.insert(name);
-  CHECK(names == exports());
+  CHECK(rgpu::test::names_of(rows) == exports());
   CHECK_THAT(read_file(RGPU_CUDNN_COVERAGE), Catch::Contains("| total | 224 |"));
   CHECK(rows.at("cudnnCreate").category == "hand-written async");
   CHECK(rows.at("cudnnGetStream").category == "local");
@@ -55,12 +43,7 @@ TEST_CASE("the cuDNN coverage report accounts for every export in its class") {
 }
 
 TEST_CASE("every cuDNN export is in the version script under libcudnn.so.9") {
-  std::string map = read_file(RGPU_CUDNN_MAP);
-  REQUIRE_THAT(map, Catch::Contains("libcudnn.so.9 {\n  global:\n"));
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(map.find("    " + name + ";\n") != std::string::npos);
-  }
+  rgpu::test::check_version_script(RGPU_CUDNN_MAP, "libcudnn.so.9", exports());
 }
 
 TEST_CASE("cuDNN call ids are apart from the other libraries', so one id names one library") {
@@ -73,20 +56,9 @@ TEST_CASE("cuDNN call ids are apart from the other libraries', so one id names o
 }
 
 TEST_CASE("the libcudnn.so.9 shim exports exactly the real library's functions, versioned") {
-  std::set<std::string> defined = symbols("--defined-only", RGPU_CUDNN_SHIM);
-  for (const auto& name : exports()) {
-    INFO(name);
-    CHECK(defined.count(name + "@@libcudnn.so.9") == 1);
-  }
-  for (const auto& sym : defined) {
-    INFO(sym);
-    CHECK((sym == "libcudnn.so.9" || exports().count(sym.substr(0, sym.find('@'))) == 1));
-  }
+  rgpu::test::check_versioned_exports(RGPU_CUDNN_SHIM, "libcudnn.so.9", exports());
 }
 
 TEST_CASE("the libcudnn.so.9 shim runs on the libcudart.so.13 shim's runtime") {
-  auto dynamic = run_command(std::string("readelf -d ") + RGPU_CUDNN_SHIM);
-  REQUIRE(dynamic.exit_code == 0);
-  CHECK_THAT(dynamic.output, Catch::Contains("Shared library: [libcudart.so.13]"));
-  CHECK_THAT(dynamic.output, Catch::Contains("Library runpath: [$ORIGIN]"));
+  rgpu::test::check_on_cudart_shim(RGPU_CUDNN_SHIM);
 }

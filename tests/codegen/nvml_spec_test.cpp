@@ -4,17 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "codegen_runner.h"
 #include "gen/cublas/cublas_ids.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/nvml/nvml_ids.h"
+#include "tests/codegen/shim_checks.h"
 #include "tests/codegen/spec_report.h"
 
 using rgpu::test::read_file;
-using rgpu::test::run_command;
 
 namespace {
 
@@ -23,23 +22,11 @@ const std::set<std::string>& exports() {
   return e;
 }
 
-// The names `nm -D --defined-only` lists for the shim, as printed ("name", or "name@version").
-std::set<std::string> defined_symbols() {
-  auto r = run_command(std::string("nm -D --defined-only ") + RGPU_NVML_SHIM);
-  REQUIRE(r.exit_code == 0);
-  std::set<std::string> out;
-  std::istringstream in(r.output);
-  for (std::string line; std::getline(in, line);) out.insert(line.substr(line.rfind(' ') + 1));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the NVML coverage report accounts for every export in its class") {
   auto rows = rgpu::test::coverage_rows(RGPU_NVML_COVERAGE);
-  std::set<std::string> names;
-  for (const auto& [name, row] : rows) names.insert(name);
-  CHECK(names == exports());
+  CHECK(rgpu::test::names_of(rows) == exports());
   CHECK(rows.at("nvmlInit_v2").category == "hand-written sync");
   CHECK(rows.at("nvmlDeviceGetMemoryInfo").category == "hand-written sync");
   CHECK(rows.at("nvmlDeviceGetName").category == "local");
@@ -50,7 +37,7 @@ TEST_CASE("the NVML version script exports plain names: the real library version
   std::string map = read_file(RGPU_NVML_MAP);
   CHECK_THAT(map, Catch::Contains("\n{\n  global:\n"));
   CHECK_THAT(map, !Catch::Contains("libnvidia-ml.so.1 {"));
-  std::set<std::string> defined = defined_symbols();
+  std::set<std::string> defined = rgpu::test::nm_symbols("--defined-only", RGPU_NVML_SHIM);
   for (const auto& name : exports()) {
     INFO(name);
     CHECK(defined.count(name) == 1);
@@ -73,9 +60,6 @@ TEST_CASE("NVML call ids are apart from cudart's and cuBLAS's") {
 }
 
 TEST_CASE("the libnvidia-ml.so.1 shim runs on the libcudart.so.13 shim's runtime") {
-  auto dynamic = run_command(std::string("readelf -d ") + RGPU_NVML_SHIM);
-  REQUIRE(dynamic.exit_code == 0);
-  CHECK_THAT(dynamic.output, Catch::Contains("Library soname: [libnvidia-ml.so.1]"));
-  CHECK_THAT(dynamic.output, Catch::Contains("Shared library: [libcudart.so.13]"));
-  CHECK_THAT(dynamic.output, Catch::Contains("Library runpath: [$ORIGIN]"));
+  std::string dynamic = rgpu::test::check_on_cudart_shim(RGPU_NVML_SHIM);
+  CHECK_THAT(dynamic, Catch::Contains("Library soname: [libnvidia-ml.so.1]"));
 }

@@ -3,7 +3,13 @@
 #   check NAME STATUS [DETAIL]   counts "ok: NAME" (STATUS 0) or "FAIL: NAME DETAIL"
 #   client CMD...                runs a client program (the ASan runtime preloaded under sanitizers)
 #   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free loopback port with ARGS; sets PORT and LOG
+#   start_server [ARGS...]       start_daemon, and points this script's clients (RGPU_SERVER) at it
 #   wait_log FILE PATTERN        waits (bounded) until FILE matches PATTERN
+#   check_tour PROG              PROG through `rgpu run` ends with "ok: <its name>"; keeps its output
+#                                in $WORK/tour.out and $WORK/tour.err
+#   check_tour_stderr NAME PATTERN   the last tour's stderr matches PATTERN
+#   check_daemon_log NAME PATTERN    the daemon's log ($LOG) matches PATTERN
+#   check_no_server NAME PROG [ARGS...]   PROG ARGS succeeds with no server listening
 #   check_no_preload PROG        PROG passes through `rgpu run --no-preload` (LD_LIBRARY_PATH alone)
 #   check_round_trips NAME N OK PROG [ARGS...]
 #                                PROG prints a line matching OK and makes exactly N round trips
@@ -50,12 +56,43 @@ start_daemon() {
   return 1
 }
 
+start_server() {
+  start_daemon "$@" || return 1
+  export RGPU_SERVER=127.0.0.1:$PORT
+}
+
 wait_log() {
   for _ in $(seq 200); do
     grep -q "$2" "$1" && return 0
     sleep 0.05
   done
   return 1
+}
+
+check_tour() {
+  local name; name=$(basename "$1")
+  client timeout 60 "$BIN/rgpu" run -- "$1" >"$WORK/tour.out" 2>"$WORK/tour.err"
+  local rc=$?
+  [[ $rc == 0 ]] && grep -q "^ok: $name$" "$WORK/tour.out"
+  check "$name through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
+}
+
+check_tour_stderr() {
+  grep -q "$2" "$WORK/tour.err"
+  check "$1" $? "$(head "$WORK/tour.err")"
+}
+
+check_daemon_log() {
+  grep -q "$2" "$LOG"
+  check "$1" $?
+}
+
+# Port 1 on loopback: nothing listens there.
+check_no_server() {
+  local name=$1
+  shift
+  RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$@" >"$WORK/ns.out" 2>&1
+  check "$name" $? "$(head "$WORK/ns.out")"
 }
 
 # `rgpu run` preloads the shims; programs that find the libraries by name need only its LD_LIBRARY_PATH.

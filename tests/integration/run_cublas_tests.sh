@@ -10,18 +10,13 @@ BIN=$1
 PROGS=$2
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-start_daemon --emulate || exit 1
-export RGPU_SERVER=127.0.0.1:$PORT
+start_server --emulate || exit 1
 
 # 1. Results, pointer modes, getters, not-supported answers.
-client timeout 60 "$BIN/rgpu" run -- "$PROGS/cublas_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: cublas_tour$" "$WORK/tour.out"
-check "cublas_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
-grep -q "cublasSsymm_v2 is not supported by rgpu" "$WORK/tour.err"
-check "an unforwarded cuBLAS function is named on stderr" $? "$(head "$WORK/tour.err")"
-grep -q "cublasDdot_v2 is not available on this backend" "$LOG"
-check "a function the emulated backend lacks is named in rgpud's log" $?
+check_tour "$PROGS/cublas_tour"
+check_tour_stderr "an unforwarded cuBLAS function is named on stderr" "cublasSsymm_v2 is not supported by rgpu"
+check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
+  "cublasDdot_v2 is not available on this backend"
 
 # 2. The same through LD_PRELOAD of both shims (how programs that pin their libraries run).
 check_no_preload "$PROGS/cublas_tour"

@@ -12,16 +12,12 @@ BIN=$1
 PROGS=$2
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-start_daemon --emulate || exit 1
-export RGPU_SERVER=127.0.0.1:$PORT
+start_server --emulate || exit 1
 
 # 1. Results, descriptor attributes, the cuBLAS handle cast, not-supported answers.
-client timeout 60 "$BIN/rgpu" run -- "$PROGS/cublaslt_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: cublaslt_tour$" "$WORK/tour.out"
-check "cublaslt_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
-grep -q "cublasLtMatrixTransform is not supported by rgpu" "$WORK/tour.err"
-check "an unforwarded cuBLASLt function is named on stderr" $? "$(head "$WORK/tour.err")"
+check_tour "$PROGS/cublaslt_tour"
+check_tour_stderr "an unforwarded cuBLASLt function is named on stderr" \
+  "cublasLtMatrixTransform is not supported by rgpu"
 
 # 2. The same through LD_PRELOAD of every shim (how PyTorch runs).
 check_no_preload "$PROGS/cublaslt_tour"

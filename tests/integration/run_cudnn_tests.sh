@@ -11,20 +11,16 @@ BIN=$1
 PROGS=$2
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-start_daemon --emulate || exit 1
-export RGPU_SERVER=127.0.0.1:$PORT
+start_server --emulate || exit 1
 
 # 1. The tour: results, local answers, not-supported answers.
-client timeout 60 "$BIN/rgpu" run -- "$PROGS/cudnn_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: cudnn_tour$" "$WORK/tour.out"
-check "cudnn_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
-grep -q "cudnnCreatePoolingDescriptor is not supported by rgpu" "$WORK/tour.err"
-check "an unforwarded cuDNN function is named on stderr" $? "$(head "$WORK/tour.err")"
-grep -q "cudnnConvolutionBackwardData failed on the server with cuDNN status 3000" "$WORK/tour.err"
-check "an async cuDNN call's failure is reported on the client" $? "$(head "$WORK/tour.err")"
-grep -q "cudnnConvolutionBackwardData is not available on this backend" "$LOG"
-check "a function the emulated backend lacks is named in rgpud's log" $?
+check_tour "$PROGS/cudnn_tour"
+check_tour_stderr "an unforwarded cuDNN function is named on stderr" \
+  "cudnnCreatePoolingDescriptor is not supported by rgpu"
+check_tour_stderr "an async cuDNN call's failure is reported on the client" \
+  "cudnnConvolutionBackwardData failed on the server with cuDNN status 3000"
+check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
+  "cudnnConvolutionBackwardData is not available on this backend"
 
 # 2. The same through LD_PRELOAD of every shim (how PyTorch runs).
 check_no_preload "$PROGS/cudnn_tour"

@@ -13,8 +13,7 @@ BACKEND=${3:-emulated}
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 export RGPU_MODULE_CACHE=$WORK/modules
-start_daemon --backend "$BACKEND" || exit 1
-export RGPU_SERVER=127.0.0.1:$PORT
+start_server --backend "$BACKEND" || exit 1
 
 # 1. A program that touches every runtime path, through `rgpu run`.
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1

@@ -9,16 +9,11 @@ BIN=$1
 PROGS=$2
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_daemon --emulate || exit 1
-export RGPU_SERVER=127.0.0.1:$PORT
+RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_server --emulate || exit 1
 
 # 1. Devices, contexts, cuGetProcAddress, memory, streams, events, a PTX module and its launches.
-client timeout 60 "$BIN/rgpu" run -- "$PROGS/driver_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: driver_tour$" "$WORK/tour.out"
-check "driver_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
-grep -q "cuArrayCreate_v2 is not supported by rgpu" "$WORK/tour.err"
-check "an unsupported driver function is named on stderr" $? "$(head "$WORK/tour.err")"
+check_tour "$PROGS/driver_tour"
+check_tour_stderr "an unsupported driver function is named on stderr" "cuArrayCreate_v2 is not supported by rgpu"
 
 # 2. The same through LD_LIBRARY_PATH alone.
 check_no_preload "$PROGS/driver_tour"
@@ -28,7 +23,6 @@ check_no_preload "$PROGS/driver_tour"
 check_round_trips "100 driver launches make no round trip" 5 "^ok: driver_tour launches$" "$PROGS/driver_tour" launches
 
 # 4. No server: no device.
-RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/driver_tour" no_server >"$WORK/ns.out" 2>&1
-check "no server: cuInit answers CUDA_ERROR_NO_DEVICE" $? "$(head "$WORK/ns.out")"
+check_no_server "no server: cuInit answers CUDA_ERROR_NO_DEVICE" "$PROGS/driver_tour" no_server
 
 finish

@@ -10,16 +10,12 @@ BIN=$1
 PROGS=$2
 source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
-RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_daemon --emulate || exit 1
-export RGPU_SERVER=127.0.0.1:$PORT
+RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_server --emulate || exit 1
 
 # 1. Count, names, UUIDs, memory, utilization, error cases, an unsupported export.
-client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" >"$WORK/tour.out" 2>"$WORK/tour.err"
-rc=$?
-[[ $rc == 0 ]] && grep -q "^ok: nvml_tour$" "$WORK/tour.out"
-check "nvml_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/tour.out" | head; head "$WORK/tour.err")"
-grep -q "nvmlDeviceGetTemperature is not supported by rgpu" "$WORK/tour.err"
-check "an unsupported NVML function is named on stderr" $? "$(head "$WORK/tour.err")"
+check_tour "$PROGS/nvml_tour"
+check_tour_stderr "an unsupported NVML function is named on stderr" \
+  "nvmlDeviceGetTemperature is not supported by rgpu"
 
 # 2. The same with the shims preloaded.
 check_no_preload "$PROGS/nvml_tour"
@@ -28,7 +24,6 @@ check_no_preload "$PROGS/nvml_tour"
 check_round_trips "NVML identities make one round trip" 1 "^ok: nvml_tour identity$" "$PROGS/nvml_tour" identity
 
 # 4. No server: as if no driver were loaded.
-RGPU_SERVER=127.0.0.1:1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/nvml_tour" no_server >"$WORK/ns.out" 2>&1
-check "no server: NVML_ERROR_DRIVER_NOT_LOADED" $? "$(head "$WORK/ns.out")"
+check_no_server "no server: NVML_ERROR_DRIVER_NOT_LOADED" "$PROGS/nvml_tour" no_server
 
 finish

@@ -16,32 +16,9 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK_CUDA(x)                                                        \
-  do {                                                                       \
-    cudaError_t e_ = (x);                                                    \
-    if (e_ != cudaSuccess) {                                                 \
-      std::printf("FAIL %s: %s\n", #x, cudaGetErrorName(e_));                \
-      return 1;                                                              \
-    }                                                                        \
-  } while (0)
+#include "tour_checks.h"
 
-#define CHECK_BLAS(x)                                                        \
-  do {                                                                       \
-    cublasStatus_t s_ = (x);                                                 \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                       \
-      std::printf("FAIL %s: %s\n", #x, cublasLtGetStatusName(s_));           \
-      return 1;                                                              \
-    }                                                                        \
-  } while (0)
-
-#define EXPECT(cond, what)                  \
-  do {                                      \
-    if (!(cond)) {                          \
-      std::printf("FAIL %s\n", what);       \
-      return 1;                             \
-    }                                       \
-    std::printf("ok: %s\n", what);          \
-  } while (0)
+#define CHECK_BLAS(x) CHECK_STATUS(#x, x, CUBLAS_STATUS_SUCCESS, cublasLtGetStatusName)
 
 namespace {
 

@@ -20,33 +20,9 @@
 #include <vector>
 
 #include "../../gpu/programs/cudnn_conv_graph.h"
+#include "tour_checks.h"
 
-#define CHECK_CUDA(x)                                          \
-  do {                                                         \
-    cudaError_t e_ = (x);                                      \
-    if (e_ != cudaSuccess) {                                   \
-      std::printf("FAIL %s: %s\n", #x, cudaGetErrorName(e_));  \
-      return 1;                                                \
-    }                                                          \
-  } while (0)
-
-#define CHECK_DNN(x)                                                \
-  do {                                                              \
-    cudnnStatus_t s_ = (x);                                         \
-    if (s_ != CUDNN_STATUS_SUCCESS) {                               \
-      std::printf("FAIL %s: %s\n", #x, cudnnGetErrorString(s_));    \
-      return 1;                                                     \
-    }                                                               \
-  } while (0)
-
-#define EXPECT(cond, what)            \
-  do {                                \
-    if (!(cond)) {                    \
-      std::printf("FAIL %s\n", what); \
-      return 1;                       \
-    }                                 \
-    std::printf("ok: %s\n", what);    \
-  } while (0)
+#define CHECK_DNN(x) CHECK_STATUS(#x, x, CUDNN_STATUS_SUCCESS, cudnnGetErrorString)
 
 namespace {
 

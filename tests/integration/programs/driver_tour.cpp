@@ -16,14 +16,7 @@
 #include <cstring>
 #include <vector>
 
-#define EXPECT(cond, what)            \
-  do {                                \
-    if (!(cond)) {                    \
-      std::printf("FAIL %s\n", what); \
-      return 1;                       \
-    }                                 \
-    std::printf("ok: %s\n", what);    \
-  } while (0)
+#include "tour_checks.h"
 
 namespace {
 

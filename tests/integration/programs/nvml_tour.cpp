@@ -15,14 +15,7 @@
 #include <cstring>
 #include <string>
 
-#define EXPECT(cond, what)            \
-  do {                                \
-    if (!(cond)) {                    \
-      std::printf("FAIL %s\n", what); \
-      return 1;                       \
-    }                                 \
-    std::printf("ok: %s\n", what);    \
-  } while (0)
+#include "tour_checks.h"
 
 namespace {
 

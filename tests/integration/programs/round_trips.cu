@@ -14,61 +14,54 @@
 
 #include <cstdio>
 
+#include "tour_checks.h"
+
 __global__ void axpy(float a, const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] += a * x[i];
 }
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e_ = (x);                                                          \
-    if (e_ != cudaSuccess) {                                                       \
-      std::printf("FAIL %s: %s\n", #x, cudaGetErrorName(e_));                      \
-      return 1;                                                                    \
-    }                                                                              \
-  } while (0)
-
 int main() {
   const int n = 1 << 16;
   int count = 0, device = -1, sms = 0;
-  CHECK(cudaGetDeviceCount(&count));
-  CHECK(cudaSetDevice(0));
+  CHECK_CUDA(cudaGetDeviceCount(&count));
+  CHECK_CUDA(cudaSetDevice(0));
   cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
+  CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   cudaStream_t s;
-  CHECK(cudaStreamCreate(&s));
+  CHECK_CUDA(cudaStreamCreate(&s));
   float *x = nullptr, *y = nullptr;
-  CHECK(cudaMalloc(&x, n * sizeof(float)));
-  CHECK(cudaMalloc(&y, n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&x, n * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&y, n * sizeof(float)));
   static float host[n];
   for (int i = 0; i < n; ++i) host[i] = 1.0f;
-  CHECK(cudaMemcpy(x, host, sizeof host, cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(y, host, sizeof host, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(x, host, sizeof host, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(y, host, sizeof host, cudaMemcpyHostToDevice));
   for (int step = 0; step < 200; ++step) {
     axpy<<<(n + 255) / 256, 256, 0, s>>>(2.0f, x, y, n);
-    CHECK(cudaGetLastError());
-    CHECK(cudaGetDevice(&device));
+    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaGetDevice(&device));
     cudaFuncAttributes fa;
-    CHECK(cudaFuncGetAttributes(&fa, axpy));
+    CHECK_CUDA(cudaFuncGetAttributes(&fa, axpy));
     cudaPointerAttributes pa;
-    CHECK(cudaPointerGetAttributes(&pa, y));
+    CHECK_CUDA(cudaPointerGetAttributes(&pa, y));
     int blocks = 0;
-    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, axpy, 256, 0));
+    CHECK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, axpy, 256, 0));
     cudaStreamCaptureStatus cs;
-    CHECK(cudaStreamIsCapturing(s, &cs));
-    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CHECK_CUDA(cudaStreamIsCapturing(s, &cs));
+    CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     if (pa.type != cudaMemoryTypeDevice || cs != cudaStreamCaptureStatusNone || device != 0 || blocks <= 0) {
       std::printf("FAIL: wrong local answer\n");
       return 1;
     }
   }
-  CHECK(cudaStreamSynchronize(s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
   float first = 0;
-  CHECK(cudaMemcpy(&first, y, sizeof first, cudaMemcpyDeviceToHost));
-  CHECK(cudaFree(x));
-  CHECK(cudaFree(y));
-  CHECK(cudaStreamDestroy(s));
+  CHECK_CUDA(cudaMemcpy(&first, y, sizeof first, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaFree(x));
+  CHECK_CUDA(cudaFree(y));
+  CHECK_CUDA(cudaStreamDestroy(s));
   std::printf("ok: round_trips (%d device(s), %d SMs)\n", count, sms);
   return 0;
 }
