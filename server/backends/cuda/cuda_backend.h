@@ -15,6 +15,7 @@
 #include "server/backends/backend.h"
 #include "server/backends/cuda/cuda_driver_api.h"
 #include "server/backends/cuda/launch_config.h"
+#include "server/backends/cuda/on_demand_library.h"
 #include "server/backends/cuda/shared_library.h"
 
 namespace rgpu::server::cuda {
@@ -34,13 +35,13 @@ class CudaBackend final : public Backend {
   const char* name() const override { return "cuda"; }
   Status init() override;
   const gen::cudart::Api& cudart() const override;
-  const gen::cublas::Api& cublas() const override { return cublas_; }
+  const gen::cublas::Api& cublas() const override { return cublas_.api; }
   void load_cublas() override;  // cuda_backend_cublas.cpp
-  const gen::nvml::Api& nvml() const override { return nvml_; }
+  const gen::nvml::Api& nvml() const override { return nvml_.api; }
   void load_nvml() override;  // cuda_backend_nvml.cpp
-  const gen::cublasLt::Api& cublasLt() const override { return cublasLt_; }
+  const gen::cublasLt::Api& cublasLt() const override { return cublasLt_.api; }
   void load_cublasLt() override;  // cuda_backend_cublaslt.cpp
-  const gen::cudnn::Api& cudnn() const override { return cudnn_; }
+  const gen::cudnn::Api& cudnn() const override { return cudnn_.api; }
   void load_cudnn() override;  // cuda_backend_cudnn.cpp
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
@@ -74,18 +75,11 @@ class CudaBackend final : public Backend {
   DriverApi driver_;
   RuntimeBootstrap runtime_;
   std::unique_ptr<gen::cudart::Api> cudart_;
-  std::once_flag cublas_once_;
-  SharedLibrary cublas_library_;
-  gen::cublas::Api cublas_;  // empty until load_cublas() (and for good when the library is missing)
-  std::once_flag nvml_once_;
-  SharedLibrary nvml_library_;
-  gen::nvml::Api nvml_;  // empty until load_nvml() (and for good when the library is missing)
-  std::once_flag cublasLt_once_;
-  SharedLibrary cublasLt_library_;
-  gen::cublasLt::Api cublasLt_;  // empty until load_cublasLt() (and for good when the library is missing)
-  std::once_flag cudnn_once_;
-  SharedLibrary cudnn_library_;
-  gen::cudnn::Api cudnn_;  // empty until load_cudnn() (and for good when the library is missing)
+  // Loaded on a session's first call into them (on_demand_library.h).
+  OnDemandLibrary<gen::cublas::Api> cublas_;
+  OnDemandLibrary<gen::nvml::Api> nvml_;
+  OnDemandLibrary<gen::cublasLt::Api> cublasLt_;
+  OnDemandLibrary<gen::cudnn::Api> cudnn_;
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, the baseline of memory_in_use()
