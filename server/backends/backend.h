@@ -13,25 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "codegen/support/api_tables_fwd.h"
 #include "common/status.h"
 
 struct cudaFuncAttributes;
-
-namespace rgpu::gen::cudart {
-struct Api;
-}
-namespace rgpu::gen::cublas {
-struct Api;
-}
-namespace rgpu::gen::nvml {
-struct Api;
-}
-namespace rgpu::gen::cublasLt {
-struct Api;
-}
-namespace rgpu::gen::cudnn {
-struct Api;
-}
 
 namespace rgpu::server {
 

@@ -8,24 +8,9 @@
 #include <span>
 #include <vector>
 
+#include "codegen/support/api_tables_fwd.h"
 #include "common/status.h"
 #include "server/session/handle_table.h"
-
-namespace rgpu::gen::cudart {
-struct Api;
-}
-namespace rgpu::gen::cublas {
-struct Api;
-}
-namespace rgpu::gen::nvml {
-struct Api;
-}
-namespace rgpu::gen::cublasLt {
-struct Api;
-}
-namespace rgpu::gen::cudnn {
-struct Api;
-}
 
 namespace rgpu::server {
 
