@@ -1,0 +1,73 @@
+// rgpud's configuration file (`rgpud --config FILE`, YAML): where it listens, the tenants and their
+// slices, and the pool's policy. Parsed into an immutable DaemonConfig; every error names the
+// file, line and column and says how to fix it, and unknown or duplicate keys are refused.
+//
+//   listen: 127.0.0.1:7070
+//   admin_token: s3cret-admin          # `rgpu pool` and `rgpu pool set` need it
+//   policy:
+//     placement: pack                  # pack (fill one GPU first) or spread
+//     quantum_ms: 10                   # longest turn on a contended GPU
+//     idle_release_ms: 10              # a holder that sends no work this long gives its turn back
+//   tenants:
+//     - name: inference
+//       token: tok-inference
+//       memory: 4096M                  # MiB (plain number), or with M/MiB, G/GiB; 0 or absent: a whole GPU
+//       compute: 30                    # guaranteed percent of one GPU when contended
+//       compute_limit: 100             # cap, percent (default: equal to compute)
+//       priority: high                 # high, normal, low, or a number (-100..100)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rgpu::pool {
+
+enum class Placement { kPack, kSpread };
+
+inline constexpr int kPriorityHigh = 50;
+inline constexpr int kPriorityNormal = 0;
+inline constexpr int kPriorityLow = -50;
+
+struct TenantSpec {
+  std::string name;
+  std::string token;             // the secret its clients prove; unique among tenants
+  uint64_t memory_bytes = 0;     // the memory slice (a multiple of 1 MiB); 0: a whole GPU, unsliced
+  uint32_t compute = 0;          // guaranteed percent of one GPU's time when it is contended (0..100)
+  uint32_t compute_limit = 100;  // the cap, percent (compute..100)
+  int priority = kPriorityNormal;
+  // A tenant with no memory slice and no compute slice gets whole GPUs, as rgpud did before the
+  // pool: every GPU visible, nothing reserved, no scheduling.
+  bool whole_gpu() const { return memory_bytes == 0 && compute == 0 && compute_limit >= 100; }
+};
+
+struct PoolPolicy {
+  Placement placement = Placement::kPack;
+  uint32_t quantum_ms = 10;
+  uint32_t idle_release_ms = 10;
+};
+
+struct DaemonConfig {
+  std::string source;            // the file it came from ("" for the built-in default)
+  std::string listen;            // "" when the file does not say (RGPU_LISTEN / --listen decide)
+  std::string admin_token;
+  std::vector<TenantSpec> tenants;
+  PoolPolicy policy;
+};
+
+// Reads and validates a configuration file.
+Result<DaemonConfig> load_config(const std::string& path);
+// The same from text; `source` names it in messages.
+Result<DaemonConfig> parse_config(std::string_view text, const std::string& source);
+// No file: one tenant "default" with whole GPUs whose token is `token` (empty: no
+// authentication), and `token` as the admin token too.
+DaemonConfig default_config(const std::string& token);
+
+// "high", "normal", "low" or an integer in -100..100.
+Result<int> parse_priority(std::string_view text);
+std::string priority_name(int priority);  // "high", "normal", "low" or the number
+
+}  // namespace rgpu::pool
