@@ -16,8 +16,25 @@
 // earns no credit. The holder's turn is revoked after `quantum` when another eligible session
 // waits. Caps: a token bucket of GPU time per session, refilled at cap% of wall time; a session
 // whose bucket is empty is not granted, and a holder is revoked when its bucket runs out.
+//
+// What the caller relies on (compute_arbiter.cpp says why):
+// - Call poll(now) after every other call and at `wake`; decisions come only from poll. `now`
+//   must not go back (an earlier one counts as the latest seen).
+// - A holder keeps the GPU at least a quantum, then until its virtual finish time passes the
+//   best waiter's: no revocation whose only effect would be to grant it again.
+// - A revoked session stays queued after its released() (a want() after it is ignored). One that
+//   gives back early while others wait keeps its turn for a grace of quantum/20: a want() within
+//   it is answered by a grant to the same session (no handoff), the idle gap charged to it.
+// - released() when the session holds no running or revoked turn (late, duplicate, removed) is
+//   ignored; `held` is bounded by the time since the grant. A drain has no timeout here: a worker
+//   that never reports keeps the GPU until the caller removes it.
+// - Caps: cap >= 100 is none, 0 pauses the session. The bucket holds two quanta; a session is
+//   granted once it holds min(quantum, cap% of ten quanta), at most quantum/4 when alone.
+//   Under contention the cap wins over the share; the others get the rest.
+// - Share 0 (best effort) weighs 0.01.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -44,7 +61,10 @@ class ComputeArbiter {
     std::optional<TimePoint> wake;
   };
 
-  explicit ComputeArbiter(Params params = {});
+  // Two constructors, not `Params params = {}`: GCC 12 rejects a default argument of a nested
+  // struct with member initializers before the enclosing class is complete.
+  ComputeArbiter();
+  explicit ComputeArbiter(Params params);
 
   // share and cap are percent of the GPU (share 0: best effort, served with a minimal weight).
   void add(uint64_t session, uint32_t share, uint32_t cap, TimePoint now);
@@ -67,9 +87,70 @@ class ComputeArbiter {
   double busy(TimePoint now) const;
 
  private:
-  struct Entry;
+  // GPU time per time bin over the last window (share(), busy()): fixed memory, O(bins) reads.
+  struct Usage {
+    static constexpr int kBins = 20;  // the window in 20 bins; one more slot for the partial oldest
+    std::array<int64_t, kBins + 1> ns{};
+    std::array<int64_t, kBins + 1> bin{};  // which bin (time / bin length) each slot holds
+  };
+  enum class State : uint8_t { kIdle, kWaiting, kHolding };
+  // The holder's turn: running (granted), draining (revoked, release not yet reported) or
+  // reserved (gave its turn back early; kept for it a short grace while others wait).
+  enum class Turn : uint8_t { kRunning, kDraining, kReserved };
+  struct Entry {
+    uint32_t share = 0;
+    uint32_t cap = 100;
+    State state = State::kIdle;
+    double vt = 0;           // virtual time: charged ns divided by the weight
+    uint64_t seq = 0;        // queue order, breaks ties between equal virtual finish times
+    bool throttled = false;  // waiting on its bucket: joins at the virtual time once it refills
+    double tokens = 0;       // cap bucket (ns of GPU time) as of refilled_at, negative after overshoot
+    TimePoint refilled_at{};
+    TimePoint added_at{};
+    Usage usage;
+  };
+
+  Entry* find(uint64_t session);
+  const Entry* find(uint64_t session) const;
+  double weight(const Entry& e) const;
+  bool consuming(const Entry& e) const;  // holds a running or draining turn
+  double tokens_at(const Entry& e, TimePoint now) const;
+  Duration bucket_size() const;
+  Duration threshold(const Entry& e) const;
+  bool eligible(const Entry& e, TimePoint now) const;
+  std::optional<TimePoint> ready_at(const Entry& e, TimePoint now) const;
+  double holder_vt(TimePoint now) const;  // the holder's virtual time, its live turn included
+  double key(const Entry& e) const;       // virtual finish time of a quantum-long turn
+  double virtual_time(TimePoint now);     // start for a session (re)joining: no banked credit
+  std::optional<uint64_t> best_waiter(TimePoint now) const;
+  std::optional<TimePoint> switch_time(uint64_t best) const;  // when the holder should yield to best
+  std::optional<TimePoint> exhaust_time(TimePoint now) const;
+  void settle_bucket(Entry& e, TimePoint now, Duration used);
+  void charge(Entry& e, Duration d);
+  void end_turn(State next, TimePoint now);
+  void grant(uint64_t session, TimePoint now, Decision& d);
+  void add_usage(Usage& u, TimePoint from, TimePoint to) const;
+  double usage_sum(const Usage& u, TimePoint now) const;
+  TimePoint monotonic(TimePoint now);
+  void set_state(Entry& e, State s);
+
   Params params_;
-  std::unordered_map<uint64_t, Entry*> sessions_;  // placeholder; the implementation chooses
+  Duration bin_;
+  Duration grace_;
+  std::unordered_map<uint64_t, Entry> sessions_;
+  std::optional<uint64_t> holder_;
+  Turn turn_ = Turn::kRunning;
+  TimePoint turn_start_{};   // the turn's first grant
+  TimePoint piece_start_{};  // the current grant, or the give-back while reserved
+  Duration piece_charged_{}; // part of the current piece already charged (update() folds it in)
+  TimePoint bucket_from_{};  // the bucket counts this piece's use from here (a cap set mid-turn)
+  bool rewant_ = false;      // the reserved holder asked again
+  double v_last_ = 0;
+  uint64_t next_seq_ = 0;
+  int active_ = 0;  // sessions waiting or holding
+  Usage total_;
+  std::optional<TimePoint> first_now_;
+  TimePoint last_now_{};
 };
 
 }  // namespace rgpu::pool

@@ -121,6 +121,10 @@ class Pool {
 
  private:
   struct SessionEntry;
+  struct GpuLoad;  // what the sliced sessions on one GPU hold (pool.cpp)
+  std::vector<GpuLoad> loads() const;
+  Actions poll(int gpu, TimePoint now);  // the arbiter's decisions as Actions
+
   std::vector<GpuInfo> gpus_;
   DaemonConfig config_;
   std::vector<std::unique_ptr<ComputeArbiter>> arbiters_;  // one per GPU

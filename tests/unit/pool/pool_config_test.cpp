@@ -1,0 +1,246 @@
+// rgpud's configuration file: a good file parsed in full, and each kind of broken file refused with
+// a message naming file:line:col and what to do.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "server/pool/pool_config.h"
+
+using namespace rgpu::pool;
+
+namespace {
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+// The message of a refused configuration (it must be refused).
+std::string refusal(const std::string& text) {
+  auto r = parse_config(text, "pool.yaml");
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().code() == rgpu::Code::kInvalidArgument);
+  return r.status().message();
+}
+
+const char* kGood = R"(listen: 0.0.0.0:7070
+admin_token: s3cret-admin
+policy:
+  placement: spread
+  quantum_ms: 20
+  idle_release_ms: 5
+tenants:
+  - name: inference
+    token: tok-inference
+    memory: 4096M
+    compute: 30
+    compute_limit: 60
+    priority: high
+  - name: training
+    token: tok-training
+    memory: 2G
+    compute: 50
+    priority: -20
+  - name: batch
+    token: tok-batch
+    memory: 1024
+    priority: low
+  - name: whole
+    token: tok-whole
+)";
+
+}  // namespace
+
+TEST_CASE("a good file is parsed in full, defaults filled in") {
+  auto r = parse_config(kGood, "pool.yaml");
+  REQUIRE(r.is_ok());
+  const DaemonConfig& c = *r;
+  CHECK(c.source == "pool.yaml");
+  CHECK(c.listen == "0.0.0.0:7070");
+  CHECK(c.admin_token == "s3cret-admin");
+  CHECK(c.policy.placement == Placement::kSpread);
+  CHECK(c.policy.quantum_ms == 20);
+  CHECK(c.policy.idle_release_ms == 5);
+  REQUIRE(c.tenants.size() == 4);
+
+  CHECK(c.tenants[0].name == "inference");
+  CHECK(c.tenants[0].token == "tok-inference");
+  CHECK(c.tenants[0].memory_bytes == 4096 * kMiB);
+  CHECK(c.tenants[0].compute == 30);
+  CHECK(c.tenants[0].compute_limit == 60);
+  CHECK(c.tenants[0].priority == kPriorityHigh);
+  CHECK_FALSE(c.tenants[0].whole_gpu());
+
+  CHECK(c.tenants[1].memory_bytes == 2048 * kMiB);
+  CHECK(c.tenants[1].compute == 50);
+  CHECK(c.tenants[1].compute_limit == 50);  // defaults to compute when compute is given
+  CHECK(c.tenants[1].priority == -20);
+
+  CHECK(c.tenants[2].memory_bytes == 1024 * kMiB);
+  CHECK(c.tenants[2].compute == 0);
+  CHECK(c.tenants[2].compute_limit == 100);  // no compute: no cap
+  CHECK(c.tenants[2].priority == kPriorityLow);
+
+  CHECK(c.tenants[3].whole_gpu());
+  CHECK(c.tenants[3].priority == kPriorityNormal);
+}
+
+TEST_CASE("the policy's defaults when the file does not say") {
+  auto r = parse_config("tenants:\n  - name: a\n    token: t\n", "x.yaml");
+  REQUIRE(r.is_ok());
+  CHECK(r->listen.empty());
+  CHECK(r->admin_token.empty());
+  CHECK(r->policy.placement == Placement::kPack);
+  CHECK(r->policy.quantum_ms == 10);
+  CHECK(r->policy.idle_release_ms == 10);
+}
+
+TEST_CASE("load_config reads a file and names it in messages") {
+  const std::string path = "/tmp/rgpu_pool_config_test_" + std::to_string(::getpid()) + ".yaml";
+  {
+    std::ofstream out(path);
+    out << "tenants:\n  - name: a\n    tokn: t\n";
+  }
+  auto r = load_config(path);
+  std::remove(path.c_str());
+  REQUIRE_FALSE(r.is_ok());
+  CHECK_THAT(r.status().message(), Catch::StartsWith(path + ":3:5: unknown key 'tokn'"));
+
+  auto missing = load_config("/nonexistent/rgpu.yaml");
+  REQUIRE_FALSE(missing.is_ok());
+  CHECK(missing.status().code() == rgpu::Code::kIo);
+  CHECK_THAT(missing.status().message(), Catch::Contains("/nonexistent/rgpu.yaml: cannot read"));
+  CHECK_THAT(missing.status().message(), Catch::Contains("--config"));
+}
+
+TEST_CASE("invalid YAML names the place") {
+  const std::string m = refusal("tenants: [ {name: a, token: t}\nlisten: x\n");
+  CHECK_THAT(m, Catch::StartsWith("pool.yaml:"));
+  CHECK_THAT(m, Catch::Contains("not valid YAML"));
+  CHECK_THAT(m, Catch::Contains("indentation"));
+}
+
+TEST_CASE("an unknown key is refused with the nearest known key") {
+  const std::string top = refusal("tenant:\n  - name: a\n    token: t\n");
+  CHECK_THAT(top, Catch::StartsWith("pool.yaml:1:1: unknown key 'tenant' in the file; did you mean 'tenants'?"));
+  CHECK_THAT(top, Catch::Contains("known keys: listen, admin_token, policy, tenants"));
+
+  const std::string inner = refusal("tenants:\n  - name: a\n    token: t\n    compte: 30\n");
+  CHECK_THAT(inner, Catch::StartsWith("pool.yaml:4:5: unknown key 'compte' in tenant #1; did you mean 'compute'?"));
+
+  const std::string policy = refusal("policy:\n  placment: pack\ntenants:\n  - name: a\n    token: t\n");
+  CHECK_THAT(policy, Catch::StartsWith("pool.yaml:2:3: unknown key 'placment' in policy; did you mean 'placement'?"));
+
+  // Nothing near: no guess, but the list.
+  const std::string far = refusal("tenants:\n  - name: a\n    token: t\n    colour: blue\n");
+  CHECK_THAT(far, Catch::StartsWith("pool.yaml:4:5: unknown key 'colour' in tenant #1 (known keys:"));
+  CHECK_THAT(far, !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("a duplicate key is refused, naming the first") {
+  const std::string m = refusal("tenants:\n  - name: a\n    token: t\n    memory: 1G\n    memory: 2G\n");
+  CHECK_THAT(m, Catch::StartsWith("pool.yaml:5:5: duplicate key 'memory' in tenant #1 (first at line 4); keep only one"));
+}
+
+TEST_CASE("duplicate tenant names and tokens are refused") {
+  const std::string name = refusal("tenants:\n  - name: a\n    token: t1\n  - name: a\n    token: t2\n");
+  CHECK_THAT(name, Catch::StartsWith("pool.yaml:4:5: tenant name 'a' is used twice (first at line 2)"));
+  const std::string token = refusal("tenants:\n  - name: a\n    token: same\n  - name: b\n    token: same\n");
+  CHECK_THAT(token, Catch::StartsWith("pool.yaml:4:5: tenant 'b' has the same token as the tenant at line 2"));
+}
+
+TEST_CASE("a tenant needs a name and a non-empty token") {
+  const std::string no_token = refusal("tenants:\n  - name: a\n    memory: 1G\n");
+  CHECK_THAT(no_token, Catch::StartsWith("pool.yaml:2:5: tenant 'a' needs a non-empty token"));
+  CHECK_THAT(no_token, Catch::Contains("RGPU_TOKEN"));
+  const std::string empty_token = refusal("tenants:\n  - name: a\n    token: ''\n");
+  CHECK_THAT(empty_token, Catch::StartsWith("pool.yaml:2:5: tenant 'a' needs a non-empty token"));
+  const std::string no_name = refusal("tenants:\n  - token: t\n");
+  CHECK_THAT(no_name, Catch::StartsWith("pool.yaml:2:5: tenant #1 has no name"));
+  const std::string digits = refusal("tenants:\n  - name: 42\n    token: t\n");
+  CHECK_THAT(digits, Catch::StartsWith("pool.yaml:2:11: tenant #1's name '42' is all digits"));
+  const std::string spaces = refusal("tenants:\n  - name: a b\n    token: t\n");
+  CHECK_THAT(spaces, Catch::StartsWith("pool.yaml:2:11: tenant #1's name must be letters"));
+}
+
+TEST_CASE("the admin token must differ from every tenant token") {
+  const std::string m = refusal("admin_token: t2\ntenants:\n  - name: a\n    token: t1\n  - name: b\n    token: t2\n");
+  CHECK_THAT(m, Catch::StartsWith("pool.yaml:1:14: admin_token is the same as the token of tenant 'b'"));
+}
+
+TEST_CASE("compute and compute_limit are bounded") {
+  const std::string over = refusal("tenants:\n  - name: a\n    token: t\n    compute: 101\n");
+  CHECK_THAT(over, Catch::StartsWith("pool.yaml:4:14: tenant #1's compute must be in 0..100 (percent), not 101"));
+  const std::string word = refusal("tenants:\n  - name: a\n    token: t\n    compute: lots\n");
+  CHECK_THAT(word, Catch::StartsWith("pool.yaml:4:14: tenant #1's compute must be a whole number in 0..100"));
+  const std::string below =
+      refusal("tenants:\n  - name: a\n    token: t\n    compute: 40\n    compute_limit: 30\n");
+  CHECK_THAT(below, Catch::StartsWith("pool.yaml:5:20: tenant 'a''s compute_limit 30 is below its compute 40"));
+  const std::string zero = refusal("tenants:\n  - name: a\n    token: t\n    compute_limit: 0\n");
+  CHECK_THAT(zero, Catch::StartsWith("pool.yaml:4:20: tenant #1's compute_limit must be in 1..100"));
+  auto pct = parse_config("tenants:\n  - name: a\n    token: t\n    compute: 25%\n", "p.yaml");
+  REQUIRE(pct.is_ok());
+  CHECK(pct->tenants[0].compute == 25);
+  CHECK(pct->tenants[0].compute_limit == 25);
+}
+
+TEST_CASE("memory must be a size in whole MiB") {
+  const std::string frac = refusal("tenants:\n  - name: a\n    token: t\n    memory: 0.5M\n");
+  CHECK_THAT(frac, Catch::StartsWith("pool.yaml:4:13: tenant #1's memory: \"0.5M\" is not a memory size"));
+  CHECK_THAT(frac, Catch::Contains("4096M"));
+  const std::string empty = refusal("tenants:\n  - name: a\n    token: t\n    memory:\n");
+  CHECK_THAT(empty, Catch::StartsWith("pool.yaml:4:5: tenant #1's memory needs a value, e.g. memory: 4096M"));
+  const std::string list = refusal("tenants:\n  - name: a\n    token: t\n    memory: [1, 2]\n");
+  CHECK_THAT(list, Catch::StartsWith("pool.yaml:4:13: tenant #1's memory must be a single value, not a list"));
+}
+
+TEST_CASE("priority is high, normal, low or -100..100") {
+  const std::string m = refusal("tenants:\n  - name: a\n    token: t\n    priority: urgent\n");
+  CHECK_THAT(m, Catch::StartsWith("pool.yaml:4:15: tenant #1's priority: priority must be high (50), normal (0), low (-50)"));
+  CHECK(*parse_priority("high") == kPriorityHigh);
+  CHECK(*parse_priority("normal") == kPriorityNormal);
+  CHECK(*parse_priority("low") == kPriorityLow);
+  CHECK(*parse_priority("-100") == -100);
+  CHECK(*parse_priority("+7") == 7);
+  CHECK_FALSE(parse_priority("101").is_ok());
+  CHECK_FALSE(parse_priority("").is_ok());
+  CHECK_FALSE(parse_priority("5x").is_ok());
+  CHECK(priority_name(kPriorityHigh) == "high");
+  CHECK(priority_name(kPriorityNormal) == "normal");
+  CHECK(priority_name(kPriorityLow) == "low");
+  CHECK(priority_name(7) == "7");
+}
+
+TEST_CASE("policy values are checked") {
+  const std::string placement = refusal("policy:\n  placement: random\ntenants:\n  - name: a\n    token: t\n");
+  CHECK_THAT(placement, Catch::StartsWith("pool.yaml:2:14: placement must be pack"));
+  const std::string quantum = refusal("policy:\n  quantum_ms: 0\ntenants:\n  - name: a\n    token: t\n");
+  CHECK_THAT(quantum, Catch::StartsWith("pool.yaml:2:15: policy.quantum_ms must be in 1..1000, not 0"));
+  const std::string not_map = refusal("policy: pack\ntenants:\n  - name: a\n    token: t\n");
+  CHECK_THAT(not_map, Catch::StartsWith("pool.yaml:1:9: policy must be a map"));
+}
+
+TEST_CASE("listen, tenants and the file's shape") {
+  const std::string listen = refusal("listen: localhost\ntenants:\n  - name: a\n    token: t\n");
+  CHECK_THAT(listen, Catch::StartsWith("pool.yaml:1:9: listen must be HOST:PORT"));
+  const std::string none = refusal("listen: 127.0.0.1:7070\n");
+  CHECK_THAT(none, Catch::StartsWith("pool.yaml: no tenants: add a tenants: list"));
+  const std::string empty_list = refusal("tenants: []\n");
+  CHECK_THAT(empty_list, Catch::StartsWith("pool.yaml:1:10: tenants must be a list"));
+  const std::string scalar_tenant = refusal("tenants:\n  - inference\n");
+  CHECK_THAT(scalar_tenant, Catch::StartsWith("pool.yaml:2:5: tenant #1 must be a map"));
+  const std::string empty = refusal("");
+  CHECK_THAT(empty, Catch::StartsWith("pool.yaml: the file is empty"));
+}
+
+TEST_CASE("default_config is one whole-GPU tenant whose token is also the admin's") {
+  DaemonConfig c = default_config("tok");
+  CHECK(c.source.empty());
+  CHECK(c.admin_token == "tok");
+  REQUIRE(c.tenants.size() == 1);
+  CHECK(c.tenants[0].name == "default");
+  CHECK(c.tenants[0].token == "tok");
+  CHECK(c.tenants[0].whole_gpu());
+  CHECK(c.policy.placement == Placement::kPack);
+}
