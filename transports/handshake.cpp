@@ -1,6 +1,7 @@
 // The connection handshake: Hello, Challenge, Proof, then Welcome or Refused.
 #include "transports/handshake.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -110,6 +111,7 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
   bool refused = false;
   RGPU_TRY(recv_message(connection, fb::ControlType::Hello, false, payload, &refused));
   RGPU_ASSIGN_OR_RETURN(const fb::Hello* hello, wire::verify_control<fb::Hello>(payload));
+  out->token_index = -1;
   out->protocol_version = hello->protocol_version();
   out->api_hash = hello->api_hash();
   out->client_version = wire::view(hello->client_version());
@@ -119,6 +121,9 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
     return RGPU_ERROR(kProtocol, "unknown connection role " + std::to_string(static_cast<int>(hello->role())));
   out->role = static_cast<Role>(hello->role());
   out->session_id = hello->session_id();
+  out->memory_request = hello->memory_request();
+  out->compute_request = hello->compute_request();
+  out->program = wire::view(hello->program());
   if (out->role == Role::kStripe) {
     if (!hello->session_secret() || hello->session_secret()->size() != out->session_secret.size())
       return RGPU_ERROR(kProtocol, "a stripe connection's Hello lacks its session secret");
@@ -128,9 +133,13 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
   std::string problem = incompatibility(out->protocol_version, out->api_hash, out->client_version,
                                         server.protocol_version, server.api_hash, server.server_version);
   if (!problem.empty()) return RGPU_ERROR(kAuth, problem);
+  if (out->compute_request > 100)
+    return RGPU_ERROR(kProtocol, "the client asks for " + std::to_string(out->compute_request) +
+                                     " % of a GPU's compute; RGPU_COMPUTE must be 1..100");
 
   const auth::Nonce nonce = auth::random_nonce();
-  const bool auth_required = !server.token.empty();
+  const bool auth_required =
+      std::any_of(server.tokens.begin(), server.tokens.end(), [](const std::string& t) { return !t.empty(); });
   flatbuffers::FlatBufferBuilder builder(256);
   builder.Finish(fb::CreateChallenge(builder, server.protocol_version, server.api_hash,
                                      builder.CreateString(server.server_version),
@@ -145,9 +154,16 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
   if (mac.empty())
     return RGPU_ERROR(kAuth, "authentication required: this server has a token and the client sent none — set "
                              "RGPU_TOKEN on the client to the server's token");
-  const auth::Mac expected = auth::hmac_sha256(server.token, nonce);
-  if (!auth::equal_constant_time(mac, expected))
+  // Every token is tried, each compared in constant time, so the time taken does not say which matched.
+  int matched = -1;
+  for (size_t i = 0; i < server.tokens.size(); ++i) {
+    if (server.tokens[i].empty()) continue;
+    const auth::Mac expected = auth::hmac_sha256(server.tokens[i], nonce);
+    if (auth::equal_constant_time(mac, expected) && matched < 0) matched = static_cast<int>(i);
+  }
+  if (matched < 0)
     return RGPU_ERROR(kAuth, "authentication failed: the client's RGPU_TOKEN does not match the server's");
+  out->token_index = matched;
   return Status::ok();
 }
 
@@ -199,7 +215,9 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
                                  client.pid, static_cast<fb::ConnectionRole>(client.role), client.session_id,
                                  client.role == Role::kStripe ? builder.CreateVector(client.session_secret.data(),
                                                                                      client.session_secret.size())
-                                                              : 0));
+                                                              : 0,
+                                 client.memory_request, client.compute_request,
+                                 client.program.empty() ? 0 : builder.CreateString(client.program)));
   RGPU_TRY(send_control(connection, fb::ControlType::Hello, builder));
 
   std::vector<uint8_t> payload;

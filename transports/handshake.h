@@ -1,5 +1,5 @@
 // The connection handshake, over any Connection:
-//   client Hello{protocol, api hash, version, host, pid}
+//   client Hello{protocol, api hash, version, host, pid, role, requests, program}
 //   server Challenge{protocol, api hash, version, nonce, auth_required}
 //   client Proof{HMAC-SHA256(token, nonce)}
 //   server Welcome{session id, backend, devices} | Refused{reason}
@@ -22,7 +22,9 @@
 namespace rgpu::transport {
 
 // What a connection is for (control.fbs ConnectionRole).
-enum class Role : uint8_t { kCallPipe = 0, kStripe = 1, kTransportProbe = 2 };
+// kControl: `rgpu pool` / `rgpu ls`, no GPU session; after the Welcome the client sends PoolRequests
+// (transports/control_channel.h).
+enum class Role : uint8_t { kCallPipe = 0, kStripe = 1, kTransportProbe = 2, kControl = 3 };
 
 // Proves which session a Stripe connection joins; handed out in that session's Welcome.
 using SessionSecret = auth::Nonce;
@@ -36,13 +38,22 @@ struct ClientIdentity {
   Role role = Role::kCallPipe;
   uint64_t session_id = 0;  // kStripe: the session joined
   SessionSecret session_secret{};
+  uint64_t memory_request = 0;   // bytes of GPU memory asked for (RGPU_MEMORY); 0: all the tenant allows
+  uint32_t compute_request = 0;  // percent of a GPU's compute asked for (RGPU_COMPUTE); 0: all allowed
+  std::string program{};         // the client program's name (as sent: clean it before printing)
+  // Set by server_authenticate: the index in ServerIdentity::tokens of the token the client's proof
+  // matched; -1 when the server requires no authentication. Never sent.
+  int token_index = -1;
 };
 
 struct ServerIdentity {
   uint32_t protocol_version = 0;
   uint64_t api_hash = 0;
   std::string server_version;
-  std::string token;  // empty: no authentication required
+  // The tokens a client may prove (e.g. the admin's, then each tenant's). Authentication is required
+  // iff one of them is non-empty; empty entries never match. Which one matched comes back in
+  // ClientIdentity::token_index.
+  std::vector<std::string> tokens;
 };
 
 struct DeviceInfo {
@@ -72,7 +83,8 @@ Status client_handshake(Connection& connection, const ClientIdentity& client, st
 
 // Server step one: reads and checks the Hello, sends the Challenge, checks the Proof. On any
 // failure it sends Refused with the reason (when the connection still works) before returning the
-// error. *out is filled as soon as a Hello is read, so a caller can log who was refused.
+// error. *out is filled as soon as a Hello is read, so a caller can log who was refused; its
+// token_index is set once the proof matched one of server.tokens.
 // A non-zero timeout bounds the whole step: when it passes the connection is shut down and the
 // step fails with kClosed ("no handshake within ...").
 Status server_authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out,

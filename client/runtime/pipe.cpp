@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "client/runtime/settings.h"
@@ -53,6 +55,16 @@ std::string hostname() {
   return buf;
 }
 
+// The program's name for the pool's listings: its invocation name, else its executable's.
+std::string program_name() {
+  if (program_invocation_short_name && *program_invocation_short_name) return program_invocation_short_name;
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  std::string_view exe(buf, static_cast<size_t>(n));
+  return std::string(exe.substr(exe.rfind('/') + 1));
+}
+
 }  // namespace
 
 // The counters behind RGPU_STATS, for tools that measure round trips per phase of a program (the
@@ -80,11 +92,23 @@ transport::ClientIdentity Pipe::identity() const {
   id.client_version = "0.1.0";
   id.host = hostname();
   id.pid = static_cast<uint32_t>(getpid());
+  // connect() refused to open a session with a bad value, so these are valid here.
+  if (Result<uint64_t> memory = memory_request(); memory.is_ok()) id.memory_request = *memory;
+  if (Result<uint32_t> compute = compute_request(); compute.is_ok()) id.compute_request = *compute;
+  id.program = program_name();
   return id;
 }
 
 void Pipe::connect() {
   server_address_ = kServerAddress.get();
+  // A request the pool cannot read opens no session, loudly: running on a different slice than the
+  // one asked for would be worse than not running.
+  for (const Status& st : {memory_request().status(), compute_request().status()}) {
+    if (st.is_ok()) continue;
+    std::fprintf(stderr, "rgpu: no GPU available: no session opened: %s\n",
+                 st.message().substr(0, st.message().find('\n')).c_str());
+    return;
+  }
   auto conn = transport::connect(server_address_);
   Status st = conn.status();
   if (st.is_ok()) {

@@ -1,12 +1,30 @@
 // The client's connection settings, shared by the shim and the rgpu command.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
 #include "common/config.h"
+#include "common/status.h"
 
 namespace rgpu::client {
 
-extern const Tunable kServerAddress;  // RGPU_SERVER
-extern const Tunable kToken;          // RGPU_TOKEN
+extern const Tunable kServerAddress;     // RGPU_SERVER
+extern const Tunable kToken;             // RGPU_TOKEN
 extern const Tunable kHandshakeTimeout;  // RGPU_HANDSHAKE_TIMEOUT_S
+extern const Tunable kMemory;            // RGPU_MEMORY: the session's memory request
+extern const Tunable kCompute;           // RGPU_COMPUTE: the session's compute request
+
+// A memory request as people write it (common/memory_size.h: "4096", "4096M", "4G", ...), in bytes;
+// `what` names where it came from ("RGPU_MEMORY", "--memory") in the error. 0 is refused: leaving
+// the request out is how to ask for all the tenant allows.
+Result<uint64_t> parse_memory_request(std::string_view text, std::string_view what);
+// A compute share: an integer percent of one GPU, min..100 (a trailing '%' is allowed).
+Result<uint32_t> parse_compute_percent(std::string_view text, std::string_view what, uint32_t min = 1);
+
+// The session's requests from RGPU_MEMORY and RGPU_COMPUTE: 0 (all the tenant allows) when unset
+// or empty; an error, naming the variable and what it may hold, when set to something else.
+Result<uint64_t> memory_request();
+Result<uint32_t> compute_request();
 
 }  // namespace rgpu::client

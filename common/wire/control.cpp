@@ -51,6 +51,8 @@ Status verify_control_message(uint32_t method, std::span<const uint8_t> payload)
     case fb::ControlType::Error: return verify_control<fb::Error>(payload).status();
     case fb::ControlType::ModuleLoad: return verify_control<fb::ModuleLoad>(payload).status();
     case fb::ControlType::ModuleLoaded: return verify_control<fb::ModuleLoaded>(payload).status();
+    case fb::ControlType::PoolRequest: return verify_control<fb::PoolRequest>(payload).status();
+    case fb::ControlType::PoolReply: return verify_control<fb::PoolReply>(payload).status();
     case fb::ControlType::Goodbye:
       if (payload.empty()) return Status::ok();
       return RGPU_ERROR(kProtocol, "Goodbye carries " + std::to_string(payload.size()) + " bytes; it has no payload");

@@ -32,6 +32,8 @@ RGPU_CONTROL_TYPE(Refused)
 RGPU_CONTROL_TYPE(Error)
 RGPU_CONTROL_TYPE(ModuleLoad)
 RGPU_CONTROL_TYPE(ModuleLoaded)
+RGPU_CONTROL_TYPE(PoolRequest)
+RGPU_CONTROL_TYPE(PoolReply)
 #undef RGPU_CONTROL_TYPE
 
 // "Hello", or "unknown control message 42" for a method no ControlType names.

@@ -1,17 +1,24 @@
-// rgpud: the GPU host's daemon. Listens (loopback by default), and serves each client in a
-// worker process of its own (server/daemon/worker.h).
+// rgpud: the GPU host's daemon. Listens (loopback by default), serves each client in a worker
+// process of its own (server/daemon/worker.h), and keeps the pool's books in this, the parent
+// process (server/daemon/pool_service.h): tenants and their slices come from `--config FILE`.
+#include <dirent.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 
 #include "common/config.h"
 #include "common/log.h"
+#include "server/daemon/device_inventory.h"
+#include "server/daemon/pool_service.h"
 #include "server/daemon/worker.h"
+#include "server/pool/pool_config.h"
 #include "transports/transport.h"
 
 namespace {
@@ -22,9 +29,30 @@ const rgpu::Tunable kServerToken{"RGPU_TOKEN", "", "shared secret clients must p
 
 void usage() {
   std::fprintf(stderr,
-               "usage: rgpud [--listen HOST:PORT] [--backend cuda|emulated] [--emulate] [--config]\n"
-               "  Serves this host's GPUs to rgpu clients. Clients prove RGPU_TOKEN (set it in the environment);\n"
-               "  a daemon listening beyond loopback refuses to start without one.\n");
+               "usage: rgpud [--config FILE] [--listen HOST:PORT] [--backend cuda|emulated] [--emulate] [--tunables]\n"
+               "  Serves this host's GPUs to rgpu clients. --config FILE (YAML) declares the tenants, their tokens\n"
+               "  and slices, and the pool's policy (see docs/pool.md); without it every client proves RGPU_TOKEN\n"
+               "  and gets whole GPUs. A daemon listening beyond loopback refuses to start without a token.\n"
+               "  --tunables prints every environment tunable with its value and default.\n");
+}
+
+// A forked worker must not hold other workers' links open (a link's end would then outlive its
+// worker): it closes every SOCK_SEQPACKET socket but its own link. Other descriptors stay: the
+// transport's event loop made some before the fork and keeps using them.
+void close_other_links(int keep) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir) return;
+  std::vector<int> fds;
+  while (dirent* e = readdir(dir)) {
+    int fd = std::atoi(e->d_name);
+    int type = 0;
+    socklen_t len = sizeof type;
+    if (fd > 2 && fd != keep && fd != dirfd(dir) && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
+        type == SOCK_SEQPACKET)
+      fds.push_back(fd);
+  }
+  closedir(dir);
+  for (int fd : fds) close(fd);
 }
 
 // Logs how each worker ended when it did not end by itself (a crash is one tenant's, not ours).
@@ -50,14 +78,16 @@ void reap_workers() {
 
 int main(int argc, char** argv) {
   rgpu::log_set_prefix("rgpud");
-  std::string listen = kListen.get();
+  std::string listen;
   std::string backend = kBackend.get();
+  std::string config_file;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--listen" || a == "-l") && i + 1 < argc) listen = argv[++i];
     else if (a == "--backend" && i + 1 < argc) backend = argv[++i];
     else if (a == "--emulate") backend = "emulated";
-    else if (a == "--config") {
+    else if (a == "--config" && i + 1 < argc) config_file = argv[++i];
+    else if (a == "--tunables") {
       std::fputs(rgpu::describe_tunables().c_str(), stdout);
       return 0;
     } else {
@@ -69,25 +99,51 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rgpud: unknown backend '%s' (use cuda or emulated)\n", backend.c_str());
     return 2;
   }
+  rgpu::pool::DaemonConfig config = rgpu::pool::default_config(kServerToken.get());
+  if (!config_file.empty()) {
+    auto loaded = rgpu::pool::load_config(config_file);
+    if (!loaded.is_ok()) {
+      std::fprintf(stderr, "rgpud: %s\n", loaded.status().message().c_str());
+      return 2;
+    }
+    config = std::move(*loaded);
+  }
+  if (listen.empty()) listen = !config.listen.empty() && !kListen.is_set() ? config.listen : kListen.get();
   auto listener = rgpu::transport::listen(listen);
   if (!listener.is_ok()) {
     std::fprintf(stderr, "rgpud: cannot listen on %s: %s\n", listen.c_str(), listener.status().message().c_str());
     return 1;
   }
-  std::string token = kServerToken.get();
-  if (!(*listener)->is_loopback() && token.empty()) {
+  rgpu::server::WorkerConfig worker_config;
+  worker_config.backend = backend;
+  worker_config.admin_token = config.admin_token;
+  worker_config.daemon_pid = static_cast<int>(getpid());
+  worker_config.idle_release = std::chrono::milliseconds(config.policy.idle_release_ms);
+  bool tokens = !config.admin_token.empty();
+  for (const rgpu::pool::TenantSpec& t : config.tenants) {
+    worker_config.tenant_tokens.push_back(t.token);
+    tokens = tokens || !t.token.empty();
+  }
+  if (!(*listener)->is_loopback() && !tokens) {
     std::fprintf(stderr,
                  "rgpud: refusing to listen on %s without a token: set RGPU_TOKEN to a shared secret (clients set the "
-                 "same), or listen on 127.0.0.1\n",
+                 "same), or give the tenants tokens in --config, or listen on 127.0.0.1\n",
                  (*listener)->address().c_str());
     return 1;
   }
+  auto gpus = rgpu::server::probe_devices(backend);
+  if (!gpus.is_ok()) {
+    std::fprintf(stderr, "rgpud: %s\n", gpus.status().message().c_str());
+    return 1;
+  }
   signal(SIGPIPE, SIG_IGN);
-  RGPU_LOG_INFO("listening on %s (%s backend, %s)", (*listener)->address().c_str(), backend.c_str(),
-                token.empty() ? "no token" : "token required");
+  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
+                backend.c_str(), gpus->size(), tokens ? "token required" : "no token", config.tenants.size(),
+                config.source.empty() ? "" : " from ", config.source.c_str());
   std::thread(reap_workers).detach();
+  rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
+  pool.start();
 
-  rgpu::server::WorkerConfig config{backend, token, static_cast<int>(getpid())};
   uint64_t next_session = 1;
   for (;;) {
     auto conn = (*listener)->accept();
@@ -96,17 +152,29 @@ int main(int argc, char** argv) {
       continue;
     }
     uint64_t id = next_session++;
+    auto link = rgpu::server::PoolLink::make_pair();
+    if (!link.is_ok()) {
+      RGPU_LOG_ERROR("%s; dropping the connection", link.status().message().c_str());
+      continue;
+    }
+    auto [parent_end, worker_end] = *link;
     pid_t pid = fork();
     if (pid < 0) {
       RGPU_LOG_ERROR("fork failed: %s; dropping the connection", std::strerror(errno));
+      close(parent_end);
+      close(worker_end);
       continue;
     }
     if (pid == 0) {
       close((*listener)->native_handle());
-      int code = rgpu::server::run_worker(std::move(*conn), id, config);
+      close_other_links(worker_end);
+      int code = rgpu::server::run_worker(std::move(*conn), id, worker_config, rgpu::server::PoolLink(worker_end));
       std::fflush(nullptr);
       _exit(code);
     }
-    // The parent drops its copy of the connection; the worker owns it.
+    // The parent drops its copy of the connection (the worker owns it) and gives the pool its end
+    // of the link.
+    close(worker_end);
+    pool.add_worker(id, parent_end);
   }
 }

@@ -1,9 +1,12 @@
 // The session worker (see worker.h).
 #include "server/daemon/worker.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 
 #include "common/log.h"
 #include "common/wire/control.h"
@@ -12,9 +15,11 @@
 #include "server/backends/backend.h"
 #include "server/daemon/transport_probe.h"
 #include "server/session/stripe_set.h"
-#include "transports/descriptor_passing.h"
+#include "server/session/compute_gate.h"
 #include "server/session/output_capture.h"
 #include "server/session/session.h"
+#include "transports/control_channel.h"
+#include "transports/descriptor_passing.h"
 #include "transports/handshake.h"
 
 namespace rgpu::server {
@@ -44,15 +49,82 @@ int hand_over_stripe(transport::Connection& conn, const transport::ClientIdentit
   return 0;
 }
 
+// Who the client proved to be: a tenant (by index) and whether it holds the admin token. A daemon
+// that requires no token treats every client as its first tenant and as the admin.
+struct Caller {
+  uint32_t tenant = 0;
+  bool admin = false;
+};
+
+Caller identify(const transport::ClientIdentity& client, const WorkerConfig& config) {
+  Caller c;
+  const size_t tenants = config.tenant_tokens.size();
+  if (client.token_index < 0) {
+    c.admin = true;
+  } else if (static_cast<size_t>(client.token_index) < tenants) {
+    c.tenant = static_cast<uint32_t>(client.token_index);
+    c.admin = config.tenant_tokens[c.tenant] == config.admin_token;  // the built-in default tenant's token
+  } else {
+    c.admin = true;
+  }
+  return c;
+}
+
+// A control connection: each request goes to the parent, its answer back to the client.
+int serve_control(transport::Connection& conn, const Caller& caller, const PoolLink& link) {
+  transport::Welcome welcome;
+  welcome.backend = "control";
+  if (!transport::send_welcome(conn, welcome).is_ok()) return 1;
+  for (;;) {
+    Result<transport::PoolRequestMsg> request = transport::recv_pool_request(conn);
+    if (!request.is_ok()) {
+      if (request.status().code() == Code::kClosed) return 0;
+      (void)transport::send_control_error(conn, request.status().message().substr(0, request.status().message().find('\n')));
+      return 2;
+    }
+    LinkMessage m(LinkKind::kControl);
+    m.admin = caller.admin;
+    m.tenant = caller.tenant;
+    m.verb = request->verb;
+    m.args = request->args;
+    m.json = request->json;
+    Result<LinkMessage> answer = link.send(m).is_ok() ? link.receive() : Result<LinkMessage>(RGPU_ERROR(kClosed, ""));
+    if (!answer.is_ok() || answer->kind != LinkKind::kControlReply) {
+      (void)transport::send_control_error(conn, "rgpud's pool service did not answer");
+      return 2;
+    }
+    if (!transport::send_pool_reply(conn, {answer->ok, answer->text}).is_ok()) return 1;
+  }
+}
+
+// Asks the parent for the session's slice; a refusal's reason goes to the client.
+Result<LinkMessage> admit(const transport::ClientIdentity& client, const Caller& caller, const PoolLink& link) {
+  LinkMessage m(LinkKind::kAdmit);
+  m.tenant = caller.tenant;
+  m.memory = client.memory_request;
+  m.compute = client.compute_request;
+  m.host = client.host.substr(0, 256);
+  m.program = client.program.substr(0, 256);
+  m.pid = client.pid;
+  RGPU_TRY(link.send(m));
+  RGPU_ASSIGN_OR_RETURN(LinkMessage answer, link.receive());
+  if (answer.kind == LinkKind::kRefused) return RGPU_ERROR(kUnavailable, answer.text);
+  if (answer.kind != LinkKind::kAdmitted)
+    return RGPU_ERROR(kProtocol, std::string("rgpud answered the admission with ") + link_kind_name(answer.kind));
+  return answer;
+}
+
 }  // namespace
 
-int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const WorkerConfig& config) {
+int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const WorkerConfig& config,
+               const PoolLink& link) {
   auto started = std::chrono::steady_clock::now();
   transport::ServerIdentity me;
   me.protocol_version = wire::kProtocolVersion;
   me.api_hash = gen::kApiHash;  // cudart's and cuBLAS's
   me.server_version = "0.1.0";
-  me.token = config.token;
+  me.tokens = config.tenant_tokens;
+  me.tokens.push_back(config.admin_token);
   transport::ClientIdentity client;
   Status st = transport::server_authenticate(*conn, me, &client, std::chrono::milliseconds(10000));
   if (!st.is_ok()) {
@@ -71,6 +143,21 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
                    conn->peer().c_str(), st.to_string().c_str());
     return st.is_ok() ? 0 : 2;
   }
+  const Caller caller = identify(client, config);
+  if (client.role == transport::Role::kControl) return serve_control(*conn, caller, link);
+
+  Result<LinkMessage> slice = admit(client, caller, link);
+  if (!slice.is_ok()) {
+    std::string why = slice.status().message().substr(0, slice.status().message().find('\n'));
+    (void)transport::send_refused(*conn, why);
+    return 1;
+  }
+  const bool sliced = slice->gpu >= 0;
+  if (sliced) {
+    // The session sees the one GPU it was placed on, as its device 0.
+    if (config.backend == "emulated") setenv("RGPU_EMULATED_DEVICES", "1", 1);
+    else setenv("CUDA_VISIBLE_DEVICES", std::to_string(slice->gpu).c_str(), 1);
+  }
   std::unique_ptr<Backend> backend = config.backend == "emulated" ? make_emulated_backend() : make_cuda_backend();
   st = backend->init();
   if (!st.is_ok()) {
@@ -86,7 +173,8 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   welcome.backend = backend->name();
   int ordinal = 0;
   for (const DeviceSummary& d : backend->devices())
-    welcome.devices.push_back({ordinal++, d.name, d.total_memory, d.major, d.minor});
+    welcome.devices.push_back({ordinal++, d.name, sliced && slice->memory ? slice->memory : d.total_memory, d.major,
+                               d.minor});
   st = transport::send_welcome(*conn, welcome);
   if (!st.is_ok()) return 1;
   RGPU_LOG_INFO("session %llu start: %s pid %u on %s (%s backend, %zu devices)", static_cast<unsigned long long>(session_id),
@@ -94,11 +182,33 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
 
   auto output = OutputCapture::start();
   if (!output.is_ok()) RGPU_LOG_WARN("device printf output will not reach the client: %s", output.status().message().c_str());
-  Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr);
+  std::unique_ptr<ComputeGate> gate;
+  if (sliced) gate = std::make_unique<ComputeGate>(link, *backend, config.idle_release);
+  Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr,
+                  {sliced ? slice->memory : 0, gate.get()});
+  std::thread gate_thread;
+  if (gate) {
+    auto report = [&link](uint64_t used) {
+      LinkMessage m(LinkKind::kMemory);
+      m.value = used;
+      (void)link.send(m);
+    };
+    session.memory().on_change(report);
+    report(session.memory().used());
+    gate_thread = std::thread([&] {
+      gate->serve([&](const LinkMessage& m) { session.memory().set_limit(m.memory); },
+                  [&] { session.memory().refresh(); });
+    });
+  }
   st = session.stripes().listen(stripe_socket_name(config.daemon_pid, session_id), welcome);
   if (!st.is_ok()) RGPU_LOG_WARN("session %llu: large copies will not be striped: %s",
                                  static_cast<unsigned long long>(session_id), st.message().c_str());
   Status end = session.run();
+  if (gate) {
+    gate->stop();
+    ::shutdown(link.fd(), SHUT_RD);  // wakes the gate thread's wait for the parent's next message
+    gate_thread.join();
+  }
   if (!end.is_ok() && end.code() != Code::kClosed) {
     // Tell the client why its session ends (best effort: it may be gone already).
     flatbuffers::FlatBufferBuilder fbb;

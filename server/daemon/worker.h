@@ -1,23 +1,33 @@
-// A session's worker process: authenticates the client, starts the backend, serves the session
-// and reports its end. rgpud forks one per accepted connection, so one tenant's crash, hang or
-// leak never touches another's, and everything it held is freed when the process exits.
+// A session's worker process: authenticates the client, asks rgpud's parent for the session's
+// slice (server/daemon/pool_service.h, over the worker's link), starts the backend on the GPU it
+// was placed on, serves the session and reports its end. rgpud forks one per accepted connection,
+// so one tenant's crash, hang or leak never touches another's, and everything it held is freed
+// when the process exits. A control connection (`rgpu pool`, `rgpu ls`) is served here too: its
+// requests go to the parent, which owns the pool's books.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "server/session/pool_link.h"
 #include "transports/transport.h"
 
 namespace rgpu::server {
 
 struct WorkerConfig {
-  std::string backend;  // "cuda" or "emulated"
-  std::string token;    // empty: no authentication
-  int daemon_pid = 0;   // names the local sockets over which stripes reach their session
+  std::string backend;                     // "cuda" or "emulated"
+  std::vector<std::string> tenant_tokens;  // by tenant index (the configuration's order)
+  std::string admin_token;                 // `rgpu pool` / `rgpu pool set`
+  int daemon_pid = 0;                      // names the local sockets over which stripes reach their session
+  std::chrono::milliseconds idle_release{10};  // a turn's holder that sends nothing this long gives it back
 };
 
-// Runs the session to its end; returns the process exit code.
-int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const WorkerConfig& config);
+// Runs the session to its end; returns the process exit code. `link` is the worker's end of its
+// channel to the parent.
+int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const WorkerConfig& config,
+               const PoolLink& link);
 
 }  // namespace rgpu::server

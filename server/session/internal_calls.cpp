@@ -12,6 +12,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "server/session/bulk_copy.h"
 #include "server/session/internal_handlers.h"
+#include "server/session/session.h"
 
 namespace rgpu::server::handlers {
 
@@ -56,6 +57,8 @@ bool device_snapshot(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, in
   cudaDeviceProp prop{};
   status = ctx.cudart.cudaGetDeviceProperties(&prop, device);
   if (status != cudaSuccess) return true;
+  // A sliced session's GPU has the memory of its slice.
+  if (ctx.session.memory().enforced()) prop.totalGlobalMem = ctx.session.memory().limit();
   out.put_raw(&prop, sizeof prop);
   std::vector<std::pair<int32_t, int32_t>> attrs;
   for (int32_t a = 1; a < wire::kDeviceAttributeLimit; ++a) {

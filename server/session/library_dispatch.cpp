@@ -37,4 +37,8 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }
 
+bool allocates_inside_library(uint32_t id) {
+  return id == gen::cublas::k_cublasCreate_v2 || id == gen::cublasLt::k_cublasLtCreate || id == gen::cudnn::k_cudnnCreate;
+}
+
 }  // namespace rgpu::server

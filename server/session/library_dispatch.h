@@ -14,4 +14,7 @@ class Backend;
 bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Decoder& in, wire::Encoder& out,
                       int32_t& status);
 
+// Calls that make a library take device memory of its own (handle creation and its workspace).
+bool allocates_inside_library(uint32_t id);
+
 }  // namespace rgpu::server

@@ -1,6 +1,8 @@
 // Device allocation handlers: the same wire form as the generated dispatchers (the client calls
-// them through generated remote:: forwarders), plus the session's allocation bookkeeping for the
-// end-of-session report.
+// them through generated remote:: forwarders), plus the check against the session's memory slice
+// and the allocation bookkeeping for the end-of-session report.
+#include <algorithm>
+
 #include "codegen/support/gen_marshal.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
@@ -18,6 +20,18 @@ bool not_available(int32_t& status) {
   return true;
 }
 
+// A stream-ordered pool grows in larger pieces than cudaMalloc commits (32 MiB on the H200 for a
+// 10 MiB request, measured), so its allocations are checked against that piece.
+constexpr uint64_t kPoolGrowthPiece = 32u << 20;
+
+// The slice check of an allocation; false (with cudaErrorMemoryAllocation, as a full GPU answers)
+// when it would cross the session's slice.
+bool fits(CallContext& ctx, uint64_t bytes, uint64_t piece, int32_t& status) {
+  if (ctx.session.memory().admit(bytes, piece)) return true;
+  status = cudaErrorMemoryAllocation;
+  return false;
+}
+
 bool malloc_async(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, MallocAsyncFn fn) {
   gen::Buffer<void*> ptr;
   if (!ptr.read_presence(in)) return false;
@@ -30,6 +44,7 @@ bool malloc_async(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     status = cudaErrorInvalidResourceHandle;
     return true;
   }
+  if (!fits(ctx, size, kPoolGrowthPiece, status)) return true;
   status = fn(ptr.get(), size, stream);
   if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
   if (status == cudaSuccess) ptr.write(out);
@@ -59,6 +74,7 @@ bool cudaMalloc(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t
   auto size = in.get<size_t>();
   if (!in.ok() || !in.at_end() || !ptr.allocate(1)) return false;
   if (!ctx.cudart.cudaMalloc) return not_available(status);
+  if (!fits(ctx, size, MemorySlice::kCommitPiece, status)) return true;
   status = ctx.cudart.cudaMalloc(ptr.get(), size);
   if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
   if (status == cudaSuccess) ptr.write(out);
@@ -73,6 +89,8 @@ bool cudaMallocPitch(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, in
   auto height = in.get<size_t>();
   if (!in.ok() || !in.at_end() || !ptr.allocate(1) || !pitch.allocate(1)) return false;
   if (!ctx.cudart.cudaMallocPitch) return not_available(status);
+  // Rows are padded to at most 512 bytes (the H200's texture pitch alignment).
+  if (!fits(ctx, (width + 511) / 512 * 512 * height, MemorySlice::kCommitPiece, status)) return true;
   status = ctx.cudart.cudaMallocPitch(ptr.get(), pitch.get(), width, height);
   if (status == cudaSuccess && ptr.get() && pitch.get()) ctx.session.note_alloc(*ptr.get(), *pitch.get() * height);
   if (status == cudaSuccess) {
@@ -88,6 +106,27 @@ bool cudaMallocAsync(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, in
 
 bool cudaMallocAsync_ptsz(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   return malloc_async(ctx, in, out, status, ctx.cudart.cudaMallocAsync_ptsz);
+}
+
+// A sliced session sees a GPU of its slice: total is the slice, free what of it the session's
+// process does not hold.
+bool cudaMemGetInfo(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  gen::Buffer<size_t> free_bytes, total_bytes;
+  if (!free_bytes.read_presence(in) || !total_bytes.read_presence(in)) return false;
+  if (!in.ok() || !in.at_end() || !free_bytes.allocate(1) || !total_bytes.allocate(1)) return false;
+  if (!ctx.cudart.cudaMemGetInfo) return not_available(status);
+  status = ctx.cudart.cudaMemGetInfo(free_bytes.get(), total_bytes.get());
+  if (status != cudaSuccess) return true;
+  MemorySlice& slice = ctx.session.memory();
+  if (slice.enforced() && free_bytes.get() && total_bytes.get()) {
+    slice.refresh();
+    const uint64_t limit = slice.limit(), used = slice.used();
+    *total_bytes.get() = limit;
+    *free_bytes.get() = std::min<uint64_t>(*free_bytes.get(), used < limit ? limit - used : 0);
+  }
+  free_bytes.write(out);
+  total_bytes.write(out);
+  return true;
 }
 
 bool cudaFree(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {

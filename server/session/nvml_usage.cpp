@@ -1,9 +1,12 @@
 // nvmlDeviceGetMemoryInfo(_v2) and nvmlDeviceGetUtilizationRates: the device index (and the
 // struct's version) in, the backend's NVML answer out (common/wire/nvml_args.h).
+#include <algorithm>
+
 #include "common/wire/codec.h"
 #include "gen/nvml/nvml_api.h"
 #include "gen/nvml/nvml_handlers.h"
 #include "server/session/nvml_device.h"
+#include "server/session/session.h"
 
 namespace rgpu::server::handlers {
 namespace {
@@ -22,6 +25,16 @@ bool answer(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& st
   nvmlDevice_t device = nullptr;
   status = nvml_device(ctx, index, &device);
   if (status == NVML_SUCCESS) status = fn(device, &value);
+  if constexpr (requires { value.total; value.free; value.used; }) {
+    // A sliced session's GPU has the memory of its slice, of which its process holds `used`.
+    MemorySlice& slice = ctx.session.memory();
+    if (status == NVML_SUCCESS && slice.enforced()) {
+      slice.refresh();
+      value.total = slice.limit();
+      value.used = std::min<uint64_t>(slice.used(), value.total);
+      value.free = value.total - value.used;
+    }
+  }
   if (status == NVML_SUCCESS) out.put_raw(&value, sizeof value);
   return true;
 }

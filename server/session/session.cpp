@@ -29,8 +29,15 @@ constexpr auto kInputPoll = std::chrono::microseconds(50);
 
 }  // namespace
 
-Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output)
-    : id_(id), conn_(conn), backend_(backend), output_(output), blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
+Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output,
+                 SessionLimits limits)
+    : id_(id),
+      conn_(conn),
+      backend_(backend),
+      output_(output),
+      memory_(backend, limits.memory),
+      gate_(limits.gate),
+      blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);
         if (bad) conn_.shutdown();
@@ -228,7 +235,14 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
       return Status::ok();
     }
   }
-  execute(h, payload, bulk, reader, &malformed);
+  if (gate_) {
+    // Everything but a wait may put work on the GPU: it runs only in the session's turn.
+    gate_->enter();
+    execute(h, payload, bulk, reader, &malformed);
+    gate_->leave();
+  } else {
+    execute(h, payload, bulk, reader, &malformed);
+  }
   if (malformed)
     return RGPU_ERROR(kProtocol, std::string("malformed arguments for ") + gen::cudart::call_name(h.method) + " (id " +
                                      std::to_string(h.method) + ")");
@@ -264,6 +278,9 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     return;
   }
   out.patch<int32_t>(0, status);
+  // Library handles take their workspaces inside the library, out of the slice's sight: the
+  // figure is read again, so the next allocation is checked against what the process holds.
+  if (memory_.enforced() && allocates_inside_library(h.method)) memory_.refresh();
   if (h.method == gen::cudart::k_cudaDeviceReset && status == cudaSuccess) forget_device_buffers();
   if (ctx.replied) {
     // The handler sent its reply as it went (a streamed copy); a failure after that point is
@@ -338,7 +355,11 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
   }
 
   LoadedModule module;
-  int32_t status = backend_.load_module(image, fnames, vnames, &module);
+  // A module's code and variables take device memory: about its image's size, checked like an
+  // allocation, then read again.
+  int32_t status = memory_.admit(image.size()) ? backend_.load_module(image, fnames, vnames, &module)
+                                               : static_cast<int32_t>(cudaErrorMemoryAllocation);
+  if (memory_.enforced()) memory_.refresh();
 
   flatbuffers::FlatBufferBuilder fbb;
   std::vector<flatbuffers::Offset<wire::fb::FunctionInfo>> fns;

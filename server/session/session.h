@@ -21,6 +21,8 @@
 #include "server/backends/backend.h"
 #include "server/session/blocking_pool.h"
 #include "server/session/call_context.h"
+#include "server/session/compute_gate.h"
+#include "server/session/memory_slice.h"
 #include "server/session/staging_ring.h"
 #include "server/session/stripe_set.h"
 #include "server/session/handle_table.h"
@@ -38,14 +40,24 @@ struct SessionStats {
   uint64_t peak_bytes = 0;
 };
 
+// A sliced session's limits (a whole-GPU session has none): its memory slice in bytes and the gate
+// of its GPU turns.
+struct SessionLimits {
+  uint64_t memory = 0;
+  ComputeGate* gate = nullptr;
+};
+
 class Session {
  public:
-  Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output);
+  Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output,
+          SessionLimits limits = {});
 
   // Serves the client until it goes away; returns why the session ended (ok = orderly close).
   Status run();
 
   Backend& backend() { return backend_; }
+  // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
+  MemorySlice& memory() { return memory_; }
   const SessionStats& stats() const { return stats_; }
 
   // Bookkeeping of device memory the client allocated, for the end-of-session report.
@@ -105,6 +117,8 @@ class Session {
   transport::Connection& conn_;
   Backend& backend_;
   OutputCapture* output_;
+  MemorySlice memory_;
+  ComputeGate* gate_;
   HandleTable handles_;
   SessionStats stats_;
   std::mutex send_mu_;

@@ -62,7 +62,7 @@ bool refusal_in(const std::vector<uint8_t>& sent, std::string* reason) {
 transport::ClientIdentity fuzz_client() { return {kProtocolVersion, kApiHash, "fuzz-client", "fuzzhost", 7}; }
 
 transport::ServerIdentity fuzz_server(bool with_token) {
-  return {kProtocolVersion, kApiHash, "fuzz-server", with_token ? kToken : ""};
+  return {kProtocolVersion, kApiHash, "fuzz-server", {with_token ? std::string(kToken) : std::string()}};
 }
 
 Run run_target(Target target, std::span<const uint8_t> input) {

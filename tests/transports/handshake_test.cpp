@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/wire/control.h"
 #include "tests/transports/connected_pair.h"
@@ -18,7 +21,10 @@ namespace {
 
 ClientIdentity client_identity() { return ClientIdentity{1, 0x1234abcd5678ef00ull, "0.1.0", "laptop", 4242}; }
 ServerIdentity server_identity(std::string token) {
-  return ServerIdentity{1, 0x1234abcd5678ef00ull, "0.1.0", std::move(token)};
+  return ServerIdentity{1, 0x1234abcd5678ef00ull, "0.1.0", {std::move(token)}};
+}
+ServerIdentity server_with_tokens(std::vector<std::string> tokens) {
+  return ServerIdentity{1, 0x1234abcd5678ef00ull, "0.1.0", std::move(tokens)};
 }
 
 Welcome sample_welcome() {
@@ -72,6 +78,70 @@ TEST_CASE("handshake: the right token is accepted") {
   CHECK(o.server.is_ok());
   CHECK(o.client.is_ok());
   CHECK(o.welcome.session_id == 77);
+}
+
+TEST_CASE("handshake: with several tokens the server says which one the proof matched") {
+  const ServerIdentity server = server_with_tokens({"admin-token", "", "tenant-a", "tenant-b"});
+  for (auto [token, index] : {std::pair<const char*, int>{"admin-token", 0}, {"tenant-a", 2}, {"tenant-b", 3}}) {
+    Outcome o = run_handshake(client_identity(), token, server);
+    CHECK(o.server.is_ok());
+    CHECK(o.client.is_ok());
+    CHECK(o.seen_by_server.token_index == index);
+  }
+}
+
+TEST_CASE("handshake: a token none of the server's matches is refused, naming RGPU_TOKEN") {
+  Outcome o = run_handshake(client_identity(), "tenant-c", server_with_tokens({"admin-token", "tenant-a"}));
+  CHECK(o.server.code() == Code::kAuth);
+  CHECK(o.client.code() == Code::kAuth);
+  CHECK_THAT(o.client.message(),
+             Contains("authentication failed: the client's RGPU_TOKEN does not match the server's"));
+  CHECK(o.seen_by_server.token_index == -1);
+  Outcome none = run_handshake(client_identity(), "", server_with_tokens({"admin-token", "tenant-a"}));
+  CHECK(none.client.code() == Code::kAuth);
+  CHECK_THAT(none.client.message(), Contains("set RGPU_TOKEN"));
+}
+
+TEST_CASE("handshake: a server whose tokens are all empty requires none, and matches none") {
+  Outcome o = run_handshake(client_identity(), "anything", server_with_tokens({"", ""}));
+  CHECK(o.server.is_ok());
+  CHECK(o.client.is_ok());
+  CHECK(o.seen_by_server.token_index == -1);
+  Outcome no_tokens = run_handshake(client_identity(), "", server_with_tokens({}));
+  CHECK(no_tokens.server.is_ok());
+  CHECK(no_tokens.client.is_ok());
+}
+
+TEST_CASE("handshake: the Hello carries the session's requests, its program and its role") {
+  ClientIdentity c = client_identity();
+  c.memory_request = 4096ull << 20;
+  c.compute_request = 25;
+  c.program = "train.py";
+  c.role = Role::kControl;
+  Outcome o = run_handshake(c, "tenant-a", server_with_tokens({"admin", "tenant-a"}));
+  REQUIRE(o.server.is_ok());
+  REQUIRE(o.client.is_ok());
+  CHECK(o.seen_by_server.memory_request == 4096ull << 20);
+  CHECK(o.seen_by_server.compute_request == 25);
+  CHECK(o.seen_by_server.program == "train.py");
+  CHECK(o.seen_by_server.role == Role::kControl);
+  CHECK(o.seen_by_server.token_index == 1);
+
+  Outcome defaults = run_handshake(client_identity(), "", server_identity(""));
+  REQUIRE(defaults.server.is_ok());
+  CHECK(defaults.seen_by_server.memory_request == 0);
+  CHECK(defaults.seen_by_server.compute_request == 0);
+  CHECK(defaults.seen_by_server.program.empty());
+  CHECK(defaults.seen_by_server.role == Role::kCallPipe);
+}
+
+TEST_CASE("handshake: a compute request above 100 % is refused") {
+  ClientIdentity c = client_identity();
+  c.compute_request = 101;
+  Outcome o = run_handshake(c, "", server_identity(""));
+  CHECK(o.server.code() == Code::kProtocol);
+  CHECK(o.client.code() == Code::kAuth);
+  CHECK_THAT(o.client.message(), Contains("RGPU_COMPUTE must be 1..100"));
 }
 
 TEST_CASE("handshake: a client token is ignored by a server that needs none") {
@@ -271,4 +341,20 @@ TEST_CASE("handshake: a peer's version string is clamped and cleaned before it r
   CHECK_THAT(first_line, Contains("...,"));
   CHECK(first_line.size() < 400);
   CHECK(o.seen_by_server.client_version == hostile.client_version);  // the identity itself is kept as sent
+}
+
+TEST_CASE("handshake: a program name is kept as sent, cleaned in messages, and bounded by the Hello's limit") {
+  ClientIdentity hostile = client_identity();
+  hostile.program = "evil\nrgpud: FAKE";
+  Outcome o = run_handshake(hostile, "", server_identity(""));
+  REQUIRE(o.server.is_ok());
+  CHECK(o.seen_by_server.program == hostile.program);  // the pool cleans it before printing
+
+  ClientIdentity huge = client_identity();
+  huge.program = std::string(kMaxHandshakePayload + 1, 'p');
+  Outcome big = run_handshake(huge, "", server_identity(""));
+  CHECK(big.server.code() == Code::kProtocol);
+  CHECK_THAT(big.server.message(), Contains("exceeds the limit"));
+  CHECK(big.client.code() != Code::kOk);
+  CHECK(big.seen_by_server.program.empty());  // nothing of it was read
 }

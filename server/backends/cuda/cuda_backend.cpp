@@ -152,7 +152,10 @@ uint32_t CudaBackend::arch(int device_ordinal) {
 }
 
 uint64_t CudaBackend::memory_in_use() {
-  if (!ready_ || !make_context_current()) return 0;
+  if (!ready_) return 0;
+  if (std::optional<uint64_t> bytes = process_memory_from_nvml()) return *bytes;
+  // Without NVML: the drop of the device's free memory since init() (other processes' use counts too).
+  if (!make_context_current()) return 0;
   size_t free_bytes = 0, total_bytes = 0;
   if (driver_.cuMemGetInfo_v2(&free_bytes, &total_bytes) != CUDA_SUCCESS) return 0;
   return free_at_start_ > free_bytes ? free_at_start_ - free_bytes : 0;

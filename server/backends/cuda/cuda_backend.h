@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "gen/cublas/cublas_api.h"
 #include "gen/cublasLt/cublasLt_api.h"
@@ -55,9 +57,12 @@ class CudaBackend final : public Backend {
   int32_t set_function_attribute(void* function, int attr, int value) override;
   int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
                                       int* num_blocks) override;
+  // What nvidia-smi shows for this process (NVML's per-process figure over its devices).
   uint64_t memory_in_use() override;
 
  private:
+  // cuda_backend_nvml.cpp; empty when NVML cannot say.
+  std::optional<uint64_t> process_memory_from_nvml();
   Status load_driver();
   Status load_runtime();
   Status start_context();
@@ -82,7 +87,9 @@ class CudaBackend final : public Backend {
   OnDemandLibrary<gen::cudnn::Api> cudnn_;
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
-  uint64_t free_at_start_ = 0;  // device memory free after init, the baseline of memory_in_use()
+  uint64_t free_at_start_ = 0;  // device memory free after init, memory_in_use()'s baseline without NVML
+  std::vector<nvmlDevice_t> nvml_devices_;  // this process's devices, found once by PCI bus id
+  bool nvml_devices_found_ = false;
 };
 
 }  // namespace rgpu::server::cuda

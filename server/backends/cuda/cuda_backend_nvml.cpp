@@ -1,5 +1,8 @@
 // CudaBackend: NVML, dlopen()ed by the session's first NVML call. Without the library every NVML
-// call answers NVML_ERROR_NOT_SUPPORTED.
+// call answers NVML_ERROR_NOT_SUPPORTED. NVML also gives the figure of the device memory this
+// process holds (memory_in_use()), as nvidia-smi shows it.
+#include <unistd.h>
+
 #include "common/config.h"
 #include "server/backends/cuda/cuda_backend.h"
 
@@ -14,8 +17,51 @@ constexpr const char* kNvmlAdvice =
     "NVML calls need libnvidia-ml.so.1 on the GPU host (it comes with the NVIDIA driver): put the folder holding "
     "it on LD_LIBRARY_PATH or name it in RGPU_NVML_LIBRARY.";
 
+// nvmlProcessInfo_t of nvmlDeviceGetComputeRunningProcesses_v3 (nvml.h, which these machines
+// lack; the layout is NVML's stable v2 process record).
+struct ProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+using RunningProcessesFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, ProcessInfo*);
+
 }  // namespace
 
 void CudaBackend::load_nvml() { load_on_demand(nvml_, kNvmlLibrary, kNvmlAdvice, "NVML", gen::nvml::load_api); }
+
+std::optional<uint64_t> CudaBackend::process_memory_from_nvml() {
+  load_nvml();
+  static const auto running = reinterpret_cast<RunningProcessesFn>(
+      nvml_.library.symbol("nvmlDeviceGetComputeRunningProcesses_v3"));
+  if (!running || !nvml_.api.nvmlInit_v2 || !nvml_.api.nvmlDeviceGetHandleByPciBusId_v2) return std::nullopt;
+  if (!nvml_devices_found_) {
+    nvml_devices_found_ = true;
+    if (nvml_.api.nvmlInit_v2() != NVML_SUCCESS) return std::nullopt;
+    int count = 0;
+    driver_.cuDeviceGetCount(&count);
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      CUdevice device = 0;
+      char bus_id[32] = {};
+      nvmlDevice_t handle = nullptr;
+      if (driver_.cuDeviceGet(&device, ordinal) == CUDA_SUCCESS &&
+          driver_.cuDeviceGetPCIBusId(bus_id, sizeof bus_id, device) == CUDA_SUCCESS &&
+          nvml_.api.nvmlDeviceGetHandleByPciBusId_v2(bus_id, &handle) == NVML_SUCCESS)
+        nvml_devices_.push_back(handle);
+    }
+  }
+  if (nvml_devices_.empty()) return std::nullopt;
+  const unsigned int me = static_cast<unsigned int>(getpid());
+  uint64_t total = 0;
+  for (nvmlDevice_t device : nvml_devices_) {
+    ProcessInfo processes[128];
+    unsigned int n = 128;
+    if (running(device, &n, processes) != NVML_SUCCESS) return std::nullopt;
+    for (unsigned int i = 0; i < n && i < 128; ++i)
+      if (processes[i].pid == me) total += processes[i].used_gpu_memory;
+  }
+  return total;
+}
 
 }  // namespace rgpu::server::cuda

@@ -21,6 +21,7 @@ namespace rgpu::server::cuda {
   X(cuDeviceGetName)                                   \
   X(cuDeviceTotalMem_v2)                               \
   X(cuDeviceGetAttribute)                              \
+  X(cuDeviceGetPCIBusId)                               \
   X(cuCtxGetCurrent)                                   \
   X(cuCtxSetCurrent)                                   \
   X(cuMemGetInfo_v2)                                   \

@@ -1,0 +1,161 @@
+// The parent's pool service (see pool_service.h).
+#include "server/daemon/pool_service.h"
+
+#include "common/log.h"
+#include "server/pool/pool_admin.h"
+
+namespace rgpu::server {
+namespace {
+
+pool::TimePoint now() { return pool::Clock::now(); }
+
+LinkMessage slice_message(LinkKind kind, const pool::Slice& s) {
+  LinkMessage m(kind);
+  m.gpu = s.gpu;
+  m.memory = s.memory_bytes;
+  m.compute = s.compute;
+  m.compute_limit = s.compute_limit;
+  m.priority = s.priority;
+  return m;
+}
+
+}  // namespace
+
+PoolService::PoolService(std::unique_ptr<pool::Pool> pool) : pool_(std::move(pool)), timer_(io_) {}
+
+PoolService::~PoolService() {
+  io_.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PoolService::start() {
+  thread_ = std::thread([this] {
+    auto guard = boost::asio::make_work_guard(io_);
+    io_.run();
+  });
+}
+
+void PoolService::add_worker(uint64_t session, int fd) {
+  boost::asio::post(io_, [this, session, fd] {
+    auto w = std::make_unique<Worker>(session, fd, io_);
+    Worker& ref = *w;
+    workers_[session] = std::move(w);
+    wait_readable(ref);
+  });
+}
+
+void PoolService::wait_readable(Worker& w) {
+  w.socket.async_wait(boost::asio::posix::descriptor::wait_read, [this, &w](const boost::system::error_code& ec) {
+    if (ec == boost::asio::error::operation_aborted) return;
+    Result<LinkMessage> m = w.link.receive(std::chrono::milliseconds(0));
+    if (!m.is_ok()) {
+      if (m.status().code() == Code::kUnavailable) return wait_readable(w);  // spurious wake-up
+      if (m.status().code() != Code::kClosed)
+        RGPU_LOG_WARN("session %llu: %s; its worker is treated as gone", static_cast<unsigned long long>(w.session),
+                      m.status().message().c_str());
+      return on_closed(w);
+    }
+    on_message(w, *m);
+    wait_readable(w);
+  });
+}
+
+void PoolService::on_message(Worker& w, const LinkMessage& m) {
+  switch (m.kind) {
+    case LinkKind::kAdmit: return admit(w, m);
+    case LinkKind::kControl: return control(w, m);
+    case LinkKind::kMemory: return pool_->note_memory(w.session, m.value);
+    case LinkKind::kWant: return apply(pool_->want(w.session, now()));
+    case LinkKind::kReleased:
+      return apply(pool_->released(w.session, std::chrono::nanoseconds(m.value), now()));
+    default:
+      RGPU_LOG_WARN("session %llu: unexpected %s from its worker", static_cast<unsigned long long>(w.session),
+                    link_kind_name(m.kind));
+  }
+}
+
+void PoolService::on_closed(Worker& w) {
+  const uint64_t session = w.session;
+  if (w.admitted) {
+    apply(pool_->end(session, now()));
+    RGPU_LOG_INFO("session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
+  }
+  // Destroying the descriptor object cancels nothing pending (this handler was the wait) and
+  // closes the link.
+  workers_.erase(session);
+}
+
+void PoolService::admit(Worker& w, const LinkMessage& m) {
+  pool::SessionRequest request;
+  request.session_id = w.session;
+  request.tenant = m.tenant;
+  request.memory_bytes = m.memory;
+  request.compute = m.compute;
+  request.host = m.host;
+  request.program = m.program;
+  request.pid = m.pid;
+  Result<pool::Slice> slice = pool_->admit(request, now());
+  if (!slice.is_ok()) {
+    std::string why = slice.status().message().substr(0, slice.status().message().find('\n'));
+    RGPU_LOG_WARN("session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
+    LinkMessage refused(LinkKind::kRefused);
+    refused.text = why;
+    return send_to(w.session, refused);
+  }
+  w.admitted = true;
+  const pool::TenantSpec& tenant = pool_->config().tenants.at(m.tenant);
+  w.tenant = tenant.name;
+  if (slice->sliced())
+    RGPU_LOG_INFO("session %llu (tenant %s) admitted on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
+                  static_cast<unsigned long long>(w.session), tenant.name.c_str(), slice->gpu,
+                  static_cast<unsigned long long>(slice->memory_bytes >> 20), slice->compute, slice->compute_limit);
+  send_to(w.session, slice_message(LinkKind::kAdmitted, *slice));
+}
+
+void PoolService::control(Worker& w, const LinkMessage& m) {
+  pool::AdminCaller caller;
+  caller.admin = m.admin;
+  if (m.tenant < pool_->config().tenants.size()) caller.tenant = pool_->config().tenants[m.tenant].name;
+  pool::AdminRequest request{m.verb, m.args, m.json};
+  pool::AdminReply reply = pool::handle_admin(*pool_, caller, request, now());
+  if (!reply.actions.reslice.empty() || (reply.ok && request.verb == "set"))
+    RGPU_LOG_INFO("pool set by %s: %s", caller.admin ? "the admin" : caller.tenant.c_str(), reply.text.c_str());
+  apply(reply.actions);
+  LinkMessage answer(LinkKind::kControlReply);
+  answer.ok = reply.ok;
+  answer.text = std::move(reply.text);
+  if (answer.text.size() > kMaxLinkMessage - 1024) {
+    answer.text.resize(kMaxLinkMessage - 1024);
+    answer.text += "\n... (cut: the view exceeds the control channel's limit)\n";
+  }
+  send_to(w.session, answer);
+}
+
+void PoolService::apply(const pool::Actions& actions) {
+  for (uint64_t s : actions.grant) send_to(s, LinkMessage(LinkKind::kGrant));
+  for (uint64_t s : actions.revoke) send_to(s, LinkMessage(LinkKind::kRevoke));
+  for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));
+  arm(actions.wake);
+}
+
+void PoolService::send_to(uint64_t session, const LinkMessage& m) {
+  auto it = workers_.find(session);
+  if (it == workers_.end()) return;  // gone: its end() already ran
+  Status st = it->second->link.send(m);
+  if (!st.is_ok() && st.code() != Code::kClosed)
+    RGPU_LOG_WARN("session %llu: cannot send %s: %s", static_cast<unsigned long long>(session), link_kind_name(m.kind),
+                  st.message().c_str());
+}
+
+void PoolService::arm(std::optional<pool::TimePoint> wake) {
+  if (!wake || (armed_ && *armed_ <= *wake)) return;
+  armed_ = wake;
+  timer_.expires_at(*wake);
+  timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (ec == boost::asio::error::operation_aborted) return;
+    armed_.reset();
+    apply(pool_->tick(now()));
+  });
+}
+
+}  // namespace rgpu::server

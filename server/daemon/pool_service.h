@@ -1,0 +1,58 @@
+// rgpud's parent side of the pool: the one Pool (server/pool) and the links to every session's
+// worker (server/session/pool_link.h), served on one thread of its own (Boost.Asio). It admits
+// sessions, answers the control API, carries out the compute arbiter's grants and revocations on
+// its timer, and ends a session's reservation the moment its worker's link closes, however the
+// worker ended. The accept loop hands it each new worker's link; nothing else touches the Pool.
+#pragma once
+
+#include <utility>  // before Boost.Asio: Boost 1.74 uses std::exchange without including it
+
+#include <boost/asio.hpp>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <thread>
+
+#include "server/pool/pool.h"
+#include "server/session/pool_link.h"
+
+namespace rgpu::server {
+
+class PoolService {
+ public:
+  explicit PoolService(std::unique_ptr<pool::Pool> pool);
+  ~PoolService();
+
+  void start();
+  // Thread-safe: the parent's end of session `session`'s worker link (PoolService closes it).
+  void add_worker(uint64_t session, int fd);
+
+ private:
+  struct Worker {
+    uint64_t session = 0;
+    PoolLink link;
+    boost::asio::posix::stream_descriptor socket;
+    bool admitted = false;
+    std::string tenant;
+    Worker(uint64_t id, int fd, boost::asio::io_context& io) : session(id), link(fd), socket(io, fd) {}
+  };
+
+  void wait_readable(Worker& w);
+  void on_message(Worker& w, const LinkMessage& m);
+  void on_closed(Worker& w);
+  void admit(Worker& w, const LinkMessage& m);
+  void control(Worker& w, const LinkMessage& m);
+  void apply(const pool::Actions& actions);
+  void send_to(uint64_t session, const LinkMessage& m);
+  void arm(std::optional<pool::TimePoint> wake);
+
+  std::unique_ptr<pool::Pool> pool_;
+  boost::asio::io_context io_;
+  boost::asio::steady_timer timer_;
+  std::optional<pool::TimePoint> armed_;
+  std::map<uint64_t, std::unique_ptr<Worker>> workers_;
+  std::thread thread_;
+};
+
+}  // namespace rgpu::server

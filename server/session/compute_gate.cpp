@@ -1,0 +1,141 @@
+// The compute gate (see compute_gate.h).
+#include "server/session/compute_gate.h"
+
+#include "common/log.h"
+#include "gen/cudart/cudart_api.h"
+#include "server/backends/backend.h"
+
+namespace rgpu::server {
+namespace {
+
+// Waits until everything the process submitted has completed. The gate thread's capture mode is
+// relaxed, so a stream capture the session thread runs meanwhile is not invalidated by it.
+void drain(const gen::cudart::Api& rt) {
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  bool exchanged = rt.cudaThreadExchangeStreamCaptureMode && rt.cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+  if (rt.cudaDeviceSynchronize) (void)rt.cudaDeviceSynchronize();
+  if (exchanged) rt.cudaThreadExchangeStreamCaptureMode(&mode);
+}
+
+}  // namespace
+
+ComputeGate::ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release)
+    : link_(link), backend_(backend), idle_release_(idle_release) {}
+
+void ComputeGate::enter() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!held_ && !stopping_) {
+    if (!wanted_) {
+      wanted_ = true;
+      if (!releasing_) (void)link_.send(LinkMessage(LinkKind::kWant));
+    }
+    cv_.wait(lock, [this] { return held_ || stopping_; });
+  }
+  ++calls_;
+  session_lock_ = std::move(lock);
+}
+
+void ComputeGate::leave() { session_lock_.unlock(); }
+
+void ComputeGate::release(bool revoked) {
+  Clock::time_point granted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // waits for the call in progress
+    if (!held_) return;
+    held_ = false;
+    releasing_ = true;
+    granted = granted_at_;
+  }
+  // Outside the lock: the session thread may queue a Want meanwhile (sent below, after Released,
+  // so the parent never sees a Want from its holder).
+  drain(backend_.cudart());
+  auto held = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - granted);
+  LinkMessage done(LinkKind::kReleased);
+  done.value = static_cast<uint64_t>(held.count());
+  done.ok = revoked;
+  (void)link_.send(done);
+  std::lock_guard<std::mutex> lock(mu_);
+  releasing_ = false;
+  if (wanted_) (void)link_.send(LinkMessage(LinkKind::kWant));
+}
+
+void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslice,
+                        const std::function<void()>& every_second) {
+  uint64_t calls_seen = 0;
+  Clock::time_point last_call = Clock::now();
+  Clock::time_point next_second = last_call + std::chrono::seconds(1);
+  const auto tick = std::max(std::chrono::milliseconds(1), idle_release_ / 2);
+  for (;;) {
+    bool held;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+      held = held_;
+    }
+    Result<LinkMessage> m = link_.receive(held ? tick : std::chrono::milliseconds(1000));
+    const Clock::time_point now = Clock::now();
+    if (now >= next_second) {
+      every_second();
+      next_second = now + std::chrono::seconds(1);
+    }
+    if (!m.is_ok()) {
+      if (m.status().code() != Code::kUnavailable) {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!stopping_) RGPU_LOG_WARN("compute gate: %s; the session runs unscheduled from now on", m.status().message().c_str());
+        stopping_ = true;
+        cv_.notify_all();
+        return;
+      }
+      // No message: a holder whose client sent nothing for idle_release gives its turn back.
+      if (held) {
+        uint64_t calls;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          calls = calls_;
+        }
+        if (calls != calls_seen) {
+          calls_seen = calls;
+          last_call = now;
+        } else if (now - last_call >= idle_release_) {
+          release(false);
+        }
+      }
+      continue;
+    }
+    switch (m->kind) {
+      case LinkKind::kGrant: {
+        bool idle;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          held_ = true;
+          idle = !wanted_;
+          wanted_ = false;
+          granted_at_ = now;
+          calls_seen = calls_;
+          last_call = now;
+          cv_.notify_all();
+        }
+        // The arbiter queues a revoked session again by itself; granted with nothing to run, the
+        // turn goes straight back rather than idling for idle_release.
+        if (idle) release(false);
+        break;
+      }
+      case LinkKind::kRevoke:
+        release(true);
+        break;
+      case LinkKind::kReslice:
+        on_reslice(*m);
+        break;
+      default:
+        RGPU_LOG_WARN("compute gate: unexpected %s from rgpud", link_kind_name(m->kind));
+    }
+  }
+}
+
+void ComputeGate::stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopping_ = true;
+  cv_.notify_all();
+}
+
+}  // namespace rgpu::server

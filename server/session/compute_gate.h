@@ -1,0 +1,61 @@
+// A sliced session's compute gate, in its worker: the client's calls reach the GPU only while the
+// session holds its GPU's turn, which rgpud's parent grants and revokes (server/pool/
+// compute_arbiter.h). Because the worker executes every call of its client in order on the session
+// thread, gating that thread gates everything the client can do (launches, copies, graphs, library
+// calls), however many streams or threads the client uses, and nothing the client sets or links
+// can avoid it.
+//
+// The session thread brackets each call with enter()/leave(): one uncontended mutex while the turn
+// is held, so a lone tenant pays next to nothing. serve() runs on the gate's own thread: it takes
+// the parent's messages, and when the turn is revoked, or the client has sent nothing for
+// `idle_release`, it waits for the call in progress, stops the session thread at its next call,
+// waits until the session's work on the GPU has completed (Backend::drain) and reports how long the
+// turn held the GPU: the grant to that completion, exactly the GPU time no other session could use.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+
+#include "server/session/pool_link.h"
+
+namespace rgpu::server {
+
+class Backend;
+
+class ComputeGate {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release);
+
+  // Session thread: waits for the turn, then holds the gate until leave().
+  void enter();
+  void leave();
+
+  // Gate thread: serves the parent's messages until the link closes or stop(). `on_reslice` gets
+  // each live change of the slice; `every_second` runs about once a second (memory reports).
+  void serve(const std::function<void(const LinkMessage&)>& on_reslice, const std::function<void()>& every_second);
+  // Ends serve() and lets a session thread waiting in enter() go (the session is ending).
+  void stop();
+
+ private:
+  void release(bool revoked);
+
+  const PoolLink& link_;
+  Backend& backend_;
+  const std::chrono::milliseconds idle_release_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::unique_lock<std::mutex> session_lock_;  // the session thread's, between enter() and leave()
+  bool held_ = false;
+  bool wanted_ = false;     // the session thread waits for a turn
+  bool releasing_ = false;  // the gate thread is draining: it sends the Want after its Released
+  bool stopping_ = false;
+  Clock::time_point granted_at_{};
+  uint64_t calls_ = 0;      // calls entered, to tell an idle holder
+};
+
+}  // namespace rgpu::server

@@ -1,0 +1,88 @@
+// The channel between a session's worker and rgpud's parent, which owns the pool's books
+// (server/pool): one SOCK_SEQPACKET socketpair per worker, made before the fork, so each message
+// arrives whole and the parent sees the worker's end close the moment the worker exits, however
+// it exits. Both ends are the same build of rgpud, so messages are the compact wire encoding of one
+// struct; each is still decoded with bounds checks (a worker runs code a tenant's calls reach).
+//
+// worker -> parent: Admit (a new session's request), Control (a `rgpu pool`/`rgpu ls` request),
+//                   Memory (device memory the worker's process holds now), Want (work queued, no
+//                   turn), Released (a turn ended: GPU time held).
+// parent -> worker: Admitted | Refused, ControlReply, Grant, Revoke, Reslice (a live change).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rgpu::server {
+
+enum class LinkKind : uint32_t {
+  kAdmit = 1,
+  kAdmitted,
+  kRefused,
+  kControl,
+  kControlReply,
+  kMemory,
+  kWant,
+  kGrant,
+  kRevoke,
+  kReleased,
+  kReslice,
+};
+const char* link_kind_name(LinkKind kind);
+
+// One message; each kind uses the fields its comment names.
+struct LinkMessage {
+  explicit LinkMessage(LinkKind k = LinkKind::kWant) : kind(k) {}
+  LinkKind kind;
+  // kAdmit: tenant (index into the configuration's tenants), memory/compute (the client's
+  // requests), host, program, pid. kAdmitted, kReslice: the slice (gpu, memory, compute,
+  // compute_limit, priority).
+  uint32_t tenant = 0;
+  int32_t gpu = -1;
+  uint64_t memory = 0;
+  uint32_t compute = 0;
+  uint32_t compute_limit = 100;
+  int32_t priority = 0;
+  uint32_t pid = 0;
+  std::string host, program;
+  // kControl: admin, tenant, verb, args, json. kControlReply: ok, text. kRefused: text.
+  bool admin = false;
+  bool json = false;
+  bool ok = false;
+  std::string verb, text;
+  std::vector<std::string> args;
+  // kMemory: bytes held. kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1).
+  uint64_t value = 0;
+};
+
+// The largest message either end sends or accepts (a pool view for many sessions fits).
+inline constexpr size_t kMaxLinkMessage = 192 << 10;
+
+class PoolLink {
+ public:
+  PoolLink() = default;
+  explicit PoolLink(int fd) : fd_(fd) {}
+  // A connected pair: [0] for the parent, [1] for the worker.
+  static Result<std::pair<int, int>> make_pair();
+
+  int fd() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  // Thread-safe (one datagram per message).
+  Status send(const LinkMessage& message) const;
+  // Blocks for the next message (timeout < 0: forever); kClosed when the other end is gone,
+  // kUnavailable on timeout.
+  Result<LinkMessage> receive(std::chrono::milliseconds timeout = std::chrono::milliseconds(-1)) const;
+
+ private:
+  int fd_ = -1;
+};
+
+// The codec, exposed for the fuzz and unit tests.
+std::vector<uint8_t> encode_link_message(const LinkMessage& message);
+Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size);
+
+}  // namespace rgpu::server

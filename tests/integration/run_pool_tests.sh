@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The pool end to end against rgpud --config: tenants and their tokens, admission and placement
+# over two virtual GPUs, the memory slice as the tenant's program sees it and as it is enforced,
+# live changes with `rgpu pool set`, the pool view for the admin and for a tenant, and release the
+# moment a client dies.
+#
+# Usage: run_pool_tests.sh <bin-dir> <programs-dir> [backend]
+#   backend: "emulated" (default, CI; two virtual GPUs of 2048 MiB) or "cuda" (a GPU host).
+#   Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+BACKEND=${3:-emulated}
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+trap '' PIPE  # a refused tenant's program is gone: writing to its fifo must not end the script
+
+export RGPU_MODULE_CACHE=$WORK/modules RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=2048
+cat >"$WORK/pool.yaml" <<'YAML'
+admin_token: admin-secret
+policy:
+  placement: pack
+tenants:
+  - name: small
+    token: tok-small
+    memory: 256M
+    compute: 30
+  - name: big
+    token: tok-big
+    memory: 1024M
+    compute: 60
+    compute_limit: 100
+  - name: whole
+    token: tok-whole
+YAML
+start_server --backend "$BACKEND" --config "$WORK/pool.yaml" || exit 1
+
+# Tenants' programs: memory_slice, driven through a fifo; say NAME CMD sends a command and waits
+# for its answer (the program's next output line).
+declare -A IN OUT PID
+start_tenant() {  # NAME TOKEN [VAR=VALUE...]
+  local name=$1 token=$2
+  shift 2
+  mkfifo "$WORK/$name.in"
+  OUT[$name]=$WORK/$name.out
+  env RGPU_TOKEN="$token" "$@" bash -c 'source "$0"; client exec "$1" run -- "$2" <"$3" >"$4" 2>&1' \
+    "$(dirname "${BASH_SOURCE[0]}")/harness.sh" "$BIN/rgpu" "$PROGS/memory_slice" "$WORK/$name.in" "${OUT[$name]}" &
+  PID[$name]=$!
+  PIDS+=($!)
+  exec {fd}>"$WORK/$name.in"
+  IN[$name]=$fd
+  wait_log "${OUT[$name]}" "^ready"
+}
+say() {  # NAME CMD: waits for the answer's line, prints it
+  local name=$1 before
+  before=$(wc -l <"${OUT[$name]}")
+  echo "$2" >&"${IN[$name]}"
+  for _ in $(seq 200); do
+    (($(wc -l <"${OUT[$name]}") > before)) && break
+    sleep 0.05
+  done
+  tail -n 1 "${OUT[$name]}"
+}
+pool() { RGPU_TOKEN=admin-secret client timeout 20 "$BIN/rgpu" pool "$@"; }
+
+# 1. The view before any session: both GPUs, nothing reserved.
+pool >"$WORK/view0" 2>&1
+grep -q "Emulated\|emulated\|GPU" "$WORK/view0" && [[ $(grep -c "2048" "$WORK/view0") -ge 2 ]]
+check "rgpu pool shows both virtual GPUs" $? "$(cat "$WORK/view0")"
+RGPU_TOKEN=tok-small client timeout 20 "$BIN/rgpu" pool >"$WORK/denied" 2>&1
+[[ $? != 0 ]] && grep -qi "admin" "$WORK/denied"
+check "rgpu pool with a tenant's token is refused, naming the admin token" $? "$(cat "$WORK/denied")"
+
+# 2. A sliced tenant sees a GPU of its slice, and an allocation past it fails as on a full GPU.
+start_tenant a tok-small
+line=$(say a info)
+[[ $line == "info: "*"(0) total 256 MiB free "*" properties 256 MiB" ]]
+check "the tenant's GPU has its slice: cudaMemGetInfo and the properties say 256 MiB" $? "$line"
+line=$(say a fill)
+n=$(sed -n 's/^fill: \([0-9]*\) MiB allocated, then .*(2), last error .*(2); memset after it: .*(0)$/\1/p' <<<"$line")
+[[ -n $n ]] && ((n >= 250 && n <= 256))
+check "1 MiB allocations are refused at the slice (cudaErrorMemoryAllocation), and the session goes on" $? "$line"
+
+# 3. The pool view: the session, its tenant and memory, for the admin; a tenant sees only its own.
+sleep 0.2
+pool >"$WORK/view1" 2>&1
+grep -q "small" "$WORK/view1" && grep -q "memory_slice" "$WORK/view1"
+check "rgpu pool lists the session with its tenant and program" $? "$(cat "$WORK/view1")"
+pool --json >"$WORK/view1.json" 2>&1
+python3 -c 'import json,sys; v=json.load(open(sys.argv[1])); assert len(v["gpus"]) == 2 and len(v["sessions"]) == 1, v' \
+  "$WORK/view1.json"
+check "rgpu pool --json is JSON with both GPUs and the one session" $? "$(head -c 600 "$WORK/view1.json")"
+RGPU_TOKEN=tok-big client timeout 20 "$BIN/rgpu" ls >"$WORK/ls_big" 2>&1
+[[ $? == 0 ]] && ! grep -q "memory_slice" "$WORK/ls_big"
+check "rgpu ls with another tenant's token shows none of this tenant's sessions" $? "$(cat "$WORK/ls_big")"
+RGPU_TOKEN=tok-small client timeout 20 "$BIN/rgpu" ls >"$WORK/ls_small" 2>&1
+grep -q "memory_slice" "$WORK/ls_small"
+check "rgpu ls with the tenant's token shows its session" $? "$(cat "$WORK/ls_small")"
+
+# 4. Admission: a request above the tenant's slice is refused, naming it. Placement packs: the
+# second small session (30 %) joins the first on GPU 0, the big one (60 %) no longer fits there and
+# takes GPU 1, and a second big one fits nowhere.
+start_tenant over tok-small RGPU_MEMORY=1G
+grep -q "256 MiB" "${OUT[over]}" && grep -q "^ready: 0 device" "${OUT[over]}"
+check "RGPU_MEMORY above the tenant's slice is refused, naming the slice" $? "$(head -5 "${OUT[over]}")"
+start_tenant a2 tok-small
+start_tenant b tok-big
+pool --json >"$WORK/view2.json" 2>&1
+python3 - "$WORK/view2.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+gpu = {s["tenant"]: [] for s in v["sessions"]}
+for s in v["sessions"]:
+    gpu[s["tenant"]].append(s["gpu"])
+assert gpu["small"] == [0, 0] and gpu["big"] == [1], gpu
+assert all(g["compute_reserved_percent"] <= 100 for g in v["gpus"]), v["gpus"]
+PY
+check "pack placement: both small sessions on GPU 0, the big one on GPU 1; no GPU over 100 %" $? "$(head -c 800 "$WORK/view2.json")"
+start_tenant b2 tok-big
+grep -qi "free" "${OUT[b2]}" && grep -q "^ready: 0 device" "${OUT[b2]}"
+check "a session that fits no GPU is refused, saying what is free" $? "$(head -5 "${OUT[b2]}")"
+
+# 5. Live changes: memory grows at once; a shrink below what is held is refused, saying so.
+pool set small --memory 1G >"$WORK/set1" 2>&1
+rc=$?
+line=$(say a info)
+[[ $rc == 0 && $line == "info: "*"(0) total 1024 MiB"* ]]
+check "rgpu pool set TENANT --memory grows a running session's slice (cudaMemGetInfo)" $? "$(cat "$WORK/set1"; echo "$line")"
+line=$(say a "alloc 256")
+[[ $line == "alloc 256 MiB: "*"(0)" ]]
+check "the grown slice takes a new allocation" $? "$line"
+pool set small --memory 256M >"$WORK/set2" 2>&1
+[[ $? != 0 ]] && grep -qi "holds" "$WORK/set2"
+check "a shrink below what a session holds is refused, saying how much it holds" $? "$(cat "$WORK/set2")"
+RGPU_TOKEN=tok-small client timeout 20 "$BIN/rgpu" pool set small --memory 2G >"$WORK/set3" 2>&1
+[[ $? != 0 ]] && grep -qi "admin" "$WORK/set3"
+check "rgpu pool set needs the admin token" $? "$(cat "$WORK/set3")"
+check_daemon_log "every change is logged" "pool set"
+
+# 6. Release: a client killed mid-session leaves the pool at once.
+kill -9 "${PID[a2]}" 2>/dev/null
+wait "${PID[a2]}" 2>/dev/null
+gone=1
+for _ in $(seq 100); do
+  pool --json >"$WORK/view3.json" 2>/dev/null
+  if [[ $(python3 -c 'import json,sys; print(sum(s["tenant"] == "small" for s in json.load(open(sys.argv[1]))["sessions"]))' "$WORK/view3.json") == 1 ]]; then
+    gone=0
+    break
+  fi
+  sleep 0.1
+done
+check "a killed client's session leaves the pool view" $gone "$(head -c 600 "$WORK/view3.json")"
+
+# 7. Sliced sessions run whole programs through the compute gate, two at once on one GPU.
+RGPU_TOKEN=tok-small client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/t1.out" 2>&1 &
+t1=$!
+RGPU_TOKEN=tok-small client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/t2.out" 2>&1
+rc2=$?
+wait $t1
+rc1=$?
+[[ $rc1 == 0 && $rc2 == 0 ]]
+check "two sliced sessions run api_tour side by side through the compute gate" $? \
+  "$(grep -v '^ok' "$WORK/t1.out" | head -5; grep -v '^ok' "$WORK/t2.out" | head -5)"
+
+# 8. A whole-GPU tenant sees every GPU, whole.
+RGPU_TOKEN=tok-whole client timeout 60 "$BIN/rgpu" run -- "$PROGS/mem_info" >"$WORK/whole.out" 2>&1
+[[ $(cat "$WORK/whole.out") -gt 1024 ]]
+check "a whole-GPU tenant's cudaMemGetInfo is the GPU's" $? "$(cat "$WORK/whole.out")"
+
+for n in "${!IN[@]}"; do { echo quit >&"${IN[$n]}"; } 2>/dev/null; done
+finish
