@@ -1,9 +1,11 @@
 // Table, CSV and JSON output of `rgpu bench` (see format.h).
 #include "bench/cli/format.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <array>
 #include <cstdio>
+#include <ctime>
 
 namespace rgpu::bench {
 namespace {
@@ -30,27 +32,11 @@ std::string native_text(const ReportHeader& h) { return h.native_device.empty() 
 std::string table(const ReportHeader& h, const std::vector<Row>& rows) {
   std::string out = "rgpu bench  " + h.date_utc + "  host " + h.host + (h.quick ? "  (quick)" : "") + "\n";
   out += "server " + h.server + ": " + h.backend + " backend, " + h.server_device + "; native: " + native_text(h) + "\n\n";
-  constexpr size_t kColumns = 7;
-  using Line = std::array<std::string, kColumns>;
-  std::vector<Line> lines = {{"metric", "unit", "native", "remote", "ratio", "bar", "verdict"}};
+  std::vector<std::vector<std::string>> lines = {{"metric", "unit", "native", "remote", "ratio", "bar", "verdict"}};
   for (const auto& r : rows)
     lines.push_back({r.metric, r.unit, optional_value(r.native, r.unit), optional_value(r.remote, r.unit),
                      ratio_text(r.ratio), bar_text(r), verdict_name(r.verdict)});
-  std::array<size_t, kColumns> width{};
-  for (const auto& l : lines)
-    for (size_t c = 0; c < kColumns; ++c) width[c] = std::max(width[c], l[c].size());
-  // Numbers right-aligned, words left-aligned.
-  constexpr std::array<bool, kColumns> kRight = {false, false, true, true, true, false, false};
-  for (const auto& l : lines) {
-    std::string line;
-    for (size_t c = 0; c < kColumns; ++c) {
-      std::string pad(width[c] - l[c].size(), ' ');
-      line += kRight[c] ? pad + l[c] : l[c] + pad;
-      if (c + 1 < kColumns) line += "  ";
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-  }
+  out += format_columns(lines, {false, false, true, true, true, false, false});
   return out;
 }
 
@@ -74,18 +60,6 @@ std::string csv(const ReportHeader& h, const std::vector<Row>& rows) {
            verdict_name(r.verdict) + "\n";
   return out;
 }
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20) out += printf_string("\\u%04x", c);
-    else out += static_cast<char>(c);
-  }
-  return out + "\"";
-}
-
-std::string json_number(const std::optional<double>& v) { return v ? printf_string("%.10g", *v) : "null"; }
 
 std::string json(const ReportHeader& h, const std::vector<Row>& rows) {
   std::string out = "{\n";
@@ -111,6 +85,51 @@ std::string json(const ReportHeader& h, const std::vector<Row>& rows) {
 }
 
 }  // namespace
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20) out += printf_string("\\u%04x", c);
+    else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+std::string json_number(const std::optional<double>& v) { return v ? printf_string("%.10g", *v) : "null"; }
+
+std::string format_columns(const std::vector<std::vector<std::string>>& lines, const std::vector<bool>& right) {
+  std::vector<size_t> width(right.size());
+  for (const auto& l : lines)
+    for (size_t c = 0; c < l.size() && c < width.size(); ++c) width[c] = std::max(width[c], l[c].size());
+  std::string out;
+  for (const auto& l : lines) {
+    std::string line;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string cell = c < l.size() ? l[c] : "";
+      std::string pad(width[c] - cell.size(), ' ');
+      line += right[c] ? pad + cell : cell + pad;
+      if (c + 1 < width.size()) line += "  ";
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
+}
 
 std::string format_value(double value, const std::string& unit) {
   if (unit == "GB/s") return printf_string("%.2f", value);

@@ -27,4 +27,14 @@ std::string format_report(Format format, const ReportHeader& header, const std::
 // A value as the table prints it: GB/s with 2 decimals, us with 1, rates as whole numbers.
 std::string format_value(double value, const std::string& unit);
 
+// Pieces the table and JSON outputs share with `rgpu bench pool`'s report (bench/cli/pool_report.h).
+// Rows of cells as aligned columns (two spaces apart, trailing blanks dropped); `right[c]`
+// right-aligns column c (numbers), others are left-aligned (words). One line per row.
+std::string format_columns(const std::vector<std::vector<std::string>>& lines, const std::vector<bool>& right);
+std::string json_string(const std::string& s);              // quoted and escaped
+std::string json_number(const std::optional<double>& v);    // null when absent
+// The run's context: "2026-12-01 10:22:03 UTC" and this host's name.
+std::string utc_now();
+std::string host_name();
+
 }  // namespace rgpu::bench

@@ -24,6 +24,8 @@ std::string shim_dir() {
   return (std::filesystem::path(own_dir()).parent_path().parent_path() / "lib" / "rgpu").string();
 }
 
+std::string bin_dir() { return (std::filesystem::path(own_dir()).parent_path().parent_path() / "bin").string(); }
+
 std::string native_cudart_dir() {
   for (std::string dir : {kCudaLibDir.get(), std::string("/usr/local/cuda/lib64"),
                           std::string("/usr/local/cuda/targets/x86_64-linux/lib")})

@@ -1,5 +1,6 @@
 // Where rgpu bench finds what it runs: the worker beside itself (<prefix>/libexec/rgpu), rgpu's
-// shim (<prefix>/lib/rgpu), and, for native runs, a GPU and the real libcudart.so.13.
+// shim (<prefix>/lib/rgpu), rgpud and rgpu (<prefix>/bin, for `rgpu bench pool`), and, for native
+// runs, a GPU and the real libcudart.so.13.
 #pragma once
 
 #include <optional>
@@ -12,6 +13,9 @@ std::string own_dir();
 
 // <prefix>/lib/rgpu, for an executable in <prefix>/libexec/rgpu.
 std::string shim_dir();
+
+// <prefix>/bin (rgpud, rgpu), for an executable in <prefix>/libexec/rgpu.
+std::string bin_dir();
 
 // The real libcudart.so.13's folder: RGPU_CUDA_LIB_DIR, else the CUDA toolkit's usual places.
 // Empty when none holds it.

@@ -1,11 +1,8 @@
-// rgpu-bench: `rgpu bench`. Runs the transport probe against rgpud, then rgpu-bench-worker
+// rgpu-bench: `rgpu bench`, and `rgpu bench pool` (bench/cli/pool_run.h). Runs the transport probe against rgpud, then rgpu-bench-worker
 // natively (when this host has a GPU) and remotely through rgpu's shim, and prints one report
 // with both sides, their ratios and issue 3's bars. Progress goes to stderr, the report to stdout.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -15,6 +12,8 @@
 #include "bench/cli/format.h"
 #include "bench/cli/locations.h"
 #include "bench/cli/options.h"
+#include "bench/cli/pool_options.h"
+#include "bench/cli/pool_run.h"
 #include "bench/cli/report.h"
 #include "bench/cli/run_worker.h"
 #include "bench/cli/transport_probe_client.h"
@@ -26,20 +25,6 @@ namespace {
 using namespace rgpu::bench;
 
 std::string first_line(const rgpu::Status& st) { return st.message().substr(0, st.message().find('\n')); }
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
-}
 
 // One numbered piece of the run, announced on stderr as "[3/7] copy, remote ...".
 struct Step {
@@ -180,6 +165,20 @@ class Bench {
 int main(int argc, char** argv) {
   rgpu::log_set_prefix("rgpu-bench");
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "pool") {
+    args.erase(args.begin());
+    for (const auto& a : args)
+      if (a == "--help" || a == "-h" || a == "help") {
+        std::fputs(kPoolUsage, stdout);
+        return 0;
+      }
+    auto pool = parse_pool_options(args);
+    if (!pool.is_ok()) {
+      std::fprintf(stderr, "rgpu bench pool: %s\n%s", first_line(pool.status()).c_str(), kPoolUsage);
+      return 2;
+    }
+    return run_pool_bench(*pool);
+  }
   for (const auto& a : args)
     if (a == "--help" || a == "-h" || a == "help") {
       std::fputs(kUsage, stdout);

@@ -12,6 +12,7 @@ const char* const kUsage =
     "  latency    4-byte synchronous D2H copy, launch + stream sync, cudaMalloc + cudaFree of 1 MiB\n"
     "  launch     empty-kernel launch throughput\n"
     "  all        everything (the default)\n"
+    "  pool       the GPU pool's compute shares, caps and overhead on rgpud's own daemon (rgpu bench pool --help)\n"
     "Native and remote (through rgpud at RGPU_SERVER) run side by side where this host has a GPU.\n";
 
 Result<Options> parse_options(const std::vector<std::string>& args) {

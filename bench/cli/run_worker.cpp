@@ -29,7 +29,7 @@ struct Pipe {
   }
 };
 
-// The last few lines of the worker's stderr: enough to say why it failed, short enough for a
+// The last few lines of the child's stderr: enough to say why it failed, short enough for a
 // one-screen error.
 std::string tail(const std::string& s) {
   constexpr size_t kMax = 2000;
@@ -56,7 +56,8 @@ std::string prepend_path(const std::string& dir, const char* old) {
   return old && *old ? dir + ":" + old : dir;
 }
 
-Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env) {
+Result<pid_t> spawn_process(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env,
+                            const ChildIo& io) {
   std::vector<std::string> env_strings = make_environment(environ, env);
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -67,23 +68,36 @@ Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::s
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
 
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (io.out_fd >= 0) posix_spawn_file_actions_adddup2(&actions, io.out_fd, STDOUT_FILENO);
+  if (io.err_fd >= 0) posix_spawn_file_actions_adddup2(&actions, io.err_fd, STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (io.own_process_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return RGPU_ERROR(kIo, "cannot run " + exe + ": " + std::strerror(rc));
+  return pid;
+}
+
+Result<ProcessOutput> run_process(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env) {
   Pipe out, err;
   if (pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0)
     return RGPU_ERROR(kIo, std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, exe.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return RGPU_ERROR(kIo, "cannot run " + exe + ": " + std::strerror(rc));
+  RGPU_ASSIGN_OR_RETURN(pid_t pid, spawn_process(exe, args, env, ChildIo{out.fd[1], err.fd[1], false}));
   out.close_end(1);
   err.close_end(1);
 
-  // Both pipes are drained together: a worker blocked on a full stderr pipe would never finish
+  // Both pipes are drained together: a child blocked on a full stderr pipe would never finish
   // its stdout.
-  std::string text[2];
+  ProcessOutput result;
+  std::string* text[2] = {&result.out, &result.err};
   std::array<pollfd, 2> fds = {pollfd{out.fd[0], POLLIN, 0}, pollfd{err.fd[0], POLLIN, 0}};
   for (int open = 2; open > 0;) {
     if (poll(fds.data(), fds.size(), -1) < 0) {
@@ -95,7 +109,7 @@ Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::s
       char buf[64 << 10];
       ssize_t n = read(fds[i].fd, buf, sizeof buf);
       if (n > 0) {
-        text[i].append(buf, static_cast<size_t>(n));
+        text[i]->append(buf, static_cast<size_t>(n));
       } else if (n == 0 || errno != EINTR) {
         fds[i].fd = -1;  // poll ignores negative descriptors; the Pipe closes the real one
         --open;
@@ -106,10 +120,15 @@ Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::s
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return RGPU_ERROR(kIo, std::string("waitpid: ") + std::strerror(errno));
   if (WIFSIGNALED(status))
-    return RGPU_ERROR(kInternal, exe + " was killed by signal " + std::to_string(WTERMSIG(status)) + ":\n" + tail(text[1]));
+    return RGPU_ERROR(kInternal, exe + " was killed by signal " + std::to_string(WTERMSIG(status)) + ":\n" + tail(result.err));
   if (WEXITSTATUS(status) != 0)
-    return RGPU_ERROR(kInternal, exe + " exited with status " + std::to_string(WEXITSTATUS(status)) + ":\n" + tail(text[1]));
-  return parse_worker_output(text[0]);
+    return RGPU_ERROR(kInternal, exe + " exited with status " + std::to_string(WEXITSTATUS(status)) + ":\n" + tail(result.err));
+  return result;
+}
+
+Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env) {
+  RGPU_ASSIGN_OR_RETURN(ProcessOutput out, run_process(exe, args, env));
+  return parse_worker_output(out.out);
 }
 
 }  // namespace rgpu::bench

@@ -2,6 +2,8 @@
 // libcudart first on LD_LIBRARY_PATH; remote: rgpu's shim first) and parses its stdout.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,8 +23,32 @@ std::vector<std::string> make_environment(const char* const* base, const EnvChan
 // "dir" followed by the old value of a ':'-separated path variable, if it had one.
 std::string prepend_path(const std::string& dir, const char* old);
 
-// Runs `exe args...` with the environment changed, waits for it, and parses its stdout. A
+// Where a spawned child's stdout and stderr go (-1: inherited), and whether it leads a process
+// group of its own (so that it and its children can be signalled together: rgpud and its
+// session workers).
+struct ChildIo {
+  int out_fd = -1;
+  int err_fd = -1;
+  bool own_process_group = false;
+};
+
+// Starts `exe args...` with the environment changed and returns at once; the caller waits for it.
+Result<pid_t> spawn_process(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env,
+                            const ChildIo& io);
+
+struct ProcessOutput {
+  std::string out;
+  std::string err;
+};
+
+// Runs `exe args...` with the environment changed and waits for it. A failure (cannot start,
+// non-zero exit, killed) carries the end of its stderr.
+Result<ProcessOutput> run_process(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env);
+
+// run_process, then parses the worker's stdout. A
 // failure (cannot start, non-zero exit, bad output) carries the end of the worker's stderr.
+// Safe to call from several threads at once (the pipes are close-on-exec, so each child holds
+// only its own).
 Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env);
 
 }  // namespace rgpu::bench

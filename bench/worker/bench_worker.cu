@@ -2,22 +2,26 @@
 // dynamically, so the driver runs it natively (the real library first on LD_LIBRARY_PATH) and
 // remotely (rgpu's shim first) and compares like with like.
 //
-//   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch
+//   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch, spin
+//   spin's options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]
 //
 // stdout carries only machine-readable lines, parsed by rgpu-bench (bench/cli/worker_output.h):
 //   info device <name>
 //   metric <name> <value> <unit>
+//   bins <name> <epoch_ns> <width_ns> <from_ns> <to_ns> <count>...    (spin)
 // stderr carries progress. Any CUDA error prints the failed call and exits 1.
 // Times are host wall-clock times (what a program sees), not CUDA events: the remote cost we
 // measure is the time the calling thread spends, which device-side events would not show.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -170,21 +174,213 @@ void launch(bool quick, cudaStream_t stream) {
   metric("launch_throughput", n / s, "launches/s");
 }
 
+// --- spin: the tenant mix of `rgpu bench pool` -------------------------------------------------
+//
+// A kernel that spins for --kernel-us on every SM (one block per SM), launched in a loop with a
+// cudaStreamSynchronize every --sync-every launches, from --epoch (CLOCK_MONOTONIC ns; default:
+// now) until --duration seconds after it. Completions are counted in --bin-ms bins from the
+// epoch, so the driver can line several tenants up on one time axis. Each kernel's block 0 stores
+// its %globaltimer start and end: on a GPU the completions are binned by those (mapped to the host
+// clock), so a bin holds exactly the kernels that ended in it, whatever --sync-every is; without
+// stamps (the emulated backend runs no kernels) by the time each sync returned ("info timing host").
+
+struct SpinOptions {
+  int64_t kernel_us = 1000;
+  int sync_every = 8;
+  double duration_s = 3;
+  int64_t epoch_ns = -1;  // -1: when the loop starts
+  int64_t bin_ms = 10;
+};
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+void sleep_until(int64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+// The GPU's nanosecond clock, one for the whole device. volatile: read anew each time, never
+// hoisted out of the loop or removed.
+__device__ __forceinline__ uint64_t global_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Spins until `ns` of GPU time have passed since the block started. The stamps (start, end) of
+// block 0 go to stamps[2 * slot]: the loop's end time depends on the clock it read, so the
+// compiler cannot drop it, and the host checks the stamps say the kernel really spun.
+__global__ void spin_kernel(uint64_t ns, uint64_t* stamps, uint32_t slot) {
+  const uint64_t start = global_ns();
+  uint64_t now = start;
+  while (now - start < ns) now = global_ns();
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    stamps[2 * slot] = start;
+    stamps[2 * slot + 1] = now;
+  }
+}
+
+__global__ void clock_kernel(uint64_t* out) { *out = global_ns(); }
+
+// globaltimer - CLOCK_MONOTONIC, from the tightest of a few launch + sync round trips (the
+// kernel ran between the two host reads; the midpoint is off by at most half the round trip).
+int64_t gpu_clock_offset(cudaStream_t stream) {
+  uint64_t* dev = nullptr;
+  CHECK(cudaMalloc(&dev, sizeof(uint64_t)));
+  CHECK(cudaMemset(dev, 0, sizeof(uint64_t)));
+  int64_t best_rtt = INT64_MAX, offset = 0;
+  for (int i = 0; i < 8; ++i) {
+    int64_t t0 = monotonic_ns();
+    clock_kernel<<<1, 1, 0, stream>>>(dev);
+    CHECK(cudaStreamSynchronize(stream));
+    int64_t t1 = monotonic_ns();
+    uint64_t gpu = 0;
+    CHECK(cudaMemcpy(&gpu, dev, sizeof gpu, cudaMemcpyDeviceToHost));
+    if (t1 - t0 < best_rtt) {
+      best_rtt = t1 - t0;
+      offset = static_cast<int64_t>(gpu) - (t0 + (t1 - t0) / 2);
+    }
+  }
+  CHECK(cudaFree(dev));
+  return offset;
+}
+
+void spin(const SpinOptions& o, cudaStream_t stream) {
+  int device = 0, sms = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  sms = std::max(sms, 1);
+  const uint64_t kernel_ns = static_cast<uint64_t>(o.kernel_us) * 1000;
+  const int64_t duration_ns = static_cast<int64_t>(o.duration_s * 1e9);
+  const int64_t width_ns = o.bin_ms * 1000000;
+  // On a GPU the stream runs its kernels one after another, each at least kernel_ns long, so
+  // this many slots hold every launch; beyond it (only where kernels take no time) slots wrap and
+  // the host's clock is used.
+  const uint64_t capacity =
+      std::min<uint64_t>(static_cast<uint64_t>(duration_ns) / kernel_ns * 5 / 4 + 4096, uint64_t{1} << 22);
+  uint64_t* stamps = nullptr;
+  CHECK(cudaMalloc(&stamps, capacity * 2 * sizeof(uint64_t)));
+  CHECK(cudaMemset(stamps, 0, capacity * 2 * sizeof(uint64_t)));
+  // Warm-up: the module is loaded and the first launch's cost paid before the clock starts.
+  spin_kernel<<<sms, 32, 0, stream>>>(kernel_ns, stamps, 0);
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaGetLastError());
+  const int64_t offset = gpu_clock_offset(stream);
+
+  const int64_t epoch = o.epoch_ns >= 0 ? o.epoch_ns : monotonic_ns();
+  std::fprintf(stderr, "spin: %d blocks of %lld us, sync every %d, %.2f s%s\n", sms,
+               static_cast<long long>(o.kernel_us), o.sync_every, o.duration_s,
+               epoch > monotonic_ns() ? ", waiting for the epoch" : "");
+  sleep_until(epoch);
+  const int64_t deadline = epoch + duration_ns;
+  const int64_t from = monotonic_ns();
+  std::vector<std::pair<int64_t, int>> syncs;  // host time a sync returned, launches it covered
+  syncs.reserve(1 << 16);
+  uint64_t launches = 0;
+  int pending = 0;
+  int64_t now = from;
+  while (now < deadline) {
+    spin_kernel<<<sms, 32, 0, stream>>>(kernel_ns, stamps, static_cast<uint32_t>(launches % capacity));
+    ++launches;
+    if (++pending == o.sync_every) {
+      CHECK(cudaStreamSynchronize(stream));
+      syncs.emplace_back(monotonic_ns(), pending);
+      pending = 0;
+    }
+    now = monotonic_ns();
+  }
+  const int64_t to = std::min(now, deadline);
+  if (pending) {
+    CHECK(cudaStreamSynchronize(stream));
+    syncs.emplace_back(monotonic_ns(), pending);
+  }
+  CHECK(cudaGetLastError());
+
+  const uint64_t stored = std::min(launches, capacity);
+  std::vector<uint64_t> host(stored * 2);
+  CHECK(cudaMemcpy(host.data(), stamps, host.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost));
+  CHECK(cudaFree(stamps));
+  bool device_timing = launches <= capacity && launches > 0;
+  std::vector<double> spun_us;
+  for (uint64_t i = 0; device_timing && i < stored; ++i) {
+    device_timing = host[2 * i] != 0 && host[2 * i + 1] >= host[2 * i];
+    spun_us.push_back(static_cast<double>(host[2 * i + 1] - host[2 * i]) / 1e3);
+  }
+  if (device_timing) {
+    // The check that the kernel spins: on a GPU every kernel lasted its --kernel-us.
+    double measured = median(spun_us);
+    metric("spin_kernel_measured", measured, "us");
+    if (measured < 0.95 * static_cast<double>(o.kernel_us)) {
+      std::fprintf(stderr, "rgpu-bench-worker: the spin kernel ran %.1f us, not %lld us: it does not spin\n",
+                   measured, static_cast<long long>(o.kernel_us));
+      std::exit(1);
+    }
+  }
+
+  std::vector<int64_t> counts;
+  auto count = [&](int64_t t, int64_t n) {
+    int64_t bin = std::max<int64_t>(0, (t - epoch) / width_ns);
+    if (static_cast<size_t>(bin) >= counts.size()) counts.resize(bin + 1, 0);
+    counts[bin] += n;
+  };
+  if (device_timing)
+    for (uint64_t i = 0; i < stored; ++i) count(static_cast<int64_t>(host[2 * i + 1]) - offset, 1);
+  else
+    for (const auto& [t, n] : syncs) count(t, n);
+
+  std::printf("info timing %s\n", device_timing ? "device" : "host");
+  metric("spin_launches", static_cast<double>(launches), "launches");
+  metric("spin_rate", static_cast<double>(launches) / (static_cast<double>(to - from) / 1e9), "launches/s");
+  std::printf("bins spin_completions %lld %lld %lld %lld", static_cast<long long>(epoch),
+              static_cast<long long>(width_ns), static_cast<long long>(from - epoch),
+              static_cast<long long>(to - epoch));
+  for (int64_t c : counts) std::printf(" %lld", static_cast<long long>(c));
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
 int usage() {
-  std::fprintf(stderr, "usage: rgpu-bench-worker [--quick] copy|latency|launch...\n");
+  std::fprintf(stderr,
+               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin...\n"
+               "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]\n");
   return 2;
+}
+
+// A whole number in [lo, hi], or nothing.
+bool parse_number(const char* text, long long lo, long long hi, long long& out) {
+  char* end = nullptr;
+  long long v = std::strtoll(text, &end, 10);
+  if (!*text || *end || v < lo || v > hi) return false;
+  out = v;
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
+  SpinOptions spin_options;
   std::vector<std::string> scenarios;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    long long v = 0;
+    const bool has_value = i + 1 < argc;
     if (a == "--quick") quick = true;
-    else if (a == "copy" || a == "latency" || a == "launch") scenarios.push_back(a);
-    else return usage();
+    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin") scenarios.push_back(a);
+    else if (a == "--kernel-us" && has_value && parse_number(argv[++i], 1, 10000000, v)) spin_options.kernel_us = v;
+    else if (a == "--sync-every" && has_value && parse_number(argv[++i], 1, 1000000, v)) spin_options.sync_every = static_cast<int>(v);
+    else if (a == "--epoch" && has_value && parse_number(argv[++i], 0, INT64_MAX, v)) spin_options.epoch_ns = v;
+    else if (a == "--bin-ms" && has_value && parse_number(argv[++i], 1, 1000, v)) spin_options.bin_ms = v;
+    else if (a == "--duration" && has_value) {
+      char* end = nullptr;
+      spin_options.duration_s = std::strtod(argv[++i], &end);
+      if (*end || !(spin_options.duration_s > 0 && spin_options.duration_s <= 3600)) return usage();
+    } else return usage();
   }
   if (scenarios.empty()) return usage();
 
@@ -198,6 +394,7 @@ int main(int argc, char** argv) {
   for (const auto& s : scenarios) {
     if (s == "copy") copy(quick, stream);
     else if (s == "latency") latency(quick, stream);
+    else if (s == "spin") spin(spin_options, stream);
     else launch(quick, stream);
   }
   CHECK(cudaStreamDestroy(stream));

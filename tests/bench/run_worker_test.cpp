@@ -2,6 +2,8 @@
 // for the worker).
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+
 #include "bench/cli/run_worker.h"
 
 using namespace rgpu::bench;
@@ -38,4 +40,17 @@ TEST_CASE("a failing child is an error carrying its stderr") {
 TEST_CASE("a program that cannot start is an error") {
   auto out = run_worker("/nonexistent/rgpu-bench-worker", {}, {});
   REQUIRE_FALSE(out.is_ok());
+}
+
+TEST_CASE("run_process returns both outputs; spawn_process returns at once with the child's pid") {
+  auto out = run_process("/bin/sh", {"-c", "echo out; echo err >&2"}, {});
+  REQUIRE(out.is_ok());
+  CHECK(out->out == "out\n");
+  CHECK(out->err == "err\n");
+
+  auto pid = spawn_process("/bin/sh", {"-c", "exit 7"}, {}, ChildIo{-1, -1, true});
+  REQUIRE(pid.is_ok());
+  int status = 0;
+  REQUIRE(waitpid(*pid, &status, 0) == *pid);
+  CHECK(WEXITSTATUS(status) == 7);
 }

@@ -39,3 +39,36 @@ TEST_CASE("empty output parses to nothing") {
   CHECK(out->device.empty());
   CHECK(out->metrics.empty());
 }
+
+TEST_CASE("bins lines are read, and other info lines kept") {
+  auto out = parse_worker_output(
+      "info device NVIDIA H200\n"
+      "info timing device\n"
+      "metric spin_launches 2990 launches\n"
+      "bins spin_completions 123456789000 10000000 1500 3000000000 0 8 16 8\n");
+  REQUIRE(out.is_ok());
+  REQUIRE(out->info.size() == 1);
+  CHECK(out->info[0] == std::pair<std::string, std::string>{"timing", "device"});
+  const Bins* b = find_bins(*out, "spin_completions");
+  REQUIRE(b);
+  CHECK(b->epoch_ns == 123456789000);
+  CHECK(b->width_ns == 10000000);
+  CHECK(b->from_ns == 1500);
+  CHECK(b->to_ns == 3000000000);
+  CHECK(b->counts == std::vector<int64_t>{0, 8, 16, 8});
+  CHECK(find_bins(*out, "other") == nullptr);
+
+  auto empty = parse_worker_output("bins none 0 10 0 0\n");
+  REQUIRE(empty.is_ok());
+  CHECK(empty->bins[0].counts.empty());
+}
+
+TEST_CASE("a malformed bins line is an error naming the line") {
+  for (const char* bad : {"bins", "bins x 0 10 0", "bins x 0 0 0 0", "bins x 0 10 5 1", "bins x 0 10 0 1 2 -1",
+                          "bins x 0 10 0 1 2 3.5", "bins x 0 10 0 1 two"}) {
+    auto out = parse_worker_output(std::string("info device d\n") + bad + "\n");
+    INFO(bad);
+    REQUIRE_FALSE(out.is_ok());
+    CHECK(out.status().message().find("line 2") != std::string::npos);
+  }
+}

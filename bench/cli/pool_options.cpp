@@ -1,0 +1,135 @@
+// Parser of `rgpu bench pool`'s arguments (see pool_options.h).
+#include "bench/cli/pool_options.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace rgpu::bench {
+
+const char* const kPoolUsage =
+    "usage: rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]\n"
+    "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite] [--emulate] [--json]\n"
+    "  Starts its own rgpud with a pool configuration (tenants t0, t1, ... with compute = their share), runs\n"
+    "  a spin-kernel worker per tenant alone and then all together, and prints each tenant's share of its\n"
+    "  solo throughput against its target (shares normalised to 100).\n"
+    "  --shares A,B,..  compute % per tenant (default 10,90)       --kernel-us N  spin kernel length (1000)\n"
+    "  --sync-every N   cudaStreamSynchronize every N launches (8)  --sync-each I  tenant I syncs every launch\n"
+    "  --duration S     seconds per run (3)                         --cap PCT      one tenant capped at PCT\n"
+    "  --change I:P@S   S seconds into the run together, set tenant I's compute to P (`rgpu pool set`)\n"
+    "  --suite          the whole bar table: pairs, four tenants, sync-each, short and long kernels, cap,\n"
+    "                   change and scheduler overhead\n"
+    "  --emulate        rgpud --emulate: checks the plumbing without a GPU (the figures mean nothing)\n"
+    "  --json           the report as JSON\n";
+
+namespace {
+
+Result<long> whole(const std::string& flag, const std::string& text, long lo, long hi) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || v < lo || v > hi)
+    return RGPU_ERROR(kInvalidArgument, flag + " takes a whole number from " + std::to_string(lo) + " to " +
+                                            std::to_string(hi) + ", not '" + text + "'");
+  return v;
+}
+
+Result<double> seconds(const std::string& flag, const std::string& text, double hi) {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(v) || v <= 0 || v > hi)
+    return RGPU_ERROR(kInvalidArgument, flag + " takes seconds above 0, at most " + std::to_string(int(hi)) +
+                                            ", not '" + text + "'");
+  return v;
+}
+
+Result<std::vector<int>> share_list(const std::string& text) {
+  std::vector<int> shares;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = text.find(',', start);
+    RGPU_ASSIGN_OR_RETURN(long v, whole("--shares", text.substr(start, comma - start), 1, 100));
+    shares.push_back(static_cast<int>(v));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (shares.size() > 16) return RGPU_ERROR(kInvalidArgument, "--shares: at most 16 tenants");
+  return shares;
+}
+
+Result<ComputeChange> change_spec(const std::string& text) {
+  size_t colon = text.find(':'), at = text.find('@');
+  if (colon == std::string::npos || at == std::string::npos || at < colon)
+    return RGPU_ERROR(kInvalidArgument, "--change takes INDEX:PCT@SECONDS (e.g. 0:60@1.5), not '" + text + "'");
+  ComputeChange c;
+  RGPU_ASSIGN_OR_RETURN(long index, whole("--change's INDEX", text.substr(0, colon), 0, 15));
+  RGPU_ASSIGN_OR_RETURN(long pct, whole("--change's PCT", text.substr(colon + 1, at - colon - 1), 1, 100));
+  RGPU_ASSIGN_OR_RETURN(c.at_s, seconds("--change's SECONDS", text.substr(at + 1), 3600));
+  c.tenant = static_cast<int>(index);
+  c.compute = static_cast<int>(pct);
+  return c;
+}
+
+}  // namespace
+
+Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
+  PoolOptions o;
+  bool shares_given = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> Result<std::string> {
+      if (i + 1 >= args.size()) return RGPU_ERROR(kInvalidArgument, a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--suite") {
+      o.suite = true;
+    } else if (a == "--emulate") {
+      o.emulate = true;
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--shares") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(o.shares, share_list(v));
+      shares_given = true;
+    } else if (a == "--kernel-us") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 1, 1000000));
+      o.kernel_us = static_cast<int>(n);
+    } else if (a == "--sync-every") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 1, 1000000));
+      o.sync_every = static_cast<int>(n);
+    } else if (a == "--sync-each") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 0, 15));
+      o.sync_each = static_cast<int>(n);
+    } else if (a == "--duration") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(o.duration_s, seconds(a, v, 3600));
+    } else if (a == "--cap") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 1, 100));
+      o.cap = static_cast<int>(n);
+    } else if (a == "--change") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(o.change, change_spec(v));
+    } else {
+      return RGPU_ERROR(kInvalidArgument, "unknown argument '" + a + "'");
+    }
+  }
+  const int tenants = static_cast<int>(o.shares.size());
+  if (o.suite && (shares_given || o.cap || o.change || o.sync_each))
+    return RGPU_ERROR(kInvalidArgument, "--suite sets the shares, cap, change and sync-each of each run itself");
+  if (o.cap && (shares_given || o.change || o.sync_each))
+    return RGPU_ERROR(kInvalidArgument, "--cap runs one tenant alone: no --shares, --change or --sync-each");
+  if (o.sync_each && *o.sync_each >= tenants)
+    return RGPU_ERROR(kInvalidArgument, "--sync-each " + std::to_string(*o.sync_each) + ": there are only " +
+                                            std::to_string(tenants) + " tenants (t0..t" + std::to_string(tenants - 1) + ")");
+  if (o.change && o.change->tenant >= tenants)
+    return RGPU_ERROR(kInvalidArgument, "--change: tenant " + std::to_string(o.change->tenant) + " does not exist (t0..t" +
+                                            std::to_string(tenants - 1) + ")");
+  if (o.change && o.change->at_s >= o.duration_s)
+    return RGPU_ERROR(kInvalidArgument, "--change comes after the run ends (--duration " +
+                                            std::to_string(o.duration_s) + ")");
+  return o;
+}
+
+}  // namespace rgpu::bench

@@ -1,0 +1,40 @@
+// The command line of `rgpu bench pool` (docs/bench.md, "rgpu bench pool"):
+//   rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]
+//                   [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite]
+//                   [--emulate] [--json]
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace rgpu::bench {
+
+// --change INDEX:PCT@SECONDS: tenant INDEX's compute becomes PCT, SECONDS into the run together.
+struct ComputeChange {
+  int tenant = 0;
+  int compute = 0;
+  double at_s = 0;
+};
+
+struct PoolOptions {
+  std::vector<int> shares = {10, 90};  // compute % of tenants t0, t1, ...
+  int kernel_us = 1000;
+  int sync_every = 8;
+  std::optional<int> sync_each;  // this tenant syncs after every launch
+  double duration_s = 3;
+  std::optional<int> cap;  // one tenant alone, compute = compute_limit = cap
+  std::optional<ComputeChange> change;
+  bool suite = false;    // the whole bar table
+  bool emulate = false;  // rgpud --emulate: the plumbing, no GPU
+  bool json = false;
+};
+
+// Parses the arguments after "pool". A bad argument is kInvalidArgument with what was wrong.
+Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args);
+
+extern const char* const kPoolUsage;
+
+}  // namespace rgpu::bench

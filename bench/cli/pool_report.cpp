@@ -1,0 +1,179 @@
+// Figures and bars of `rgpu bench pool` (see pool_report.h).
+#include "bench/cli/pool_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include "bench/cli/format.h"
+
+namespace rgpu::bench {
+namespace {
+
+std::string printf_text(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string rate_text(double per_s) { return printf_text(per_s >= 100 ? "%.0f/s" : "%.2f/s", per_s); }
+
+std::string tolerance_text(double pp) { return printf_text("%g", pp); }
+
+std::string value_text(const std::optional<double>& v, const std::string& unit) {
+  if (!v) return "-";
+  if (unit == "%") return printf_text("%.2f %%", *v);
+  if (unit == "ms") return printf_text("%.0f ms", *v);
+  if (unit == "x") return printf_text("%.3fx", *v);
+  return printf_text("%.3g", *v) + " " + unit;
+}
+
+std::string error_text(const std::optional<double>& e) { return e ? printf_text("%+.2f pp", *e) : ""; }
+
+Verdict judge(bool ok) { return ok ? Verdict::kOk : Verdict::kMiss; }
+
+}  // namespace
+
+Result<Interval> steady_interval(const std::vector<const Bins*>& series, int64_t trim_ns) {
+  if (series.empty()) return RGPU_ERROR(kInvalidArgument, "no series to line up");
+  Interval iv{INT64_MIN, INT64_MAX};
+  for (const Bins* b : series) {
+    iv.from_ns = std::max(iv.from_ns, b->epoch_ns + b->from_ns);
+    iv.to_ns = std::min(iv.to_ns, b->epoch_ns + b->to_ns);
+  }
+  iv.from_ns += trim_ns;
+  if (iv.length_ns() < kMinIntervalNs)
+    return RGPU_ERROR(kInvalidArgument, "the runs overlapped for " + printf_text("%.0f", double(iv.length_ns()) / 1e6) +
+                                            " ms after start-up, less than " +
+                                            printf_text("%.0f", double(kMinIntervalNs) / 1e6) +
+                                            " ms: a longer --duration is needed");
+  return iv;
+}
+
+Result<double> rate_in(const Bins& bins, const Interval& iv) {
+  // Bin b covers [epoch + b w, epoch + (b + 1) w).
+  const int64_t w = bins.width_ns;
+  const int64_t first = std::max<int64_t>(0, (iv.from_ns - bins.epoch_ns + w - 1) / w);
+  const int64_t end = (iv.to_ns - bins.epoch_ns) / w;  // one past the last whole bin
+  if (iv.from_ns - bins.epoch_ns < 0 || end <= first)
+    return RGPU_ERROR(kInvalidArgument, bins.name + ": no whole bin lies in the interval");
+  int64_t events = 0;
+  for (int64_t b = first; b < end; ++b)
+    if (static_cast<size_t>(b) < bins.counts.size()) events += bins.counts[b];
+  return static_cast<double>(events) / (static_cast<double>((end - first) * w) / 1e9);
+}
+
+std::vector<double> normalised_targets(const std::vector<int>& shares) {
+  const double sum = std::accumulate(shares.begin(), shares.end(), 0.0);
+  std::vector<double> targets;
+  for (int s : shares) targets.push_back(sum > 0 ? 100.0 * s / sum : 0);
+  return targets;
+}
+
+double share_tolerance_pp(double target_pct) { return target_pct <= 1.0 + 1e-9 ? 0.5 : 3.0; }
+
+PoolRow share_row(const std::string& run, const std::string& tenant, double target_pct, double solo_rate,
+                  double together_rate) {
+  PoolRow row{run, tenant, "%", target_pct, {}, {}, {}, Verdict::kNone,
+              "solo " + rate_text(solo_rate) + ", together " + rate_text(together_rate)};
+  const double tol = share_tolerance_pp(target_pct);
+  row.bar = "|error| <= " + tolerance_text(tol) + " pp";
+  if (solo_rate > 0) {
+    row.achieved = 100.0 * together_rate / solo_rate;
+    row.error = *row.achieved - target_pct;
+    row.verdict = judge(std::fabs(*row.error) <= tol);
+  }
+  return row;
+}
+
+PoolRow cap_row(const std::string& run, const std::string& tenant, int cap_pct, double uncapped_rate,
+                double capped_rate) {
+  PoolRow row = share_row(run, tenant, cap_pct, uncapped_rate, capped_rate);
+  row.bar = std::to_string(cap_pct) + " +- 3 % of solo";
+  if (row.error) row.verdict = judge(std::fabs(*row.error) <= 3.0);
+  row.detail = "uncapped " + rate_text(uncapped_rate) + ", capped " + rate_text(capped_rate);
+  return row;
+}
+
+std::optional<double> settle_ms(const Bins& bins, double solo_rate, int64_t change_ns, const Interval& iv,
+                                double target_pct, double tolerance_pp, int64_t window_ns) {
+  const int64_t w = bins.width_ns;
+  const int64_t k = std::max<int64_t>(1, window_ns / w);
+  if (solo_rate <= 0) return std::nullopt;
+  auto end_of = [&](int64_t j) { return bins.epoch_ns + (j + 1) * w; };  // the window ending with bin j
+  std::optional<int64_t> settled;  // the first window from which all later ones are within
+  bool any = false;
+  for (int64_t j = k - 1;; ++j) {
+    const int64_t end = end_of(j), start = end - k * w;
+    if (end > iv.to_ns) break;
+    if (start < iv.from_ns || end <= change_ns) continue;
+    any = true;
+    int64_t events = 0;
+    for (int64_t b = j - k + 1; b <= j; ++b)
+      if (static_cast<size_t>(b) < bins.counts.size()) events += bins.counts[b];
+    const double share = 100.0 * static_cast<double>(events) / (static_cast<double>(k * w) / 1e9) / solo_rate;
+    if (std::fabs(share - target_pct) <= tolerance_pp) {
+      if (!settled) settled = end;
+    } else {
+      settled.reset();
+    }
+  }
+  if (!any || !settled) return std::nullopt;
+  return static_cast<double>(*settled - change_ns) / 1e6;
+}
+
+PoolRow settle_row(const std::string& run, const std::string& tenant, double new_target_pct,
+                   std::optional<double> settled_ms, const std::string& detail) {
+  PoolRow row{run, tenant, "ms", {}, settled_ms, {}, {}, judge(settled_ms && *settled_ms <= kSettleBarMs), detail};
+  row.bar = "within " + tolerance_text(kSettleTolerancePp) + " pp of " + printf_text("%.1f %%", new_target_pct) +
+            " (50 ms window) by " + printf_text("%.0f", kSettleBarMs) + " ms";
+  return row;
+}
+
+PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_rate) {
+  PoolRow row{run, "", "x", {}, {}, {}, ">= " + printf_text("%.2f", kOverheadBar) + " x whole-GPU session",
+              Verdict::kNone, "sliced " + rate_text(sliced_rate) + ", whole GPU " + rate_text(whole_rate)};
+  if (whole_rate > 0) {
+    row.achieved = sliced_rate / whole_rate;
+    row.verdict = judge(*row.achieved >= kOverheadBar);
+  }
+  return row;
+}
+
+std::string format_pool_report(const PoolHeader& h, const std::vector<PoolRow>& rows, bool json) {
+  if (json) {
+    std::string out = "{\n";
+    out += "  \"date\": " + json_string(h.date_utc) + ",\n";
+    out += "  \"host\": " + json_string(h.host) + ",\n";
+    out += "  \"backend\": " + json_string(h.backend) + ",\n";
+    out += "  \"device\": " + json_string(h.device) + ",\n";
+    out += std::string("  \"emulated\": ") + (h.emulated ? "true" : "false") + ",\n";
+    out += "  \"duration_s\": " + json_number(h.duration_s) + ",\n";
+    out += "  \"rows\": [";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const PoolRow& r = rows[i];
+      const char* verdict = verdict_name(r.verdict);
+      out += i ? ",\n    " : "\n    ";
+      out += "{\"run\": " + json_string(r.run) + ", \"tenant\": " + json_string(r.tenant) +
+             ", \"unit\": " + json_string(r.unit) + ", \"target\": " + json_number(r.target) +
+             ", \"achieved\": " + json_number(r.achieved) + ", \"error\": " + json_number(r.error) +
+             ", \"bar\": " + json_string(r.bar) + ", \"verdict\": " + (*verdict ? json_string(verdict) : "null") +
+             ", \"detail\": " + json_string(r.detail) + "}";
+    }
+    out += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    return out;
+  }
+  std::string out = "rgpu bench pool  " + h.date_utc + "  host " + h.host + "\n";
+  out += "rgpud: " + h.backend + " backend, " + h.device + "; " + printf_text("%g", h.duration_s) + " s per run" +
+         (h.emulated ? "  (emulated: kernels do not run, the figures check the plumbing only)" : "") + "\n\n";
+  std::vector<std::vector<std::string>> lines = {
+      {"run", "tenant", "target", "achieved", "error", "bar", "verdict", "detail"}};
+  for (const auto& r : rows)
+    lines.push_back({r.run, r.tenant, value_text(r.target, r.unit), value_text(r.achieved, r.unit), error_text(r.error),
+                     r.bar, verdict_name(r.verdict), r.detail});
+  out += format_columns(lines, {false, false, true, true, true, false, false, false});
+  return out;
+}
+
+}  // namespace rgpu::bench

@@ -1,0 +1,93 @@
+// The figures of `rgpu bench pool` and their bars: from the spin workers' completion bins
+// (bench/cli/worker_output.h) to shares of solo throughput, errors against the targets, the time a
+// compute change takes to show, and the table (or JSON) that reports them. Pure functions, so the
+// arithmetic is tested without a GPU or a daemon (tests/bench/pool_report_test.cpp).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/cli/report.h"
+#include "bench/cli/worker_output.h"
+#include "common/status.h"
+
+namespace rgpu::bench {
+
+// A time span on CLOCK_MONOTONIC, in ns.
+struct Interval {
+  int64_t from_ns = 0;
+  int64_t to_ns = 0;
+  int64_t length_ns() const { return to_ns - from_ns; }
+};
+
+// Start-up left out of every measured interval: connections, first turns, a cap's initial burst.
+inline constexpr int64_t kStartupTrimNs = 200'000'000;
+// The shortest interval a rate is taken over.
+inline constexpr int64_t kMinIntervalNs = 100'000'000;
+
+// Where all the series were producing at once (each one's [from, to]), with `trim_ns` cut from
+// the start. An error when that is shorter than kMinIntervalNs.
+Result<Interval> steady_interval(const std::vector<const Bins*>& series, int64_t trim_ns = kStartupTrimNs);
+
+// Events per second over the bins that lie wholly inside `iv`. An error when no bin does.
+Result<double> rate_in(const Bins& bins, const Interval& iv);
+
+// Each share as a percent of their sum: shares summing to 100 are their own targets.
+std::vector<double> normalised_targets(const std::vector<int>& shares);
+
+// The share bar, in pp: 3, or 0.5 for a tenant whose target is at most 1 %.
+double share_tolerance_pp(double target_pct);
+// A compute change must show within this long.
+inline constexpr double kSettleBarMs = 100;
+inline constexpr double kSettleTolerancePp = 3;
+inline constexpr int64_t kSettleWindowNs = 50'000'000;
+// Scheduler overhead: a lone sliced tenant's launch rate against a whole-GPU session's.
+inline constexpr double kOverheadBar = 0.95;
+
+// One line of the report.
+struct PoolRow {
+  std::string run;     // "shares 10/90, 1000 us kernels, sync every 8"
+  std::string tenant;  // "t0"; empty for a figure of the whole run
+  std::string unit;    // "%" (target and achieved in percent, error in pp), "ms" or "x"
+  std::optional<double> target;
+  std::optional<double> achieved;
+  std::optional<double> error;  // achieved - target, pp (unit "%")
+  std::string bar;              // "|error| <= 3 pp"
+  Verdict verdict = Verdict::kNone;
+  std::string detail;  // the raw numbers behind the figure
+};
+
+// achieved = together / solo in percent, against `target_pct`, with the share bar.
+PoolRow share_row(const std::string& run, const std::string& tenant, double target_pct, double solo_rate,
+                  double together_rate);
+// The same figure for a lone capped tenant: capped / uncapped against the cap, bar +- 3.
+PoolRow cap_row(const std::string& run, const std::string& tenant, int cap_pct, double uncapped_rate,
+                double capped_rate);
+
+// How long after `change_ns` the tenant's share of `solo_rate`, over a sliding `window_ns`
+// (whole bins), first stays within `tolerance_pp` of `target_pct` until the end of `iv`: the time
+// from the change to the end of the first such window, in ms. nullopt when it never does (or no
+// window after the change fits in `iv`).
+std::optional<double> settle_ms(const Bins& bins, double solo_rate, int64_t change_ns, const Interval& iv,
+                                double target_pct, double tolerance_pp = kSettleTolerancePp,
+                                int64_t window_ns = kSettleWindowNs);
+PoolRow settle_row(const std::string& run, const std::string& tenant, double new_target_pct,
+                   std::optional<double> settled_ms, const std::string& detail);
+
+PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_rate);
+
+struct PoolHeader {
+  std::string date_utc;
+  std::string host;
+  std::string backend;  // from rgpud's Welcome
+  std::string device;
+  bool emulated = false;
+  double duration_s = 0;
+};
+
+// The report: an aligned table with a header, or JSON.
+std::string format_pool_report(const PoolHeader& header, const std::vector<PoolRow>& rows, bool json);
+
+}  // namespace rgpu::bench

@@ -1,0 +1,340 @@
+// The driver of `rgpu bench pool` (see pool_run.h).
+#include "bench/cli/pool_run.h"
+
+#include <time.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "bench/cli/format.h"
+#include "bench/cli/locations.h"
+#include "bench/cli/pool_daemon.h"
+#include "bench/cli/pool_report.h"
+#include "bench/cli/run_worker.h"
+#include "bench/cli/transport_probe_client.h"
+
+namespace rgpu::bench {
+namespace {
+
+std::string shares_text(const std::vector<int>& shares) {
+  std::string s;
+  for (size_t i = 0; i < shares.size(); ++i) s += (i ? "/" : "") + std::to_string(shares[i]);
+  return s;
+}
+
+std::string mix_text(int kernel_us, int sync_every) {
+  return std::to_string(kernel_us) + " us kernels, sync every " + std::to_string(sync_every);
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+void sleep_until(int64_t ns) {
+  timespec ts{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+std::string first_line(const Status& st) { return st.message().substr(0, st.message().find('\n')); }
+
+constexpr const char* kCompletions = "spin_completions";
+
+int steps_of(const PoolRun& run) {
+  if (const auto* s = std::get_if<ShareRun>(&run)) return static_cast<int>(s->shares.size()) + 1;
+  if (std::holds_alternative<CapRun>(run)) return 2;
+  return 2 * std::get<OverheadRun>(run).rounds;
+}
+
+class PoolBench {
+ public:
+  PoolBench(const PoolOptions& options, std::string dir) : options_(options), dir_(std::move(dir)) {
+    header_.date_utc = utc_now();
+    header_.host = host_name();
+    header_.emulated = options.emulate;
+    header_.duration_s = options.duration_s;
+    rgpud_ = bin_dir() + "/rgpud";
+    rgpu_ = bin_dir() + "/rgpu";
+    worker_ = own_dir() + "/rgpu-bench-worker";
+  }
+
+  int run() {
+    for (const char* exe : {rgpud_.c_str(), worker_.c_str()})
+      if (!std::filesystem::exists(exe)) {
+        std::fprintf(stderr, "rgpu bench pool: %s is missing%s\n", exe,
+                     exe == worker_ ? " (rgpu was built without nvcc)" : "");
+        return 1;
+      }
+    std::vector<PoolRun> plan = plan_pool_runs(options_);
+    for (const auto& r : plan) total_steps_ += steps_of(r);
+    for (const auto& r : plan) {
+      const std::string label = run_label(r);
+      Status st = std::visit([&](const auto& spec) { return run_one(label, spec); }, r);
+      if (!st.is_ok()) {
+        std::fprintf(stderr, "rgpu bench pool: %s failed: %s\n", label.c_str(), st.message().c_str());
+        rows_.push_back(PoolRow{label, "", "", {}, {}, {}, "", Verdict::kMiss, "failed: " + first_line(st)});
+        failed_ = true;
+      }
+    }
+    std::fputs(format_pool_report(header_, rows_, options_.json).c_str(), stdout);
+    return failed_ ? 1 : 0;
+  }
+
+  bool failed() const { return failed_; }
+
+ private:
+  void step(const std::string& what) {
+    std::fprintf(stderr, "[%d/%d] %s ...\n", ++step_, total_steps_, what.c_str());
+  }
+
+  Result<std::unique_ptr<Daemon>> start_daemon(const std::optional<PoolConfig>& config) {
+    const std::string base = dir_ + "/rgpud" + std::to_string(++daemons_);
+    Daemon::Spec spec{rgpud_, std::nullopt, options_.emulate, base + ".log"};
+    if (config) {
+      spec.config = base + ".yaml";
+      RGPU_TRY(write_private_file(*spec.config, pool_config_yaml(*config)));
+    }
+    RGPU_ASSIGN_OR_RETURN(auto daemon, Daemon::start(spec));
+    std::fprintf(stderr, "      rgpud%s%s on %s\n", config ? " --config " : " (no config: whole GPUs)",
+                 config ? spec.config->c_str() : "", daemon->address().c_str());
+    if (header_.backend.empty()) {
+      ServerEndpoint server{daemon->address(), config ? config->tenants[0].token : "", std::chrono::seconds(60)};
+      auto info = query_server(server);
+      if (!info.is_ok()) return RGPU_ERROR(kUnavailable, "rgpud does not answer a session: " + info.status().message() +
+                                                             "\n" + daemon->log_tail());
+      header_.backend = info->backend;
+      header_.device = info->device;
+    }
+    return daemon;
+  }
+
+  EnvChanges client_env(const Daemon& daemon, const std::optional<std::string>& token) const {
+    return {{"LD_LIBRARY_PATH", prepend_path(shim_dir(), std::getenv("LD_LIBRARY_PATH"))},
+            {"RGPU_SERVER", daemon.address()},
+            {"RGPU_TOKEN", token}};
+  }
+
+  // One spin worker; its completion bins.
+  Result<Bins> spin(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every, double duration_s,
+                    std::optional<int64_t> epoch) {
+    auto out = run_worker(worker_, spin_args(kernel_us, sync_every, duration_s, epoch), client_env(daemon, tenant.token));
+    if (!out.is_ok())
+      return RGPU_ERROR(kInternal, tenant.name + ": " + out.status().message() + "\nrgpud's log:\n" + daemon.log_tail());
+    const Bins* bins = find_bins(*out, kCompletions);
+    if (!bins) return RGPU_ERROR(kProtocol, tenant.name + ": the worker printed no " + kCompletions + " bins");
+    for (const auto& [key, value] : out->info)
+      if (key == "timing" && value != "device" && !options_.emulate)
+        std::fprintf(stderr, "      %s: no GPU timestamps, completions binned by host sync times\n", tenant.name.c_str());
+    return *bins;
+  }
+
+  Result<double> solo_rate(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every,
+                           double duration_s) {
+    RGPU_ASSIGN_OR_RETURN(Bins bins, spin(daemon, tenant, kernel_us, sync_every, duration_s, std::nullopt));
+    RGPU_ASSIGN_OR_RETURN(Interval iv, steady_interval({&bins}));
+    return rate_in(bins, iv);
+  }
+
+  Status run_one(const std::string& label, const ShareRun& run) {
+    const PoolConfig config = shares_config(run.shares);
+    RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
+    const size_t n = run.shares.size();
+    auto sync_of = [&](size_t i) { return run.sync_each && *run.sync_each == static_cast<int>(i) ? 1 : run.sync_every; };
+    std::vector<double> solo(n);
+    for (size_t i = 0; i < n; ++i) {
+      const PoolTenant& t = config.tenants[i];
+      step(label + ": " + t.name + " solo (compute " + std::to_string(t.compute) + ")");
+      RGPU_ASSIGN_OR_RETURN(solo[i], solo_rate(*daemon, t, run.kernel_us, sync_of(i), run.duration_s));
+    }
+
+    step(label + ": " + std::to_string(n) + " tenants together");
+    const int64_t epoch = monotonic_ns() + kTogetherLeadNs;
+    std::vector<std::optional<Result<Bins>>> results(n);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < n; ++i)
+      threads.emplace_back([&, i] {
+        results[i] = spin(*daemon, config.tenants[i], run.kernel_us, sync_of(i), run.duration_s, epoch);
+      });
+    int64_t change_ns = 0, change_took_ns = 0;
+    Status change_status = Status::ok();
+    if (run.change) {
+      sleep_until(epoch + static_cast<int64_t>(run.change->at_s * 1e9));
+      change_ns = monotonic_ns();
+      const auto& name = config.tenants[run.change->tenant].name;
+      auto done = run_process(rgpu_, {"pool", "set", name, "--compute", std::to_string(run.change->compute), "--compute-limit", "100"},
+                              client_env(*daemon, config.admin_token));
+      change_took_ns = monotonic_ns() - change_ns;
+      if (!done.is_ok()) change_status = RGPU_ERROR(kInternal, "rgpu pool set " + name + ": " + done.status().message());
+      else
+        std::fprintf(stderr, "      %s: compute %d -> %d at %s (rgpu pool set took %.0f ms)\n", name.c_str(),
+                     run.shares[run.change->tenant], run.change->compute, seconds_text(run.change->at_s).c_str(),
+                     static_cast<double>(change_took_ns) / 1e6);
+    }
+    for (auto& t : threads) t.join();
+    RGPU_TRY(change_status);
+    std::vector<Bins> together;
+    for (auto& r : results) {
+      if (!r->is_ok()) return r->status();
+      together.push_back(std::move(**r));
+    }
+    std::vector<const Bins*> series;
+    for (const auto& b : together) {
+      series.push_back(&b);
+      if (b.from_ns > 100'000'000)
+        std::fprintf(stderr, "      a worker started %.0f ms after the epoch: its CUDA start-up took longer than the lead\n",
+                     static_cast<double>(b.from_ns) / 1e6);
+    }
+    RGPU_ASSIGN_OR_RETURN(Interval iv, steady_interval(series));
+
+    if (run.change) {
+      std::vector<int> after = run.shares;
+      after[run.change->tenant] = run.change->compute;
+      const int k = run.change->tenant;
+      const double target = normalised_targets(after)[k];
+      auto settled = settle_ms(together[k], solo[k], change_ns, iv, target);
+      // What the tenant reached from 100 ms after the change on: a figure to read beside a miss.
+      char reached_text[48] = "";
+      auto reached = rate_in(together[k], Interval{change_ns + 100'000'000, iv.to_ns});
+      if (reached.is_ok() && solo[k] > 0)
+        std::snprintf(reached_text, sizeof reached_text, "; %.1f %% after", 100.0 * *reached / solo[k]);
+      char detail[192];
+      std::snprintf(detail, sizeof detail, "target %.1f -> %.1f %%%s; rgpu pool set took %.0f ms",
+                    normalised_targets(run.shares)[k], target, reached_text, static_cast<double>(change_took_ns) / 1e6);
+      rows_.push_back(settle_row(label, config.tenants[k].name, target, settled, detail));
+      return Status::ok();
+    }
+    const std::vector<double> targets = normalised_targets(run.shares);
+    for (size_t i = 0; i < n; ++i) {
+      RGPU_ASSIGN_OR_RETURN(double rate, rate_in(together[i], iv));
+      rows_.push_back(share_row(label, config.tenants[i].name, targets[i], solo[i], rate));
+    }
+    return Status::ok();
+  }
+
+  Status run_one(const std::string& label, const CapRun& run) {
+    // t0 is capped; "ref", uncapped, gives the mix's solo throughput on the same daemon.
+    PoolConfig config = lone_config(run.cap, kTenantMemoryMib);
+    config.tenants.push_back(PoolTenant{"ref", random_token(), kTenantMemoryMib, 100 - run.cap, 100});
+    RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
+    step(label + ": ref (uncapped) solo");
+    RGPU_ASSIGN_OR_RETURN(double uncapped, solo_rate(*daemon, config.tenants[1], run.kernel_us, run.sync_every, run.duration_s));
+    step(label + ": t0 (capped) solo");
+    RGPU_ASSIGN_OR_RETURN(double capped, solo_rate(*daemon, config.tenants[0], run.kernel_us, run.sync_every, run.duration_s));
+    rows_.push_back(cap_row(label, "t0", run.cap, uncapped, capped));
+    return Status::ok();
+  }
+
+  Status run_one(const std::string& label, const OverheadRun& run) {
+    const PoolConfig config = lone_config(100, kOverheadMemoryMib);
+    RGPU_ASSIGN_OR_RETURN(auto sliced, start_daemon(config));
+    RGPU_ASSIGN_OR_RETURN(auto whole, start_daemon(std::nullopt));
+    double best_sliced = 0, best_whole = 0;
+    auto launch = [&](const Daemon& d, const std::optional<std::string>& token, double& best) -> Status {
+      RGPU_ASSIGN_OR_RETURN(WorkerOutput out, run_worker(worker_, {"launch"}, client_env(d, token)));
+      const Measurement* m = find(out.metrics, "launch_throughput");
+      if (!m) return RGPU_ERROR(kProtocol, "the launch scenario printed no launch_throughput");
+      best = std::max(best, m->value);
+      return Status::ok();
+    };
+    for (int round = 1; round <= run.rounds; ++round) {
+      step(label + ": whole-GPU session, round " + std::to_string(round));
+      RGPU_TRY(launch(*whole, std::nullopt, best_whole));
+      step(label + ": sliced tenant, round " + std::to_string(round));
+      RGPU_TRY(launch(*sliced, config.tenants[0].token, best_sliced));
+    }
+    rows_.push_back(overhead_row(label, best_sliced, best_whole));
+    return Status::ok();
+  }
+
+  const PoolOptions options_;
+  const std::string dir_;
+  PoolHeader header_;
+  std::vector<PoolRow> rows_;
+  std::string rgpud_, rgpu_, worker_;
+  int step_ = 0, total_steps_ = 0, daemons_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
+  if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s}};
+  if (!o.suite) return {ShareRun{o.shares, o.kernel_us, o.sync_every, o.sync_each, o.duration_s, o.change}};
+  const double d = o.duration_s;
+  const std::vector<int> four = {10, 20, 30, 40};
+  auto shares = [&](std::vector<int> s, double duration) {
+    return ShareRun{std::move(s), o.kernel_us, o.sync_every, std::nullopt, duration, std::nullopt};
+  };
+  std::vector<PoolRun> plan = {shares({10, 90}, d), shares({30, 70}, d), shares({50, 50}, d),
+                               // A 1 % tenant gets one quantum in a hundred: a longer run, so that
+                               // whole turns in or out of the interval stay well under 0.5 pp.
+                               shares({1, 99}, 3 * d), shares(four, d)};
+  ShareRun sync_each = shares(four, d);
+  sync_each.sync_each = 0;
+  ShareRun short_kernels = shares(four, d), long_kernels = shares(four, d);
+  short_kernels.kernel_us = 10;
+  long_kernels.kernel_us = 5000;
+  // 10 -> 60 beside a 40 % tenant: the guaranteed shares fit in 100 % before and after.
+  ShareRun change = shares({10, 40}, d);
+  change.change = ComputeChange{0, 60, d / 2};
+  plan.insert(plan.end(), {sync_each, short_kernels, long_kernels, CapRun{30, o.kernel_us, o.sync_every, d}, change,
+                           OverheadRun{}});
+  return plan;
+}
+
+std::string run_label(const PoolRun& run) {
+  if (const auto* s = std::get_if<ShareRun>(&run)) {
+    std::string mix = mix_text(s->kernel_us, s->sync_every);
+    if (s->sync_each) mix += "; t" + std::to_string(*s->sync_each) + " every launch";
+    if (!s->change) return shares_text(s->shares) + " (" + mix + ")";
+    const auto& c = *s->change;
+    return "change t" + std::to_string(c.tenant) + " " + std::to_string(s->shares[c.tenant]) + " -> " +
+           std::to_string(c.compute) + " % at " + seconds_text(c.at_s) + ", " + shares_text(s->shares) + " (" + mix + ")";
+  }
+  if (const auto* c = std::get_if<CapRun>(&run))
+    return "cap " + std::to_string(c->cap) + " %, lone tenant (" + mix_text(c->kernel_us, c->sync_every) + ")";
+  return "overhead: launch rate, lone slice (compute 100, 8G) / whole GPU";
+}
+
+std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns) {
+  char duration[32];
+  std::snprintf(duration, sizeof duration, "%.9g", duration_s);
+  std::vector<std::string> args = {"spin", "--kernel-us", std::to_string(kernel_us), "--sync-every",
+                                   std::to_string(sync_every), "--duration", duration, "--bin-ms", "10"};
+  if (epoch_ns) args.insert(args.end(), {"--epoch", std::to_string(*epoch_ns)});
+  return args;
+}
+
+int run_pool_bench(const PoolOptions& options) {
+  auto dir = make_temp_dir();
+  if (!dir.is_ok()) {
+    std::fprintf(stderr, "rgpu bench pool: %s\n", dir.status().message().c_str());
+    return 1;
+  }
+  PoolBench bench(options, *dir);
+  int rc = bench.run();
+  // Configurations hold tokens: removed. Daemon logs are kept when something failed.
+  std::error_code ec;
+  if (rc == 0) {
+    std::filesystem::remove_all(*dir, ec);
+  } else {
+    for (const auto& e : std::filesystem::directory_iterator(*dir, ec))
+      if (e.path().extension() == ".yaml") std::filesystem::remove(e.path(), ec);
+    std::fprintf(stderr, "rgpu bench pool: rgpud's logs are kept in %s\n", dir->c_str());
+  }
+  return rc;
+}
+
+}  // namespace rgpu::bench

@@ -1,0 +1,60 @@
+// `rgpu bench pool`: the runs it makes (a plan, so tests can check it without a GPU) and the
+// driver that makes them: its own rgpud per run (bench/cli/pool_daemon.h), spin workers through
+// rgpu's shim, one per tenant, solo and together, and the report (bench/cli/pool_report.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bench/cli/pool_options.h"
+
+namespace rgpu::bench {
+
+// Tenants with these shares run their mix solo, then together; with `change`, one tenant's
+// compute changes during the run together and the time it takes to show is the figure.
+struct ShareRun {
+  std::vector<int> shares;
+  int kernel_us = 1000;
+  int sync_every = 8;
+  std::optional<int> sync_each;
+  double duration_s = 3;
+  std::optional<ComputeChange> change;
+};
+
+// One tenant capped at `cap` % alone, against the same mix uncapped.
+struct CapRun {
+  int cap = 30;
+  int kernel_us = 1000;
+  int sync_every = 8;
+  double duration_s = 3;
+};
+
+// Launch throughput of a lone sliced tenant against a whole-GPU session (rgpud without --config),
+// in alternating rounds, the best of each side.
+struct OverheadRun {
+  int rounds = 3;
+};
+
+using PoolRun = std::variant<ShareRun, CapRun, OverheadRun>;
+
+// What the options ask for: one run, or with --suite the whole bar table.
+std::vector<PoolRun> plan_pool_runs(const PoolOptions& options);
+
+// The run's name in the report: "10/90 (1000 us kernels, sync every 8)".
+std::string run_label(const PoolRun& run);
+
+// The worker's arguments for one tenant's spin mix.
+std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns);
+
+// How long before the common epoch the workers of a run together are started: their CUDA
+// initialisation through the shim happens before it.
+inline constexpr int64_t kTogetherLeadNs = 2'000'000'000;
+
+// Runs the plan and prints the report on stdout (progress on stderr). 0 when every run worked
+// (whatever the verdicts), 1 when one failed.
+int run_pool_bench(const PoolOptions& options);
+
+}  // namespace rgpu::bench

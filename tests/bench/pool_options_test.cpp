@@ -1,0 +1,81 @@
+// `rgpu bench pool`'s command line.
+#include <catch2/catch.hpp>
+
+#include "bench/cli/pool_options.h"
+
+using namespace rgpu::bench;
+
+TEST_CASE("pool options: the defaults are a 10/90 pair of 1 ms kernels synced every 8, 3 s") {
+  auto o = parse_pool_options({});
+  REQUIRE(o.is_ok());
+  CHECK(o->shares == std::vector<int>{10, 90});
+  CHECK(o->kernel_us == 1000);
+  CHECK(o->sync_every == 8);
+  CHECK_FALSE(o->sync_each);
+  CHECK(o->duration_s == 3);
+  CHECK_FALSE(o->cap);
+  CHECK_FALSE(o->change);
+  CHECK_FALSE(o->suite);
+  CHECK_FALSE(o->emulate);
+  CHECK_FALSE(o->json);
+}
+
+TEST_CASE("pool options: every flag is read") {
+  auto o = parse_pool_options({"--shares", "10,20,30,40", "--kernel-us", "10", "--sync-every", "4", "--sync-each", "0",
+                               "--duration", "2.5", "--change", "3:60@1.25", "--emulate", "--json"});
+  REQUIRE(o.is_ok());
+  CHECK(o->shares == std::vector<int>{10, 20, 30, 40});
+  CHECK(o->kernel_us == 10);
+  CHECK(o->sync_every == 4);
+  CHECK(o->sync_each == 0);
+  CHECK(o->duration_s == 2.5);
+  REQUIRE(o->change);
+  CHECK(o->change->tenant == 3);
+  CHECK(o->change->compute == 60);
+  CHECK(o->change->at_s == 1.25);
+  CHECK(o->emulate);
+  CHECK(o->json);
+
+  auto cap = parse_pool_options({"--cap", "30"});
+  REQUIRE(cap.is_ok());
+  CHECK(cap->cap == 30);
+  auto suite = parse_pool_options({"--suite", "--duration", "5"});
+  REQUIRE(suite.is_ok());
+  CHECK(suite->suite);
+  CHECK(suite->duration_s == 5);
+}
+
+TEST_CASE("pool options: bad values and combinations are refused, saying what is wrong") {
+  struct Bad {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Bad& b : std::vector<Bad>{
+           {{"--shares", "10,,90"}, "--shares"},
+           {{"--shares", "0,100"}, "from 1 to 100"},
+           {{"--shares", "10,101"}, "from 1 to 100"},
+           {{"--shares", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}, "at most 16"},
+           {{"--kernel-us", "0"}, "--kernel-us"},
+           {{"--sync-every", "x"}, "--sync-every"},
+           {{"--duration", "0"}, "--duration"},
+           {{"--duration", "nan"}, "--duration"},
+           {{"--duration"}, "needs a value"},
+           {{"--cap", "101"}, "--cap"},
+           {{"--change", "0:60"}, "INDEX:PCT@SECONDS"},
+           {{"--change", "0@1:60"}, "INDEX:PCT@SECONDS"},
+           {{"--change", "0:0@1"}, "PCT"},
+           {{"--change", "2:60@1"}, "tenant 2 does not exist"},
+           {{"--change", "0:60@3"}, "after the run ends"},
+           {{"--sync-each", "2"}, "only 2 tenants"},
+           {{"--suite", "--shares", "50,50"}, "--suite"},
+           {{"--suite", "--cap", "30"}, "--suite"},
+           {{"--cap", "30", "--shares", "50,50"}, "--cap"},
+           {{"--cap", "30", "--change", "0:60@1"}, "--cap"},
+           {{"--bogus"}, "unknown argument '--bogus'"},
+       }) {
+    auto o = parse_pool_options(b.args);
+    INFO(b.args[0] << " ... expecting: " << b.says);
+    REQUIRE_FALSE(o.is_ok());
+    CHECK(o.status().message().find(b.says) != std::string::npos);
+  }
+}

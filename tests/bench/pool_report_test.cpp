@@ -1,0 +1,180 @@
+// The figures of `rgpu bench pool`: rates from bins, the overlapped interval, shares, errors,
+// bars, the settle time of a compute change, and the report.
+#include <catch2/catch.hpp>
+
+#include "bench/cli/pool_report.h"
+#include "bench/cli/pool_run.h"
+
+using namespace rgpu::bench;
+
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// `n` bins of 10 ms from `epoch`, each with `per_bin` events; producing from `from_ms` to `to_ms`.
+Bins series(int64_t epoch, int n, int64_t per_bin, int64_t from_ms, int64_t to_ms) {
+  Bins b{"spin_completions", epoch, 10 * kMs, from_ms * kMs, to_ms * kMs, std::vector<int64_t>(n, per_bin)};
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("targets are shares normalised to 100") {
+  CHECK(normalised_targets({10, 90}) == std::vector<double>{10, 90});
+  auto t = normalised_targets({10, 40});
+  CHECK(t[0] == Approx(20));
+  CHECK(t[1] == Approx(80));
+  auto four = normalised_targets({10, 20, 30, 40});
+  CHECK(four[3] == Approx(40));
+}
+
+TEST_CASE("the steady interval is where all series overlap, start-up trimmed") {
+  Bins a = series(1000 * kMs, 300, 10, 0, 3000);
+  Bins b = series(1000 * kMs, 300, 10, 50, 2900);
+  auto iv = steady_interval({&a, &b});
+  REQUIRE(iv.is_ok());
+  CHECK(iv->from_ns == 1000 * kMs + 50 * kMs + kStartupTrimNs);
+  CHECK(iv->to_ns == 1000 * kMs + 2900 * kMs);
+
+  Bins late = series(1000 * kMs, 300, 10, 2800, 3000);
+  auto none = steady_interval({&a, &late});
+  REQUIRE_FALSE(none.is_ok());
+  CHECK(none.status().message().find("longer --duration") != std::string::npos);
+}
+
+TEST_CASE("a rate counts the whole bins inside the interval only") {
+  Bins b = series(0, 100, 10, 0, 1000);  // 10 events per 10 ms: 1000/s
+  b.counts[0] = 1000;                     // start-up burst, outside the interval
+  auto r = rate_in(b, Interval{5 * kMs, 995 * kMs});  // whole bins 1..98
+  REQUIRE(r.is_ok());
+  CHECK(*r == Approx(1000));
+  // Bins past the recorded ones count as empty (nothing completed there).
+  Bins shorter = series(0, 50, 10, 0, 1000);
+  CHECK(*rate_in(shorter, Interval{0, 1000 * kMs}) == Approx(500));
+  CHECK_FALSE(rate_in(b, Interval{1 * kMs, 9 * kMs}).is_ok());
+}
+
+TEST_CASE("share rows: achieved = together / solo, error in pp, the 3 pp and 0.5 pp bars") {
+  PoolRow r = share_row("10/90", "t0", 10, 1000, 112);
+  REQUIRE(r.achieved);
+  CHECK(*r.achieved == Approx(11.2));
+  CHECK(*r.error == Approx(1.2));
+  CHECK(r.verdict == Verdict::kOk);
+  CHECK(r.bar == "|error| <= 3 pp");
+  CHECK(share_row("10/90", "t1", 90, 1000, 860).verdict == Verdict::kMiss);  // -4 pp
+
+  PoolRow one = share_row("1/99", "t0", 1, 1000, 16);  // 1.6 %: within 3 pp, not within 0.5
+  CHECK(one.bar == "|error| <= 0.5 pp");
+  CHECK(one.verdict == Verdict::kMiss);
+  CHECK(share_row("1/99", "t0", 1, 1000, 13).verdict == Verdict::kOk);
+  CHECK(share_tolerance_pp(1) == 0.5);
+  CHECK(share_tolerance_pp(2) == 3);
+
+  PoolRow nothing = share_row("x", "t0", 10, 0, 5);  // no solo rate: no figure, no verdict
+  CHECK_FALSE(nothing.achieved);
+  CHECK(nothing.verdict == Verdict::kNone);
+}
+
+TEST_CASE("cap rows: capped / uncapped against the cap, +- 3") {
+  CHECK(cap_row("cap", "t0", 30, 1000, 320).verdict == Verdict::kOk);
+  CHECK(cap_row("cap", "t0", 30, 1000, 340).verdict == Verdict::kMiss);
+  CHECK(cap_row("cap", "t0", 30, 1000, 320).bar == "30 +- 3 % of solo");
+}
+
+TEST_CASE("settle time: the first 50 ms window from which the share stays within 3 pp") {
+  // Solo 1000/s = 10 per bin. 20 % (2 per bin) until 1500 ms, then 60 % from 1530 ms on.
+  Bins b = series(0, 300, 2, 0, 3000);
+  for (int i = 153; i < 300; ++i) b.counts[i] = 6;
+  Interval iv{200 * kMs, 3000 * kMs};
+  auto s = settle_ms(b, 1000, 1500 * kMs, iv, 60);
+  REQUIRE(s);
+  // The first all-60 % window is bins 153..157, ending at 1580 ms.
+  CHECK(*s == Approx(80));
+
+  // A relapse later restarts the clock: the window after the relapse is the one that counts.
+  Bins relapse = b;
+  relapse.counts[250] = 0;
+  auto r = settle_ms(relapse, 1000, 1500 * kMs, iv, 60);
+  REQUIRE(r);
+  CHECK(*r == Approx(2560 - 1500));
+
+  // Never reached, or no window after the change: nullopt.
+  Bins flat = series(0, 300, 2, 0, 3000);
+  CHECK_FALSE(settle_ms(flat, 1000, 1500 * kMs, iv, 60));
+  CHECK_FALSE(settle_ms(b, 1000, 3000 * kMs, iv, 60));
+
+  CHECK(settle_row("change", "t0", 60, 80.0, "").verdict == Verdict::kOk);
+  CHECK(settle_row("change", "t0", 60, 120.0, "").verdict == Verdict::kMiss);
+  CHECK(settle_row("change", "t0", 60, std::nullopt, "").verdict == Verdict::kMiss);
+}
+
+TEST_CASE("overhead row: sliced / whole against 0.95") {
+  PoolRow r = overhead_row("overhead", 96000, 100000);
+  CHECK(*r.achieved == Approx(0.96));
+  CHECK(r.verdict == Verdict::kOk);
+  CHECK(overhead_row("overhead", 94000, 100000).verdict == Verdict::kMiss);
+}
+
+TEST_CASE("the report: a table with every row, or JSON") {
+  PoolHeader h{"2026-12-01 10:00:00 UTC", "gpu1", "cuda", "NVIDIA H200", false, 3};
+  std::vector<PoolRow> rows = {share_row("10/90 (1000 us kernels, sync every 8)", "t0", 10, 1000, 101),
+                               overhead_row("overhead", 96000, 100000)};
+  std::string table = format_pool_report(h, rows, false);
+  CHECK(table.find("rgpu bench pool  2026-12-01 10:00:00 UTC  host gpu1") != std::string::npos);
+  CHECK(table.find("rgpud: cuda backend, NVIDIA H200; 3 s per run") != std::string::npos);
+  CHECK(table.find("10.00 %") != std::string::npos);
+  CHECK(table.find("10.10 %") != std::string::npos);
+  CHECK(table.find("+0.10 pp") != std::string::npos);
+  CHECK(table.find("0.960x") != std::string::npos);
+  CHECK(table.find(" ok ") != std::string::npos);
+
+  std::string json = format_pool_report(h, rows, true);
+  CHECK(json.find("\"backend\": \"cuda\"") != std::string::npos);
+  CHECK(json.find("\"tenant\": \"t0\", \"unit\": \"%\", \"target\": 10,") != std::string::npos);
+  CHECK(json.find("\"verdict\": \"ok\"") != std::string::npos);
+}
+
+TEST_CASE("the plan: one run from the options, or the whole bar table with --suite") {
+  PoolOptions o;
+  o.shares = {30, 70};
+  o.change = ComputeChange{1, 50, 1};
+  auto one = plan_pool_runs(o);
+  REQUIRE(one.size() == 1);
+  REQUIRE(std::holds_alternative<ShareRun>(one[0]));
+  CHECK(std::get<ShareRun>(one[0]).shares == std::vector<int>{30, 70});
+  CHECK(run_label(one[0]) == "change t1 70 -> 50 % at 1 s, 30/70 (1000 us kernels, sync every 8)");
+
+  PoolOptions cap;
+  cap.cap = 30;
+  auto c = plan_pool_runs(cap);
+  REQUIRE(c.size() == 1);
+  CHECK(std::get<CapRun>(c[0]).cap == 30);
+
+  PoolOptions suite;
+  suite.suite = true;
+  auto plan = plan_pool_runs(suite);
+  std::vector<std::string> labels;
+  for (const auto& r : plan) labels.push_back(run_label(r));
+  CHECK(labels == std::vector<std::string>{
+                      "10/90 (1000 us kernels, sync every 8)",
+                      "30/70 (1000 us kernels, sync every 8)",
+                      "50/50 (1000 us kernels, sync every 8)",
+                      "1/99 (1000 us kernels, sync every 8)",
+                      "10/20/30/40 (1000 us kernels, sync every 8)",
+                      "10/20/30/40 (1000 us kernels, sync every 8; t0 every launch)",
+                      "10/20/30/40 (10 us kernels, sync every 8)",
+                      "10/20/30/40 (5000 us kernels, sync every 8)",
+                      "cap 30 %, lone tenant (1000 us kernels, sync every 8)",
+                      "change t0 10 -> 60 % at 1.5 s, 10/40 (1000 us kernels, sync every 8)",
+                      "overhead: launch rate, lone slice (compute 100, 8G) / whole GPU",
+                  });
+  CHECK(std::get<ShareRun>(plan[3]).duration_s == 9);  // the 1 % tenant's run is longer
+}
+
+TEST_CASE("the spin worker's arguments") {
+  CHECK(spin_args(1000, 8, 3, std::nullopt) ==
+        std::vector<std::string>{"spin", "--kernel-us", "1000", "--sync-every", "8", "--duration", "3", "--bin-ms", "10"});
+  CHECK(spin_args(10, 1, 2.5, int64_t{123456789}) ==
+        std::vector<std::string>{"spin", "--kernel-us", "10", "--sync-every", "1", "--duration", "2.5", "--bin-ms", "10",
+                                 "--epoch", "123456789"});
+}
