@@ -81,7 +81,9 @@ bool accepts(int port) {
 }
 
 PoolTenant tenant(int index, uint64_t memory_mib, int compute, int compute_limit) {
-  return PoolTenant{"t" + std::to_string(index), random_token(), memory_mib, compute, compute_limit};
+  std::string name = "t";  // appended: GCC 12's -Wrestrict misfires on `"t" + std::string` at -O3
+  name += std::to_string(index);
+  return PoolTenant{std::move(name), random_token(), memory_mib, compute, compute_limit};
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ double share_tolerance_pp(double target_pct);
 // A compute change must show within this long.
 inline constexpr double kSettleBarMs = 100;
 inline constexpr double kSettleTolerancePp = 3;
-inline constexpr int64_t kSettleWindowNs = 50'000'000;
+// A window holds many turns (10 ms each by default), so it measures a share, not a turn's phase.
+inline constexpr int64_t kSettleWindowNs = 200'000'000;
 // Scheduler overhead: a lone sliced tenant's launch rate against a whole-GPU session's.
 inline constexpr double kOverheadBar = 0.95;
 
@@ -66,10 +67,10 @@ PoolRow share_row(const std::string& run, const std::string& tenant, double targ
 PoolRow cap_row(const std::string& run, const std::string& tenant, int cap_pct, double uncapped_rate,
                 double capped_rate);
 
-// How long after `change_ns` the tenant's share of `solo_rate`, over a sliding `window_ns`
-// (whole bins), first stays within `tolerance_pp` of `target_pct` until the end of `iv`: the time
-// from the change to the end of the first such window, in ms. nullopt when it never does (or no
-// window after the change fits in `iv`).
+// How long after `change_ns` the tenant's share of `solo_rate` settles: windows of `window_ns`
+// (whole bins) start one bin apart from the change on; the answer is the start of the first
+// window from which every later one, to the end of `iv`, is within `tolerance_pp` of `target_pct`,
+// in ms after the change. nullopt when none is (or no window after the change fits in `iv`).
 std::optional<double> settle_ms(const Bins& bins, double solo_rate, int64_t change_ns, const Interval& iv,
                                 double target_pct, double tolerance_pp = kSettleTolerancePp,
                                 int64_t window_ns = kSettleWindowNs);

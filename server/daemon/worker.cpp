@@ -1,7 +1,6 @@
 // The session worker (see worker.h).
 #include "server/daemon/worker.h"
 
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -186,7 +185,6 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   if (sliced) gate = std::make_unique<ComputeGate>(link, *backend, config.idle_release);
   Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr,
                   {sliced ? slice->memory : 0, gate.get()});
-  std::thread gate_thread;
   if (gate) {
     auto report = [&link](uint64_t used) {
       LinkMessage m(LinkKind::kMemory);
@@ -195,20 +193,17 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     };
     session.memory().on_change(report);
     report(session.memory().used());
-    gate_thread = std::thread([&] {
+    // The gate's thread runs until the worker exits (below, without unwinding).
+    std::thread([&] {
       gate->serve([&](const LinkMessage& m) { session.memory().set_limit(m.memory); },
                   [&] { session.memory().refresh(); });
-    });
+    }).detach();
   }
   st = session.stripes().listen(stripe_socket_name(config.daemon_pid, session_id), welcome);
   if (!st.is_ok()) RGPU_LOG_WARN("session %llu: large copies will not be striped: %s",
                                  static_cast<unsigned long long>(session_id), st.message().c_str());
   Status end = session.run();
-  if (gate) {
-    gate->stop();
-    ::shutdown(link.fd(), SHUT_RD);  // wakes the gate thread's wait for the parent's next message
-    gate_thread.join();
-  }
+  if (gate) gate->stop();
   if (!end.is_ok() && end.code() != Code::kClosed) {
     // Tell the client why its session ends (best effort: it may be gone already).
     flatbuffers::FlatBufferBuilder fbb;
@@ -224,7 +219,13 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
                 static_cast<unsigned long long>(session_id), how.c_str(), secs, static_cast<unsigned long long>(s.calls),
                 mib(s.bytes_in).c_str(), mib(s.bytes_out).c_str(), mib(s.peak_bytes).c_str(), mib(s.live_bytes).c_str(),
                 static_cast<unsigned long long>(s.live_allocations));
-  return end.is_ok() ? 0 : 2;
+  // The worker ends here, without unwinding: its exit frees everything the session held (the CUDA
+  // context, with any work still queued in it), and waiting for the gate's drain or for helper
+  // threads stuck behind that work would only delay the end. Closing the link first returns the
+  // slice to the pool now.
+  ::close(link.fd());
+  std::fflush(nullptr);
+  _exit(end.is_ok() ? 0 : 2);
 }
 
 }  // namespace rgpu::server

@@ -86,7 +86,11 @@ std::string json_number(double v, const char* format = "%.6g") {
 class JsonObject {
  public:
   JsonObject& raw(const char* key, const std::string& value) {
-    out_ += (out_.size() > 1 ? "," : "") + json_string(key) + ":" + value;
+    // Appended piece by piece: GCC 12's -Wrestrict misfires on `"x" + std::string` at -O3.
+    if (out_.size() > 1) out_ += ',';
+    out_ += json_string(key);
+    out_ += ':';
+    out_ += value;
     return *this;
   }
   JsonObject& str(const char* key, std::string_view v) { return raw(key, json_string(v)); }
@@ -100,7 +104,12 @@ class JsonObject {
   std::string out_ = "{";
 };
 
-std::string json_array(const std::vector<std::string>& items) { return "[" + join_words(items, ",") + "]"; }
+std::string json_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  out += join_words(items, ",");
+  out += ']';
+  return out;
+}
 
 std::string slice_json(uint64_t id, const Slice& s) {
   return JsonObject()
@@ -421,12 +430,13 @@ AdminReply handle_admin(Pool& pool, const AdminCaller& caller, const AdminReques
     return fail(request, msg + " (requests: " + join_words(handler_names()) + "; `help` describes them)");
   }
   if (h->admin_only && !caller.admin) {
-    std::string msg = "`" + std::string(h->name) + "` needs the admin token: set RGPU_TOKEN to rgpud's admin_token";
+    std::string msg = "`";
+    msg.append(h->name).append("` needs the admin token: set RGPU_TOKEN to rgpud's admin_token");
     if (std::string_view(h->name) == "pool") msg += ", or use `ls` to see your own sessions";
     return fail(request, msg);
   }
   if (!h->takes_args && !request.args.empty())
-    return fail(request, "`" + std::string(h->name) + "` takes no arguments (usage: " + h->usage + ")");
+    return fail(request, std::string("`").append(h->name).append("` takes no arguments (usage: ").append(h->usage).append(")"));
   return h->handle(Context{pool, caller, request, now});
 }
 

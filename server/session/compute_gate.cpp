@@ -22,17 +22,20 @@ void drain(const gen::cudart::Api& rt) {
 ComputeGate::ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release)
     : link_(link), backend_(backend), idle_release_(idle_release) {}
 
-void ComputeGate::enter() {
+bool ComputeGate::enter() {
   std::unique_lock<std::mutex> lock(mu_);
-  if (!held_ && !stopping_) {
+  if (stopped_) return false;
+  if (!held_ && !unscheduled_) {
     if (!wanted_) {
       wanted_ = true;
       if (!releasing_) (void)link_.send(LinkMessage(LinkKind::kWant));
     }
-    cv_.wait(lock, [this] { return held_ || stopping_; });
+    cv_.wait(lock, [this] { return held_ || unscheduled_ || stopped_; });
+    if (stopped_) return false;
   }
   ++calls_;
   session_lock_ = std::move(lock);
+  return true;
 }
 
 void ComputeGate::leave() { session_lock_.unlock(); }
@@ -69,7 +72,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
     bool held;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) return;
+      if (stopped_ || unscheduled_) return;
       held = held_;
     }
     Result<LinkMessage> m = link_.receive(held ? tick : std::chrono::milliseconds(1000));
@@ -81,8 +84,8 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
     if (!m.is_ok()) {
       if (m.status().code() != Code::kUnavailable) {
         std::lock_guard<std::mutex> lock(mu_);
-        if (!stopping_) RGPU_LOG_WARN("compute gate: %s; the session runs unscheduled from now on", m.status().message().c_str());
-        stopping_ = true;
+        if (!stopped_) RGPU_LOG_WARN("compute gate: %s; the session runs unscheduled from now on", m.status().message().c_str());
+        unscheduled_ = true;
         cv_.notify_all();
         return;
       }
@@ -134,7 +137,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
 
 void ComputeGate::stop() {
   std::lock_guard<std::mutex> lock(mu_);
-  stopping_ = true;
+  stopped_ = true;
   cv_.notify_all();
 }
 

@@ -31,14 +31,15 @@ class ComputeGate {
 
   ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release);
 
-  // Session thread: waits for the turn, then holds the gate until leave().
-  void enter();
+  // Session thread: waits for the turn, then holds the gate until leave(). False (and nothing
+  // held) once the gate is stopped: the session is ending, the call is not to run.
+  bool enter();
   void leave();
 
   // Gate thread: serves the parent's messages until the link closes or stop(). `on_reslice` gets
   // each live change of the slice; `every_second` runs about once a second (memory reports).
   void serve(const std::function<void(const LinkMessage&)>& on_reslice, const std::function<void()>& every_second);
-  // Ends serve() and lets a session thread waiting in enter() go (the session is ending).
+  // Ends serve() and lets a session thread waiting in enter() go: the session is ending.
   void stop();
 
  private:
@@ -53,7 +54,8 @@ class ComputeGate {
   bool held_ = false;
   bool wanted_ = false;     // the session thread waits for a turn
   bool releasing_ = false;  // the gate thread is draining: it sends the Want after its Released
-  bool stopping_ = false;
+  bool stopped_ = false;      // the session is ending: no call runs any more
+  bool unscheduled_ = false;  // the parent is gone: calls run without turns
   Clock::time_point granted_at_{};
   uint64_t calls_ = 0;      // calls entered, to tell an idle holder
 };

@@ -2,6 +2,9 @@
 #include "server/session/session.h"
 
 #include <flatbuffers/flatbuffers.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -152,7 +155,32 @@ void Session::abort(const Status& why) {
     std::lock_guard<std::mutex> lock(abort_mu_);
     if (abort_status_.is_ok()) abort_status_ = why;
   }
+  aborted_.store(true, std::memory_order_relaxed);
   conn_.shutdown();
+}
+
+Status Session::aborted_status() {
+  std::lock_guard<std::mutex> lock(abort_mu_);
+  // A client that went away ends its session as one that said goodbye does.
+  return abort_status_.code() == Code::kClosed ? Status::ok() : abort_status_;
+}
+
+void Session::watch_peer(int wake) {
+  const int fd = conn_.descriptor();
+  if (fd < 0) return;
+  pollfd fds[2] = {{fd, POLLRDHUP, 0}, {wake, POLLIN, 0}};
+  for (;;) {
+    int n = ::poll(fds, 2, -1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || fds[1].revents) return;
+    if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) {
+      abort(RGPU_ERROR(kClosed, "the client went away"));
+      // A call waiting for its turn is not to run any more. (Only here: abort() may come from a
+      // thread the session thread waits for inside a call, which holds the gate.)
+      if (gate_) gate_->stop();
+      return;
+    }
+  }
 }
 
 namespace {
@@ -186,15 +214,30 @@ class ConnectionBulkReader final : public BulkReader {
 Status Session::run() {
   std::vector<uint8_t> payload;
   std::vector<uint8_t> bulk;
+  const int wake = ::eventfd(0, EFD_CLOEXEC);
+  std::thread watcher;
+  if (wake >= 0) watcher = std::thread([this, wake] { watch_peer(wake); });
+  struct StopWatcher {
+    int wake;
+    std::thread& watcher;
+    ~StopWatcher() {
+      if (wake < 0) return;
+      uint64_t one = 1;
+      ssize_t ignored = ::write(wake, &one, sizeof one);
+      (void)ignored;
+      watcher.join();
+      ::close(wake);
+    }
+  } stop_watcher{wake, watcher};
   for (;;) {
+    if (aborted_.load(std::memory_order_relaxed)) return aborted_status();
     // The client's next call usually follows within microseconds: polling for it spares the
     // wake-up of a sleeping receive (several microseconds on a virtual machine) on every round trip.
     poll_for(kInputPoll, [this] { return conn_.input_pending(); });
     wire::FrameHeader h;
     Status st = conn_.recv_header(h);
     if (!st.is_ok()) {
-      std::lock_guard<std::mutex> lock(abort_mu_);
-      if (!abort_status_.is_ok()) return abort_status_;
+      if (aborted_.load(std::memory_order_relaxed)) return aborted_status();
       return st.code() == Code::kClosed ? Status::ok() : st;
     }
     payload.resize(h.payload_len);
@@ -236,8 +279,9 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
     }
   }
   if (gate_) {
-    // Everything but a wait may put work on the GPU: it runs only in the session's turn.
-    gate_->enter();
+    // Everything but a wait may put work on the GPU: it runs only in the session's turn (and not
+    // at all once the session is ending).
+    if (!gate_->enter()) return Status::ok();
     execute(h, payload, bulk, reader, &malformed);
     gate_->leave();
   } else {

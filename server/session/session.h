@@ -80,7 +80,8 @@ class Session {
   Status send_streamed(const wire::FrameHeader& h, std::span<const uint8_t> payload,
                        const std::function<std::span<const uint8_t>()>& next_piece);
 
-  // Ends the session with `why` (a stripe connection failed mid-copy): the session loop stops.
+  // Ends the session with `why` (a stripe connection failed mid-copy, the client went away): the
+  // session loop stops before its next frame.
   void abort(const Status& why);
 
   // A reusable buffer for reply bulk data of calls executed on the session thread.
@@ -108,6 +109,11 @@ class Session {
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                BulkReader* reader, bool* malformed);
   void send_async_error(const wire::FrameHeader& h, int32_t status);
+  // Until `wake` is readable: aborts the session the moment the client's end closes, even while
+  // calls it queued are still waiting to run (a deep launch backlog can take minutes, and nobody is
+  // left to see their results).
+  void watch_peer(int wake);
+  Status aborted_status();  // why abort() ended the session (ok: the client went away)
   // cudaDeviceReset freed the current device's context, and with it the pinned staging rings.
   void forget_device_buffers();
   Status handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload);
@@ -124,6 +130,7 @@ class Session {
   std::mutex send_mu_;
   std::mutex abort_mu_;
   Status abort_status_ = Status::ok();
+  std::atomic<bool> aborted_{false};
   std::mutex state_mu_;  // handles and allocations, shared with helper threads
   std::unordered_map<uintptr_t, uint64_t> allocations_;
   std::unordered_map<uint64_t, LoadedFunction> functions_;

@@ -32,7 +32,7 @@ export TMPDIR=$WORK
 # 1. A pair, as JSON.
 client timeout 120 "$BIN/rgpu" bench pool --emulate --duration 1 --shares 30,70 --json >"$WORK/pair.json" 2>"$WORK/pair.err" ||
   fail "rgpu bench pool exited $?: $(cat "$WORK/pair.err")"
-grep -q '^\[3/3\] 30/70 (1000 us kernels, sync every 8): 2 tenants together' "$WORK/pair.err" ||
+grep -q '^\[5/5\] 30/70 (1000 us kernels, sync every 8): t1 solo again' "$WORK/pair.err" ||
   fail "no progress lines: $(cat "$WORK/pair.err")"
 python3 - "$WORK/pair.json" <<'PY' || fail "JSON check: $(cat "$WORK/pair.json")"
 import json, sys

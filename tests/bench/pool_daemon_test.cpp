@@ -17,7 +17,7 @@ TEST_CASE("pool config: tenants t0.. with compute = share, compute_limit 100, 4 
   REQUIRE(c.tenants.size() == 3);
   std::set<std::string> tokens = {c.admin_token};
   for (size_t i = 0; i < 3; ++i) {
-    CHECK(c.tenants[i].name == "t" + std::to_string(i));
+    CHECK(c.tenants[i].name == std::string("t").append(std::to_string(i)));
     CHECK(c.tenants[i].compute_limit == 100);
     CHECK(c.tenants[i].memory_mib == 4096);
     tokens.insert(c.tenants[i].token);

@@ -44,12 +44,13 @@ worker_pid() {  # the worker of the newest session: its log lines carry its pid
 max_for() { awk -v p="$1" -F'[ ,]+' '$2 == p && $3 > m { m = $3 } END { print m + 0 }' "$LOG_DIR/nvidia-smi.samples"; }
 
 # 1. CUDA: fill the slice 1 MiB at a time.
-printf 'info\nfill\ninfo\nquit\n' |
+# (the program holds the full slice for a second before it quits, for the sampler to see it)
+{ printf 'info\nfill\ninfo\n'; sleep 1; echo quit; } |
   RGPU_TOKEN=tok-4g timeout 120 "$BIN/rgpu" run -- "$PROGS/memory_slice" >"$LOG_DIR/fill.out" 2>&1
 pid=$(worker_pid)
 sleep 0.3
 peak=$(max_for "$pid")
-fill=$(sed -n 's/^fill: \([0-9]*\) MiB allocated, then \([A-Za-z]*\).*memset after it: \([A-Za-z]*\)$/\1 \2 \3/p' "$LOG_DIR/fill.out")
+fill=$(sed -n 's/^fill: \([0-9]*\) MiB allocated, then \([A-Za-z]*\) .*memset after it: \([A-Za-z]*\) .*$/\1 \2 \3/p' "$LOG_DIR/fill.out")
 info=$(grep -m1 '^info' "$LOG_DIR/fill.out")
 read -r n why after <<<"$fill"
 ok=FAIL
@@ -68,9 +69,12 @@ try:
         held.append(torch.empty(64 << 20, dtype=torch.uint8, device="cuda"))
 except torch.cuda.OutOfMemoryError:
     oom = True
-del held[-4:]
+allocated = len(held) * 64
+# As after an out-of-memory error on a full GPU: free, and go on.
+del held
+torch.cuda.empty_cache()
 x = torch.ones(1024, device="cuda")
-print(f"total {total >> 20} MiB props {props >> 20} MiB oom {oom} allocated {len(held) * 64 + 256} MiB after {x.sum().item():.0f}")
+print(f"total {total >> 20} MiB props {props >> 20} MiB oom {oom} allocated {allocated} MiB after {x.sum().item():.0f}")
 PY
 RGPU_TOKEN=tok-4g timeout 300 "$BIN/rgpu" run -- python3 "$LOG_DIR/torch_slice.py" >"$LOG_DIR/torch.out" 2>&1
 pid=$(worker_pid)

@@ -17,15 +17,7 @@ constexpr const char* kNvmlAdvice =
     "NVML calls need libnvidia-ml.so.1 on the GPU host (it comes with the NVIDIA driver): put the folder holding "
     "it on LD_LIBRARY_PATH or name it in RGPU_NVML_LIBRARY.";
 
-// nvmlProcessInfo_t of nvmlDeviceGetComputeRunningProcesses_v3 (nvml.h, which these machines
-// lack; the layout is NVML's stable v2 process record).
-struct ProcessInfo {
-  unsigned int pid;
-  unsigned long long used_gpu_memory;
-  unsigned int gpu_instance_id;
-  unsigned int compute_instance_id;
-};
-using RunningProcessesFn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, ProcessInfo*);
+using RunningProcessesFn = decltype(&nvmlDeviceGetComputeRunningProcesses_v3);
 
 }  // namespace
 
@@ -55,11 +47,11 @@ std::optional<uint64_t> CudaBackend::process_memory_from_nvml() {
   const unsigned int me = static_cast<unsigned int>(getpid());
   uint64_t total = 0;
   for (nvmlDevice_t device : nvml_devices_) {
-    ProcessInfo processes[128];
+    nvmlProcessInfo_t processes[128];
     unsigned int n = 128;
     if (running(device, &n, processes) != NVML_SUCCESS) return std::nullopt;
     for (unsigned int i = 0; i < n && i < 128; ++i)
-      if (processes[i].pid == me) total += processes[i].used_gpu_memory;
+      if (processes[i].pid == me) total += processes[i].usedGpuMemory;
   }
   return total;
 }

@@ -26,7 +26,8 @@ bool operator_eq(const std::vector<KernelParam>& a, const std::vector<KernelPara
 
 std::string describe(const std::vector<KernelParam>& params) {
   std::string s;
-  for (const auto& p : params) s += "{" + std::to_string(p.offset) + "," + std::to_string(p.size) + "}";
+  // Appended piece by piece: GCC 12's -Wrestrict misfires on `"{" + std::string` at -O3.
+  for (const auto& p : params) s.append("{").append(std::to_string(p.offset)).append(",").append(std::to_string(p.size)).append("}");
   return s;
 }
 

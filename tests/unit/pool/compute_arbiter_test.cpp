@@ -44,7 +44,7 @@ void check_split(const std::string& name, const std::vector<Tenant>& ts, double 
   double sum = 0;
   for (const Tenant& t : ts) sum += weight(t);
   std::string line = name + ":";
-  for (size_t i = 0; i < ts.size(); ++i) line += " " + std::to_string(ts[i].share) + "->" + pct(got[i]);
+  for (size_t i = 0; i < ts.size(); ++i) line.append(" ").append(std::to_string(ts[i].share)).append("->").append(pct(got[i]));
   report(line);
   INFO(line);
   CHECK(sim.errors.empty());
@@ -158,8 +158,8 @@ TEST_CASE("caps hold under contention, the others get the rest", "[arbiter][sim]
     TimePoint from = sim.now();
     sim.run_for(5s);
     std::string line = c.name + ":";
-    for (uint64_t id : ids) line += " " + pct(sim.wall_fraction(id, from, sim.now()));
-    line += " handoffs/s " + std::to_string(sim.handoffs(from, sim.now()) / 5);
+    for (uint64_t id : ids) line.append(" ").append(pct(sim.wall_fraction(id, from, sim.now())));
+    line.append(" handoffs/s ").append(std::to_string(sim.handoffs(from, sim.now()) / 5));
     report(line);
     INFO(line);
     CHECK(sim.errors.empty());
