@@ -4,6 +4,7 @@
 #include <flatbuffers/flatbuffers.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,8 @@ namespace rgpu::server {
 namespace {
 
 constexpr auto kInputPoll = std::chrono::microseconds(50);
+// How often the peer watch probes a client whose calls wait unread (watch_peer).
+constexpr int kPeerProbeMs = 100;
 
 }  // namespace
 
@@ -170,9 +173,17 @@ void Session::watch_peer(int wake) {
   if (fd < 0) return;
   pollfd fds[2] = {{fd, POLLRDHUP, 0}, {wake, POLLIN, 0}};
   for (;;) {
-    int n = ::poll(fds, 2, -1);
+    int n = ::poll(fds, 2, kPeerProbeMs);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 || fds[1].revents) return;
+    int unread = 0;
+    if (n == 0 && ::ioctl(fd, FIONREAD, &unread) == 0 && unread > 0) {
+      // A backlog: a killed client's end sends its FIN only after all the data it had queued, which
+      // the session may take minutes to read. An empty output frame (nothing for the client to
+      // print) reaches a closed end, whose kernel answers it with a reset: that is seen at once.
+      (void)send(wire::FrameKind::kOutput, 0, 0, {});
+      continue;
+    }
     if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) {
       abort(RGPU_ERROR(kClosed, "the client went away"));
       // A call waiting for its turn is not to run any more. (Only here: abort() may come from a

@@ -102,7 +102,7 @@ RGPU_TOKEN=admin-secret "$BIN/rgpu" pool >"$LOG_DIR/pool_busy.txt" 2>&1
 kill -9 $busy
 t0=$(date +%s%N)
 gone=""
-for _ in $(seq 500); do
+for _ in $(seq 100); do
   n=$(RGPU_TOKEN=admin-secret "$BIN/rgpu" pool --json 2>/dev/null | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["sessions"]))')
   if [[ $n == 0 ]]; then gone=$((($(date +%s%N) - t0) / 1000000)); break; fi
   sleep 0.01
