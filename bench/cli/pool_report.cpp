@@ -145,6 +145,14 @@ PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_ra
   return row;
 }
 
+PoolRow latency_row(const std::string& run, double sliced_us, double whole_us) {
+  std::string detail = "sliced ";
+  detail.append(printf_text("%.1f us", sliced_us)).append(", whole GPU ").append(printf_text("%.1f us", whole_us));
+  PoolRow row{run, "", "x", {}, {}, {}, "(measured, no bar)", Verdict::kNone, std::move(detail)};
+  if (whole_us > 0) row.achieved = sliced_us / whole_us;
+  return row;
+}
+
 std::string format_pool_report(const PoolHeader& h, const std::vector<PoolRow>& rows, bool json) {
   if (json) {
     std::string out = "{\n";

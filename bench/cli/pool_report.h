@@ -78,6 +78,8 @@ PoolRow settle_row(const std::string& run, const std::string& tenant, double new
                    std::optional<double> settled_ms, const std::string& detail);
 
 PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_rate);
+// Launch + sync latency of the same pair (us): sliced / whole, measured and shown, no bar.
+PoolRow latency_row(const std::string& run, double sliced_us, double whole_us);
 
 struct PoolHeader {
   std::string date_utc;

@@ -179,3 +179,12 @@ TEST_CASE("the spin worker's arguments") {
         std::vector<std::string>{"spin", "--kernel-us", "10", "--sync-every", "1", "--duration", "2.5", "--bin-ms", "10",
                                  "--epoch", "123456789"});
 }
+
+TEST_CASE("latency rows: sliced / whole launch + sync latency, shown without a verdict") {
+  PoolRow row = latency_row("overhead", 27.5, 25);
+  REQUIRE(row.achieved);
+  CHECK(*row.achieved == Approx(1.1));
+  CHECK(row.verdict == Verdict::kNone);
+  CHECK(row.detail == "sliced 27.5 us, whole GPU 25.0 us");
+  CHECK_FALSE(latency_row("overhead", 27.5, 0).achieved);
+}
