@@ -1,5 +1,6 @@
 // A control connection's requests and replies (see control_channel.h).
 #include "transports/control_channel.h"
+#include "transports/peer_text.h"
 
 #include "common/wire/control.h"
 
@@ -32,15 +33,6 @@ Status recv_payload(Connection& connection, const wire::FrameHeader& header, uin
 bool is_control(const wire::FrameHeader& header, fb::ControlType type) {
   return header.kind == static_cast<uint16_t>(wire::FrameKind::kControl) &&
          header.method == static_cast<uint32_t>(type);
-}
-
-// A peer's text as it may appear in one of our messages: bounded, control bytes replaced.
-std::string printable(std::string_view s, size_t max) {
-  std::string out(s.substr(0, max));
-  for (char& ch : out)
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
-  if (s.size() > max) out += "...";
-  return out;
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The connection handshake: Hello, Challenge, Proof, then Welcome or Refused.
 #include "transports/handshake.h"
+#include "transports/peer_text.h"
 
 #include <algorithm>
 #include <atomic>
@@ -37,16 +38,6 @@ Status recv_message(Connection& connection, fb::ControlType want, bool refusal_a
                                      std::to_string(kMaxHandshakePayload));
   payload.resize(header.payload_len);
   return connection.recv_exact(payload.data(), payload.size());
-}
-
-// A peer's string as it may appear in our messages and logs: at most `max` bytes, control bytes
-// replaced, so a hostile peer cannot flood or forge log lines.
-std::string printable(std::string_view s, size_t max) {
-  std::string out(s.substr(0, max));
-  for (char& ch : out)
-    if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) ch = '?';
-  if (s.size() > max) out += "...";
-  return out;
 }
 
 std::string hex64(uint64_t v) {

@@ -1,5 +1,6 @@
 // `rgpu pool` and `rgpu ls` (see pool_command.h).
 #include "client/cli/pool_command.h"
+#include "client/cli/cli_options.h"
 
 #include <unistd.h>
 
@@ -25,25 +26,6 @@ using client::kServerAddress;
 using client::kToken;
 
 constexpr double kMaxWatchSeconds = 24 * 3600;
-
-// The value of `--name VALUE` or `--name=VALUE` at args[*i] (advancing *i past a separate value);
-// matched is false when args[*i] is not that option.
-struct OptionValue {
-  bool matched = false;
-  std::string value;
-};
-Result<OptionValue> option_value(std::span<const std::string> args, size_t* i, std::string_view name) {
-  const std::string& arg = args[*i];
-  if (arg == name) {
-    if (*i + 1 >= args.size() || args[*i + 1].empty())
-      return RGPU_ERROR(kInvalidArgument, std::string(name) + " needs a value");
-    *i += 1;
-    return OptionValue{true, args[*i]};
-  }
-  if (arg.size() > name.size() && arg.starts_with(name) && arg[name.size()] == '=')
-    return OptionValue{true, arg.substr(name.size() + 1)};
-  return OptionValue{};
-}
 
 Result<double> parse_seconds(std::string_view text) {
   double v = 0;
@@ -78,7 +60,7 @@ Result<PoolCommand> parse_set(PoolCommand out, std::span<const std::string> args
       when_free = true;
       continue;
     }
-    RGPU_ASSIGN_OR_RETURN(OptionValue m, option_value(args, &i, "--memory"));
+    RGPU_ASSIGN_OR_RETURN(OptionValue m, option_value(args, &i, "--memory", "rgpu pool set"));
     if (m.matched) {
       if (memory) return RGPU_ERROR(kInvalidArgument, "rgpu pool set: --memory given twice");
       RGPU_ASSIGN_OR_RETURN(uint64_t bytes, client::parse_memory_request(m.value, "--memory"));
@@ -86,7 +68,7 @@ Result<PoolCommand> parse_set(PoolCommand out, std::span<const std::string> args
       memory = changes = true;
       continue;
     }
-    RGPU_ASSIGN_OR_RETURN(OptionValue c, option_value(args, &i, "--compute"));
+    RGPU_ASSIGN_OR_RETURN(OptionValue c, option_value(args, &i, "--compute", "rgpu pool set"));
     if (c.matched) {
       if (compute) return RGPU_ERROR(kInvalidArgument, "rgpu pool set: --compute given twice");
       // 0: no reserved share (the pool's set accepts it; a session's RGPU_COMPUTE does not).
@@ -95,7 +77,7 @@ Result<PoolCommand> parse_set(PoolCommand out, std::span<const std::string> args
       compute = changes = true;
       continue;
     }
-    RGPU_ASSIGN_OR_RETURN(OptionValue l, option_value(args, &i, "--compute-limit"));
+    RGPU_ASSIGN_OR_RETURN(OptionValue l, option_value(args, &i, "--compute-limit", "rgpu pool set"));
     if (l.matched) {
       if (limit) return RGPU_ERROR(kInvalidArgument, "rgpu pool set: --compute-limit given twice");
       RGPU_ASSIGN_OR_RETURN(uint32_t pct, client::parse_compute_percent(l.value, "--compute-limit"));

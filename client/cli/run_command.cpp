@@ -1,5 +1,6 @@
 // `rgpu run` (see run_command.h).
 #include "client/cli/run_command.h"
+#include "client/cli/cli_options.h"
 
 #include <unistd.h>
 
@@ -31,23 +32,6 @@ void prepend_env(const char* name, const std::string& value, char sep) {
 constexpr const char* kShims[] = {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1", "libcublasLt.so.13",
                                   "libcuda.so.1",    "libcudnn.so.9"};
 
-// `--name VALUE` or `--name=VALUE` at args[*i]; matched is false when args[*i] is another word.
-struct OptionValue {
-  bool matched = false;
-  std::string value;
-};
-Result<OptionValue> option_value(std::span<const std::string> args, size_t* i, std::string_view name) {
-  const std::string& arg = args[*i];
-  if (arg == name) {
-    if (*i + 1 >= args.size()) return RGPU_ERROR(kInvalidArgument, "rgpu run: " + std::string(name) + " needs a value");
-    *i += 1;
-    return OptionValue{true, args[*i]};
-  }
-  if (arg.size() > name.size() && arg.starts_with(name) && arg[name.size()] == '=')
-    return OptionValue{true, arg.substr(name.size() + 1)};
-  return OptionValue{};
-}
-
 }  // namespace
 
 const char* run_usage() {
@@ -74,13 +58,13 @@ Result<RunOptions> parse_run_args(std::span<const std::string> args) {
       out.help = true;
       return out;
     }
-    RGPU_ASSIGN_OR_RETURN(OptionValue m, option_value(args, &i, "--memory"));
+    RGPU_ASSIGN_OR_RETURN(OptionValue m, option_value(args, &i, "--memory", "rgpu run"));
     if (m.matched) {
       RGPU_ASSIGN_OR_RETURN(uint64_t bytes, client::parse_memory_request(m.value, "--memory"));
       out.memory = std::to_string(bytes >> 20) + "MiB";
       continue;
     }
-    RGPU_ASSIGN_OR_RETURN(OptionValue c, option_value(args, &i, "--compute"));
+    RGPU_ASSIGN_OR_RETURN(OptionValue c, option_value(args, &i, "--compute", "rgpu run"));
     if (c.matched) {
       RGPU_ASSIGN_OR_RETURN(uint32_t pct, client::parse_compute_percent(c.value, "--compute"));
       out.compute = std::to_string(pct);
