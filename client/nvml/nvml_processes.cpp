@@ -1,7 +1,8 @@
 // nvmlDeviceGetComputeRunningProcesses (unversioned, _v2, _v3): the client sees one process on its
-// GPU, itself, holding what its session holds there (the memory info's `used`: for a sliced
-// session exactly its worker's figure, the one its slice is checked against). PyTorch reads this
-// when it reports an out-of-memory error. One round trip.
+// GPU, itself, holding the memory info's `used`: for a sliced session exactly its worker's figure,
+// the one its slice is checked against; for a whole-GPU session the GPU's. Other tenants'
+// processes are not the client's business. PyTorch reads this when it reports an out-of-memory
+// error. One round trip.
 #include <unistd.h>
 
 #include <nvml_subset.h>
