@@ -43,8 +43,10 @@ start_tenant() {  # NAME TOKEN [VAR=VALUE...]
   shift 2
   mkfifo "$WORK/$name.in"
   OUT[$name]=$WORK/$name.out
-  env RGPU_TOKEN="$token" "$@" bash -c 'source "$0"; client exec "$1" run -- "$2" <"$3" >"$4" 2>&1' \
-    "$(dirname "${BASH_SOURCE[0]}")/harness.sh" "$BIN/rgpu" "$PROGS/memory_slice" "$WORK/$name.in" "${OUT[$name]}" &
+  # As client() does, with exec: $! is the program itself (rgpu run execs it).
+  env RGPU_TOKEN="$token" "$@" bash -c \
+    '[[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD="$RGPU_TEST_PRELOAD ${LD_PRELOAD:-}"; exec "$1" run -- "$2" <"$3" >"$4" 2>&1' \
+    _ "$BIN/rgpu" "$PROGS/memory_slice" "$WORK/$name.in" "${OUT[$name]}" &
   PID[$name]=$!
   PIDS+=($!)
   exec {fd}>"$WORK/$name.in"
