@@ -1,0 +1,115 @@
+// The compute gate against a stand-in for rgpud's parent on the other end of a real link: a call
+// waits for its turn, a revoked or idle turn is drained and reported, a grant nobody waits for goes
+// straight back, live changes reach the worker, and stop() lets a waiting call go without running.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <future>
+#include <thread>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server/backends/backend.h"
+#include "server/session/compute_gate.h"
+#include "server/session/pool_link.h"
+
+using namespace std::chrono_literals;
+using rgpu::server::ComputeGate;
+using rgpu::server::LinkKind;
+using rgpu::server::LinkMessage;
+using rgpu::server::PoolLink;
+
+namespace {
+
+struct Rig {
+  std::unique_ptr<rgpu::server::Backend> backend = rgpu::server::make_emulated_backend();
+  int fds[2] = {-1, -1};
+  PoolLink parent, worker;
+  std::unique_ptr<ComputeGate> gate;
+  std::atomic<uint64_t> resliced{0};
+  std::thread serving;
+
+  explicit Rig(std::chrono::milliseconds idle_release) {
+    REQUIRE(backend->init().is_ok());
+    auto pair = PoolLink::make_pair();
+    REQUIRE(pair.is_ok());
+    fds[0] = pair->first;
+    fds[1] = pair->second;
+    parent = PoolLink(fds[0]);
+    worker = PoolLink(fds[1]);
+    gate = std::make_unique<ComputeGate>(worker, *backend, idle_release);
+    serving = std::thread([this] {
+      gate->serve([this](const LinkMessage& m) { resliced = m.memory; }, [] {});
+    });
+  }
+  ~Rig() {
+    gate->stop();
+    ::shutdown(fds[1], SHUT_RDWR);  // ends serve()'s wait for the next message
+    serving.join();
+    close(fds[0]);
+    close(fds[1]);
+  }
+  LinkKind next(LinkMessage* out = nullptr) {
+    auto m = parent.receive(2000ms);
+    REQUIRE(m.is_ok());
+    if (out) *out = *m;
+    return m->kind;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("compute gate: a call waits for its turn; a revoked turn is drained and its time reported") {
+  Rig rig(10000ms);  // no idle release in this test
+  auto call = std::async(std::launch::async, [&] {
+    bool ran = rig.gate->enter();
+    if (ran) rig.gate->leave();
+    return ran;
+  });
+  CHECK(rig.next() == LinkKind::kWant);
+  CHECK(call.wait_for(50ms) == std::future_status::timeout);  // no turn yet: the call waits
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+  CHECK(call.get());
+  // Holding the turn, calls run without asking again.
+  REQUIRE(rig.gate->enter());
+  rig.gate->leave();
+  std::this_thread::sleep_for(20ms);
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kRevoke)).is_ok());
+  LinkMessage released;
+  CHECK(rig.next(&released) == LinkKind::kReleased);
+  CHECK(released.ok);                        // revoked, not given back
+  CHECK(released.value >= 20'000'000ull);    // ns from the grant to the end of the drain
+}
+
+TEST_CASE("compute gate: an idle holder gives its turn back; a grant nobody waits for goes straight back") {
+  Rig rig(5ms);
+  auto call = std::async(std::launch::async, [&] {
+    REQUIRE(rig.gate->enter());
+    rig.gate->leave();
+  });
+  CHECK(rig.next() == LinkKind::kWant);
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+  call.get();
+  LinkMessage released;
+  CHECK(rig.next(&released) == LinkKind::kReleased);  // after idle_release without a call
+  CHECK_FALSE(released.ok);
+  // A turn granted again (the arbiter requeues a revoked session by itself) with nothing to run.
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+  CHECK(rig.next(&released) == LinkKind::kReleased);
+  CHECK_FALSE(released.ok);
+}
+
+TEST_CASE("compute gate: live changes reach the worker; stop() lets a waiting call go unrun") {
+  Rig rig(10000ms);
+  LinkMessage change(LinkKind::kReslice);
+  change.memory = 8ull << 30;
+  REQUIRE(rig.parent.send(change).is_ok());
+  for (int i = 0; i < 200 && rig.resliced == 0; ++i) std::this_thread::sleep_for(5ms);
+  CHECK(rig.resliced == (8ull << 30));
+
+  auto call = std::async(std::launch::async, [&] { return rig.gate->enter(); });
+  CHECK(rig.next() == LinkKind::kWant);
+  rig.gate->stop();
+  CHECK_FALSE(call.get());
+  CHECK_FALSE(rig.gate->enter());
+}
