@@ -8,19 +8,20 @@
 #include <ctime>
 
 namespace rgpu::bench {
-namespace {
 
-std::string printf_string(const char* fmt, double v) {
+std::string printf_text(const char* fmt, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, v);
   return buf;
 }
 
+namespace {
+
 std::string optional_value(const std::optional<double>& v, const std::string& unit) {
   return v ? format_value(*v, unit) : "-";
 }
 
-std::string ratio_text(const std::optional<double>& r) { return r ? printf_string("%.2fx", *r) : "-"; }
+std::string ratio_text(const std::optional<double>& r) { return r ? printf_text("%.2fx", *r) : "-"; }
 
 std::string bar_text(const Row& row) {
   if (row.bar.empty()) return "";
@@ -47,7 +48,7 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-std::string csv_number(const std::optional<double>& v) { return v ? printf_string("%.10g", *v) : ""; }
+std::string csv_number(const std::optional<double>& v) { return v ? printf_text("%.10g", *v) : ""; }
 
 std::string csv(const ReportHeader& h, const std::vector<Row>& rows) {
   std::string out = "# rgpu bench, date " + h.date_utc + ", host " + h.host + ", server " + h.server + ", backend " +
@@ -90,13 +91,13 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-    else if (c < 0x20) out += printf_string("\\u%04x", c);
+    else if (c < 0x20) out += printf_text("\\u%04x", c);
     else out += static_cast<char>(c);
   }
   return out + "\"";
 }
 
-std::string json_number(const std::optional<double>& v) { return v ? printf_string("%.10g", *v) : "null"; }
+std::string json_number(const std::optional<double>& v) { return v ? printf_text("%.10g", *v) : "null"; }
 
 std::string format_columns(const std::vector<std::vector<std::string>>& lines, const std::vector<bool>& right) {
   std::vector<size_t> width(right.size());
@@ -132,10 +133,10 @@ std::string host_name() {
 }
 
 std::string format_value(double value, const std::string& unit) {
-  if (unit == "GB/s") return printf_string("%.2f", value);
-  if (unit == "us") return printf_string("%.1f", value);
-  if (unit == "launches/s") return printf_string("%.0f", value);
-  return printf_string("%.3g", value);
+  if (unit == "GB/s") return printf_text("%.2f", value);
+  if (unit == "us") return printf_text("%.1f", value);
+  if (unit == "launches/s") return printf_text("%.0f", value);
+  return printf_text("%.3g", value);
 }
 
 std::string format_report(Format format, const ReportHeader& header, const std::vector<Row>& rows) {

@@ -26,6 +26,8 @@ std::string format_report(Format format, const ReportHeader& header, const std::
 
 // A value as the table prints it: GB/s with 2 decimals, us with 1, rates as whole numbers.
 std::string format_value(double value, const std::string& unit);
+// One number printed with a printf format ("%.1f us").
+std::string printf_text(const char* fmt, double v);
 
 // Pieces the table and JSON outputs share with `rgpu bench pool`'s report (bench/cli/pool_report.h).
 // Rows of cells as aligned columns (two spaces apart, trailing blanks dropped); `right[c]`

@@ -11,12 +11,6 @@
 namespace rgpu::bench {
 namespace {
 
-std::string printf_text(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 std::string rate_text(double per_s) { return printf_text(per_s >= 100 ? "%.0f/s" : "%.2f/s", per_s); }
 
 std::string tolerance_text(double pp) { return printf_text("%g", pp); }

@@ -40,6 +40,15 @@ bool is_number_like(std::string_view s) {
   return !s.empty() && (std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '.');
 }
 
+// The flags every `rgpu pool` request takes: --help / -h (parsing stops: the usage is printed) and
+// --json. True when `arg` was one of them.
+bool shared_flag(const std::string& arg, PoolCommand& out) {
+  if (arg == "--help" || arg == "-h") out.help = true;
+  else if (arg == "--json") out.request.json = true;
+  else return false;
+  return true;
+}
+
 Result<PoolCommand> parse_set(PoolCommand out, std::span<const std::string> args, size_t i) {
   if (i >= args.size() || args[i].empty() || args[i][0] == '-')
     return RGPU_ERROR(kInvalidArgument, "rgpu pool set: name the TARGET first (a tenant, or a session id)");
@@ -47,12 +56,8 @@ Result<PoolCommand> parse_set(PoolCommand out, std::span<const std::string> args
   bool changes = false, memory = false, compute = false, limit = false, when_free = false;
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      out.help = true;
-      return out;
-    }
-    if (arg == "--json") {
-      out.request.json = true;
+    if (shared_flag(arg, out)) {
+      if (out.help) return out;
       continue;
     }
     if (arg == "--when-free") {
@@ -150,12 +155,8 @@ Result<PoolCommand> parse_pool_args(std::string_view command, std::span<const st
   const std::string who = out.request.verb == "help" ? "rgpu pool help" : "rgpu " + std::string(command);
   for (; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      out.help = true;
-      return out;
-    }
-    if (arg == "--json") {
-      out.request.json = true;
+    if (shared_flag(arg, out)) {
+      if (out.help) return out;
       continue;
     }
     if (arg == "--watch" || arg.starts_with("--watch=")) {
