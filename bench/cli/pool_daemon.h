@@ -32,8 +32,8 @@ struct PoolConfig {
 
 // Memory per tenant in the share runs: 16 tenants of 4 GiB fit any 80 GB GPU.
 inline constexpr uint64_t kTenantMemoryMib = 4096;
-// The lone tenant of the overhead run.
-inline constexpr uint64_t kOverheadMemoryMib = 8192;
+// The lone tenant of the overhead run: room for the PyTorch step workloads (ResNet-18 at batch 64).
+inline constexpr uint64_t kOverheadMemoryMib = 16384;
 
 // Tenants t0, t1, ... with compute = their share, compute_limit 100 (contended shares follow the
 // weights, a lone tenant is not capped), kTenantMemoryMib each, fresh random tokens.

@@ -8,7 +8,8 @@ namespace rgpu::bench {
 
 const char* const kPoolUsage =
     "usage: rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]\n"
-    "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite] [--emulate] [--json]\n"
+    "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]\n"
+    "                       [--torch DIR] [--emulate] [--json]\n"
     "  Starts its own rgpud with a pool configuration (tenants t0, t1, ... with compute = their share), runs\n"
     "  a spin-kernel worker per tenant alone and then all together, and prints each tenant's share of its\n"
     "  solo throughput against its target (shares normalised to 100).\n"
@@ -18,6 +19,9 @@ const char* const kPoolUsage =
     "  --change I:P@S   S seconds into the run together, set tenant I's compute to P (`rgpu pool set`)\n"
     "  --suite          the whole bar table: pairs, four tenants, sync-each, short and long kernels, cap,\n"
     "                   change and scheduler overhead\n"
+    "  --overhead       only the scheduler overhead on a lone tenant: launch rate, launch + sync latency and\n"
+    "                   the PyTorch step times, sliced against a whole-GPU session in alternating rounds\n"
+    "  --torch DIR      the PyTorch step workloads' folder (default: the installed GPU suite's torch/)\n"
     "  --emulate        rgpud --emulate: checks the plumbing without a GPU (the figures mean nothing)\n"
     "  --json           the report as JSON\n";
 
@@ -81,6 +85,10 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
     };
     if (a == "--suite") {
       o.suite = true;
+    } else if (a == "--overhead") {
+      o.overhead = true;
+    } else if (a == "--torch") {
+      RGPU_ASSIGN_OR_RETURN(o.torch_dir, value());
     } else if (a == "--emulate") {
       o.emulate = true;
     } else if (a == "--json") {
@@ -116,6 +124,9 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
     }
   }
   const int tenants = static_cast<int>(o.shares.size());
+  if (o.suite && o.overhead) return RGPU_ERROR(kInvalidArgument, "--suite already holds the --overhead run");
+  if (o.overhead && (shares_given || o.cap || o.change || o.sync_each))
+    return RGPU_ERROR(kInvalidArgument, "--overhead runs one lone tenant: no --shares, --cap, --change or --sync-each");
   if (o.suite && (shares_given || o.cap || o.change || o.sync_each))
     return RGPU_ERROR(kInvalidArgument, "--suite sets the shares, cap, change and sync-each of each run itself");
   if (o.cap && (shares_given || o.change || o.sync_each))

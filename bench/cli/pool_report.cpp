@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
+#include <string_view>
 
 #include "bench/cli/format.h"
 
@@ -144,6 +146,45 @@ PoolRow latency_row(const std::string& run, double sliced_us, double whole_us) {
   detail.append(printf_text("%.1f us", sliced_us)).append(", whole GPU ").append(printf_text("%.1f us", whole_us));
   PoolRow row{run, "", "x", {}, {}, {}, "(measured, no bar)", Verdict::kNone, std::move(detail)};
   if (whole_us > 0) row.achieved = sliced_us / whole_us;
+  return row;
+}
+
+std::vector<StepTime> parse_step_times(const std::string& text) {
+  static constexpr std::string_view kSuffix = " ms/step";
+  std::vector<StepTime> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    const size_t colon = line.rfind(": ");
+    if (colon == std::string_view::npos || !line.ends_with(kSuffix)) continue;
+    const std::string number(line.substr(colon + 2, line.size() - kSuffix.size() - colon - 2));
+    char* stop = nullptr;
+    const double ms = std::strtod(number.c_str(), &stop);
+    if (number.empty() || *stop || !std::isfinite(ms) || ms <= 0) continue;
+    out.push_back(StepTime{std::string(line.substr(0, colon)), ms});
+  }
+  return out;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+PoolRow step_time_row(const std::string& workload, double sliced_ms, double whole_ms) {
+  std::string detail = "sliced ";
+  detail.append(printf_text("%.3f ms", sliced_ms)).append(", whole GPU ").append(printf_text("%.3f ms", whole_ms));
+  PoolRow row{"overhead: PyTorch step time, lone slice / whole GPU: " + workload, "", "x", {}, {}, {},
+              "<= " + printf_text("%.2f", kStepTimeBar) + " x whole-GPU session", Verdict::kNone, std::move(detail)};
+  if (whole_ms > 0) {
+    row.achieved = sliced_ms / whole_ms;
+    row.verdict = judge(*row.achieved <= kStepTimeBar);
+  }
   return row;
 }
 

@@ -46,6 +46,8 @@ inline constexpr double kSettleTolerancePp = 3;
 inline constexpr int64_t kSettleWindowNs = 200'000'000;
 // Scheduler overhead: a lone sliced tenant's launch rate against a whole-GPU session's.
 inline constexpr double kOverheadBar = 0.95;
+// ... and its PyTorch step times against the whole-GPU session's.
+inline constexpr double kStepTimeBar = 1.02;
 
 // One line of the report.
 struct PoolRow {
@@ -80,6 +82,18 @@ PoolRow settle_row(const std::string& run, const std::string& tenant, double new
 PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_rate);
 // Launch + sync latency of the same pair (us): sliced / whole, measured and shown, no bar.
 PoolRow latency_row(const std::string& run, double sliced_us, double whole_us);
+
+// A PyTorch step time as the GPU suite's scripts print it on stderr (tests/gpu/torch/suite.py):
+// "WORKLOAD: 13.516 ms/step".
+struct StepTime {
+  std::string workload;
+  double ms = 0;
+};
+std::vector<StepTime> parse_step_times(const std::string& text);
+// The middle value (the mean of the two middle ones for an even count); 0 for none.
+double median(std::vector<double> values);
+// sliced / whole ms per step, bar <= kStepTimeBar.
+PoolRow step_time_row(const std::string& workload, double sliced_ms, double whole_ms);
 
 struct PoolHeader {
   std::string date_utc;

@@ -3,6 +3,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -56,12 +57,6 @@ std::string first_line(const Status& st) { return st.message().substr(0, st.mess
 
 constexpr const char* kCompletions = "spin_completions";
 
-int steps_of(const PoolRun& run) {
-  if (const auto* s = std::get_if<ShareRun>(&run)) return 2 * static_cast<int>(s->shares.size()) + 1;
-  if (std::holds_alternative<CapRun>(run)) return 2;
-  return 2 * std::get<OverheadRun>(run).rounds;
-}
-
 class PoolBench {
  public:
   PoolBench(const PoolOptions& options, std::string dir) : options_(options), dir_(std::move(dir)) {
@@ -72,6 +67,7 @@ class PoolBench {
     rgpud_ = bin_dir() + "/rgpud";
     rgpu_ = bin_dir() + "/rgpu";
     worker_ = own_dir() + "/rgpu-bench-worker";
+    torch_dir_ = options.torch_dir.value_or(own_dir() + "/gpu-tests/torch");
   }
 
   int run() {
@@ -82,6 +78,13 @@ class PoolBench {
         return 1;
       }
     std::vector<PoolRun> plan = plan_pool_runs(options_);
+    if (std::any_of(plan.begin(), plan.end(), [](const PoolRun& r) { return std::holds_alternative<OverheadRun>(r); })) {
+      Status st = find_torch_scripts();
+      if (!st.is_ok()) {
+        std::fprintf(stderr, "rgpu bench pool: %s\n", st.message().c_str());
+        return 2;
+      }
+    }
     for (const auto& r : plan) total_steps_ += steps_of(r);
     for (const auto& r : plan) {
       const std::string label = run_label(r);
@@ -99,6 +102,37 @@ class PoolBench {
   bool failed() const { return failed_; }
 
  private:
+  int steps_of(const PoolRun& run) const {
+    if (const auto* s = std::get_if<ShareRun>(&run)) return 2 * static_cast<int>(s->shares.size()) + 1;
+    if (std::holds_alternative<CapRun>(run)) return 2;
+    const auto& o = std::get<OverheadRun>(run);
+    return 2 * o.rounds + 2 * o.torch_rounds * static_cast<int>(torch_scripts_.size());
+  }
+
+  // The PyTorch step workloads the overhead run repeats: those of kTorchStepScripts in torch_dir_,
+  // when python3 imports torch and the GPU is real. Only a --torch folder given and unusable is an
+  // error; otherwise what is missing is said and the rows are left out.
+  Status find_torch_scripts() {
+    const bool asked = options_.torch_dir.has_value();
+    std::string why;
+    if (options_.emulate) {
+      why = "--emulate (the emulated GPU runs no PyTorch kernels)";
+    } else {
+      for (const char* name : kTorchStepScripts)
+        if (std::filesystem::exists(torch_dir_ + "/" + name)) torch_scripts_.push_back(torch_dir_ + "/" + name);
+      if (torch_scripts_.empty()) {
+        why = "none of the step workloads (mlp_item.py, ...) is in " + torch_dir_;
+      } else if (!run_process("/bin/sh", {"-c", "python3 -c 'import torch' 2>&1"}, {}).is_ok()) {
+        why = "python3 cannot import torch";
+        torch_scripts_.clear();
+      }
+    }
+    if (why.empty()) return Status::ok();
+    if (asked) return RGPU_ERROR(kInvalidArgument, "--torch " + *options_.torch_dir + ": " + why);
+    std::fprintf(stderr, "rgpu bench pool: no PyTorch step times: %s\n", why.c_str());
+    return Status::ok();
+  }
+
   void step(const std::string& what) {
     std::fprintf(stderr, "[%d/%d] %s ...\n", ++step_, total_steps_, what.c_str());
   }
@@ -267,19 +301,56 @@ class PoolBench {
       const Measurement* latency = find(out.metrics, "latency_launch_sync");
       if (!rate || !latency)
         return RGPU_ERROR(kProtocol, "the launch and latency scenarios printed no launch_throughput or latency_launch_sync");
+      std::fprintf(stderr, "      %.0f launches/s, launch + sync %.1f us\n", rate->value, latency->value);
       best.rate = std::max(best.rate, rate->value);
       best.latency_us = std::min(best.latency_us, latency->value);
       return Status::ok();
     };
-    for (int round = 1; round <= run.rounds; ++round) {
-      step(label + ": whole-GPU session, round " + std::to_string(round));
-      RGPU_TRY(measure(*whole, std::nullopt, whole_best));
-      step(label + ": sliced tenant, round " + std::to_string(round));
-      RGPU_TRY(measure(*sliced, config.tenants[0].token, sliced_best));
-    }
+    // The sides take turns going first (whole, sliced; sliced, whole; ...): a run that slows the
+    // one after it (a worker's context still being torn down) does not always fall on one side.
+    auto both = [&](int round, const std::string& what, auto&& on_whole, auto&& on_sliced) -> Status {
+      for (int side = 0; side < 2; ++side) {
+        const bool whole_now = (side == 0) == (round % 2 == 1);
+        step(label + ": " + what + (whole_now ? "whole-GPU session" : "sliced tenant") + ", round " + std::to_string(round));
+        RGPU_TRY(whole_now ? on_whole() : on_sliced());
+      }
+      return Status::ok();
+    };
+    for (int round = 1; round <= run.rounds; ++round)
+      RGPU_TRY(both(
+          round, "", [&] { return measure(*whole, std::nullopt, whole_best); },
+          [&] { return measure(*sliced, config.tenants[0].token, sliced_best); }));
     rows_.push_back(overhead_row(label, sliced_best.rate, whole_best.rate));
     rows_.push_back(latency_row("overhead: launch + sync latency, lone slice / whole GPU", sliced_best.latency_us,
                                 whole_best.latency_us));
+
+    // The PyTorch workloads, through `rgpu run` as a user runs them. A host-bound step moves by
+    // 15 % from one process to the next on a shared machine, whichever side it is on: each side's
+    // figure is the median of its rounds, not the best, which one lucky process would set.
+    for (const std::string& script : torch_scripts_) {
+      const std::string name = std::filesystem::path(script).filename().string();
+      std::vector<std::pair<std::string, std::vector<double>>> sliced_ms, whole_ms;  // workload, ms per step
+      auto measure_steps = [&](const Daemon& d, const std::optional<std::string>& token, auto& samples) -> Status {
+        auto out = run_process(rgpu_, {"run", "--", "python3", script}, client_env(d, token));
+        if (!out.is_ok()) return RGPU_ERROR(kInternal, name + ": " + out.status().message() + "\nrgpud's log:\n" + d.log_tail());
+        const std::vector<StepTime> steps = parse_step_times(out->err);
+        if (steps.empty()) return RGPU_ERROR(kProtocol, name + " printed no 'WORKLOAD: N ms/step' line");
+        for (const StepTime& t : steps) {
+          std::fprintf(stderr, "      %s: %.3f ms/step\n", t.workload.c_str(), t.ms);
+          auto it = std::find_if(samples.begin(), samples.end(), [&](const auto& b) { return b.first == t.workload; });
+          if (it == samples.end()) samples.emplace_back(t.workload, std::vector<double>{t.ms});
+          else it->second.push_back(t.ms);
+        }
+        return Status::ok();
+      };
+      for (int round = 1; round <= run.torch_rounds; ++round)
+        RGPU_TRY(both(
+            round, name + ", ", [&] { return measure_steps(*whole, std::nullopt, whole_ms); },
+            [&] { return measure_steps(*sliced, config.tenants[0].token, sliced_ms); }));
+      for (const auto& [workload, ms] : whole_ms)
+        for (const auto& [sliced_workload, sliced] : sliced_ms)
+          if (sliced_workload == workload) rows_.push_back(step_time_row(workload, median(sliced), median(ms)));
+    }
     return Status::ok();
   }
 
@@ -287,7 +358,8 @@ class PoolBench {
   const std::string dir_;
   PoolHeader header_;
   std::vector<PoolRow> rows_;
-  std::string rgpud_, rgpu_, worker_;
+  std::string rgpud_, rgpu_, worker_, torch_dir_;
+  std::vector<std::string> torch_scripts_;
   int step_ = 0, total_steps_ = 0, daemons_ = 0;
   bool failed_ = false;
 };
@@ -295,6 +367,7 @@ class PoolBench {
 }  // namespace
 
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
+  if (o.overhead) return {OverheadRun{}};
   if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s}};
   if (!o.suite) return {ShareRun{o.shares, o.kernel_us, o.sync_every, o.sync_each, o.duration_s, o.change}};
   const double d = o.duration_s;
@@ -330,7 +403,7 @@ std::string run_label(const PoolRun& run) {
   }
   if (const auto* c = std::get_if<CapRun>(&run))
     return "cap " + std::to_string(c->cap) + " %, lone tenant (" + mix_text(c->kernel_us, c->sync_every) + ")";
-  return "overhead: launch rate, lone slice (compute 100, 8G) / whole GPU";
+  return "overhead: launch rate, lone slice (compute 100, " + std::to_string(kOverheadMemoryMib / 1024) + "G) / whole GPU";
 }
 
 std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns) {

@@ -32,11 +32,16 @@ struct CapRun {
   double duration_s = 3;
 };
 
-// Launch throughput of a lone sliced tenant against a whole-GPU session (rgpud without --config),
-// in alternating rounds, the best of each side.
+// Launch throughput and launch + sync latency of a lone sliced tenant against a whole-GPU session
+// (rgpud without --config), in alternating rounds, the best of each side; then the PyTorch suite's
+// step workloads the same way, the median of each side.
 struct OverheadRun {
   int rounds = 3;
+  int torch_rounds = 4;
 };
+
+// The PyTorch suite's scripts that time steps (tests/gpu/torch), which the overhead run repeats.
+inline constexpr const char* kTorchStepScripts[] = {"mlp_item.py", "resnet18_train.py", "transformer_train.py"};
 
 using PoolRun = std::variant<ShareRun, CapRun, OverheadRun>;
 

@@ -43,6 +43,11 @@ TEST_CASE("pool options: every flag is read") {
   REQUIRE(suite.is_ok());
   CHECK(suite->suite);
   CHECK(suite->duration_s == 5);
+  CHECK_FALSE(suite->torch_dir);
+  auto overhead = parse_pool_options({"--overhead", "--torch", "/opt/steps"});
+  REQUIRE(overhead.is_ok());
+  CHECK(overhead->overhead);
+  CHECK(overhead->torch_dir == "/opt/steps");
 }
 
 TEST_CASE("pool options: bad values and combinations are refused, saying what is wrong") {
@@ -71,6 +76,10 @@ TEST_CASE("pool options: bad values and combinations are refused, saying what is
            {{"--suite", "--cap", "30"}, "--suite"},
            {{"--cap", "30", "--shares", "50,50"}, "--cap"},
            {{"--cap", "30", "--change", "0:60@1"}, "--cap"},
+           {{"--suite", "--overhead"}, "--suite already holds"},
+           {{"--overhead", "--cap", "30"}, "--overhead"},
+           {{"--overhead", "--shares", "50,50"}, "--overhead"},
+           {{"--torch"}, "needs a value"},
            {{"--bogus"}, "unknown argument '--bogus'"},
        }) {
     auto o = parse_pool_options(b.args);

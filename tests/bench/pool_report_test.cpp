@@ -116,6 +116,32 @@ TEST_CASE("overhead row: sliced / whole against 0.95") {
   CHECK(overhead_row("overhead", 94000, 100000).verdict == Verdict::kMiss);
 }
 
+TEST_CASE("PyTorch step times: parsed from the suite's stderr, judged sliced / whole against 1.02") {
+  const std::string err =
+      "a warning: 3 ms/step mentioned mid-line is not a step time\n"
+      "ResNet-18 training step, batch 64, fp32: 13.516 ms/step\n"
+      "noise: abc ms/step\n"
+      "20-layer MLP (width 64) inference with .item() each iteration: 0.652 ms/step";
+  auto steps = parse_step_times(err);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps[0].workload == "ResNet-18 training step, batch 64, fp32");
+  CHECK(steps[0].ms == Approx(13.516));
+  CHECK(steps[1].workload == "20-layer MLP (width 64) inference with .item() each iteration");
+  CHECK(steps[1].ms == Approx(0.652));
+  CHECK(parse_step_times("").empty());
+  CHECK(parse_step_times("x: -1 ms/step\nx: 0 ms/step\n").empty());
+
+  CHECK(median({}) == 0);
+  CHECK(median({0.7, 0.5, 0.9}) == Approx(0.7));
+  CHECK(median({0.9, 0.5, 0.7, 0.6}) == Approx(0.65));
+
+  PoolRow ok = step_time_row("ResNet-18", 13.6, 13.5);
+  CHECK(*ok.achieved == Approx(13.6 / 13.5));
+  CHECK(ok.verdict == Verdict::kOk);
+  CHECK(ok.run.find("ResNet-18") != std::string::npos);
+  CHECK(step_time_row("ResNet-18", 13.9, 13.5).verdict == Verdict::kMiss);
+}
+
 TEST_CASE("the report: a table with every row, or JSON") {
   PoolHeader h{"2026-12-01 10:00:00 UTC", "gpu1", "cuda", "NVIDIA H200", false, 3};
   std::vector<PoolRow> rows = {share_row("10/90 (1000 us kernels, sync every 8)", "t0", 10, 1000, 101),
@@ -167,9 +193,15 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
                       "10/20/30/40 (5000 us kernels, sync every 8)",
                       "cap 30 %, lone tenant (1000 us kernels, sync every 8)",
                       "change t0 10 -> 60 % at 1.5 s, 10/40 (1000 us kernels, sync every 8)",
-                      "overhead: launch rate, lone slice (compute 100, 8G) / whole GPU",
+                      "overhead: launch rate, lone slice (compute 100, 16G) / whole GPU",
                   });
   CHECK(std::get<ShareRun>(plan[3]).duration_s == 9);  // the 1 % tenant's run is longer
+
+  PoolOptions overhead;
+  overhead.overhead = true;
+  auto only = plan_pool_runs(overhead);
+  REQUIRE(only.size() == 1);
+  CHECK(std::holds_alternative<OverheadRun>(only[0]));
 }
 
 TEST_CASE("the spin worker's arguments") {

@@ -41,6 +41,6 @@ losses = [step().item() for _ in range(10)]
 s.check("loss decreases over 10 steps", losses[-1] < losses[0])
 s.record("losses", torch.tensor(losses), rtol=3e-2, atol=3e-2)
 s.time_steps("4-layer transformer (d=256, batch 32, seq 128) training step, AdamW, bf16 autocast", step,
-             warmup=3, iters=50, bar=1.15)
+             warmup=10, iters=200, bar=1.15)
 say("parameters:", sum(p.numel() for p in model.parameters()))
 s.finish()
