@@ -25,12 +25,14 @@ ComputeGate::ComputeGate(const PoolLink& link, Backend& backend, std::chrono::mi
 bool ComputeGate::enter() {
   std::unique_lock<std::mutex> lock(mu_);
   if (stopped_) return false;
-  if (!held_ && !unscheduled_) {
+  // A loop, not one wait: a turn granted while this thread was not scheduled can be taken back
+  // (idle release, revoke) before it wakes, and the grant cleared wanted_; it must want again.
+  while (!held_ && !unscheduled_) {
     if (!wanted_) {
       wanted_ = true;
       if (!releasing_) (void)link_.send(LinkMessage(LinkKind::kWant));
     }
-    cv_.wait(lock, [this] { return held_ || unscheduled_ || stopped_; });
+    cv_.wait(lock);
     if (stopped_) return false;
   }
   ++calls_;

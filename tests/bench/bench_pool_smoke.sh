@@ -14,6 +14,10 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 fail() {
   echo "FAIL: $*"
+  # The daemons' logs of a run that was cut short (the bench removes its folder only when it ends).
+  for log in "$WORK"/rgpu-bench-pool.*/rgpud*.log; do
+    [[ -f $log ]] && { echo "--- $log"; tail -n 40 "$log"; }
+  done
   exit 1
 }
 client() {

@@ -113,3 +113,30 @@ TEST_CASE("compute gate: live changes reach the worker; stop() lets a waiting ca
   CHECK_FALSE(call.get());
   CHECK_FALSE(rig.gate->enter());
 }
+
+TEST_CASE("compute gate: a turn taken back before the waiting call woke is wanted again") {
+  // Grant and Revoke back to back: the gate thread often takes the turn back before the session
+  // thread, woken by the grant, runs. The call must then want a turn again, not wait for ever.
+  Rig rig(10000ms);
+  for (int round = 0; round < 50; ++round) {
+    INFO("round " << round);
+    auto call = std::async(std::launch::async, [&] {
+      bool ran = rig.gate->enter();
+      if (ran) rig.gate->leave();
+      return ran;
+    });
+    REQUIRE(rig.next() == LinkKind::kWant);
+    REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+    REQUIRE(rig.parent.send(LinkMessage(LinkKind::kRevoke)).is_ok());
+    REQUIRE(rig.next() == LinkKind::kReleased);
+    if (call.wait_for(100ms) != std::future_status::ready) {
+      // It lost the race: it asks again, and the next grant lets it run.
+      REQUIRE(rig.next() == LinkKind::kWant);
+      REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+      REQUIRE(call.wait_for(2000ms) == std::future_status::ready);
+      REQUIRE(rig.parent.send(LinkMessage(LinkKind::kRevoke)).is_ok());
+      REQUIRE(rig.next() == LinkKind::kReleased);
+    }
+    CHECK(call.get());
+  }
+}
