@@ -25,13 +25,16 @@ Status send_control(Connection& connection, fb::ControlType type, const flatbuff
 
 // Reads the next handshake message into payload: it must be `want`, or Refused when the peer is
 // the server. The header is validated and the size bounded before anything is allocated.
+// With `queued`, a Queued notice is accepted too (and says so there).
 Status recv_message(Connection& connection, fb::ControlType want, bool refusal_allowed, std::vector<uint8_t>& payload,
-                    bool* refused) {
+                    bool* refused, bool* queued = nullptr) {
   wire::FrameHeader header;
   RGPU_TRY(connection.recv_header(header));
-  *refused = refusal_allowed && header.kind == static_cast<uint16_t>(wire::FrameKind::kControl) &&
-             header.method == static_cast<uint32_t>(fb::ControlType::Refused);
-  RGPU_TRY(wire::expect_control(header, *refused ? fb::ControlType::Refused : want));
+  const bool control = header.kind == static_cast<uint16_t>(wire::FrameKind::kControl);
+  *refused = refusal_allowed && control && header.method == static_cast<uint32_t>(fb::ControlType::Refused);
+  const bool is_queued = queued && control && header.method == static_cast<uint32_t>(fb::ControlType::Queued);
+  if (queued) *queued = is_queued;
+  RGPU_TRY(wire::expect_control(header, *refused ? fb::ControlType::Refused : is_queued ? fb::ControlType::Queued : want));
   if (header.payload_len > kMaxHandshakePayload)
     return RGPU_ERROR(kProtocol, "handshake message " + wire::control_type_name(header.method) + " of " +
                                      std::to_string(header.payload_len) + " bytes exceeds the limit of " +
@@ -71,17 +74,29 @@ std::string_view first_line(const Status& status) {
 // Shuts the connection down if the handshake is still running when the timeout passes.
 class Watchdog {
  public:
-  Watchdog(Connection& connection, std::chrono::milliseconds timeout) {
+  Watchdog(Connection& connection, std::chrono::milliseconds timeout) : timeout_(timeout) {
     if (timeout.count() <= 0) return;
-    thread_ = std::jthread([this, &connection, timeout](std::stop_token stop) {
-      std::mutex mutex;
-      std::condition_variable_any cv;
-      std::unique_lock lock(mutex);
-      if (!cv.wait_for(lock, stop, timeout, [&] { return stop.stop_requested(); })) {
+    deadline_ = std::chrono::steady_clock::now() + timeout;
+    thread_ = std::jthread([this, &connection](std::stop_token stop) {
+      std::unique_lock lock(mutex_);
+      for (;;) {
+        const auto deadline = deadline_;
+        if (cv_.wait_until(lock, stop, deadline, [&] { return deadline_ != deadline; })) continue;  // kicked
+        if (stop.stop_requested()) return;
         expired_.store(true);
         connection.shutdown();
+        return;
       }
     });
+  }
+  // The peer showed it is alive: the timeout starts again.
+  void kick() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mutex_);
+      deadline_ = std::chrono::steady_clock::now() + timeout_;
+    }
+    cv_.notify_all();
   }
   // Stops watching; true when the timeout had already passed.
   bool finish() {
@@ -93,8 +108,12 @@ class Watchdog {
   }
 
  private:
+  const std::chrono::milliseconds timeout_;
+  std::mutex mutex_;
+  std::condition_variable_any cv_;
+  std::chrono::steady_clock::time_point deadline_{};
   std::atomic<bool> expired_{false};
-  std::jthread thread_;
+  std::jthread thread_;  // last: it stops before the members it uses go
 };
 
 Status authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out) {
@@ -115,6 +134,7 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
   out->memory_request = hello->memory_request();
   out->compute_request = hello->compute_request();
   out->program = wire::view(hello->program());
+  out->queue_timeout_ms = hello->queue_timeout_ms();
   if (out->role == Role::kStripe) {
     if (!hello->session_secret() || hello->session_secret()->size() != out->session_secret.size())
       return RGPU_ERROR(kProtocol, "a stripe connection's Hello lacks its session secret");
@@ -190,6 +210,14 @@ Status send_welcome(Connection& connection, const Welcome& welcome) {
   return send_control(connection, fb::ControlType::Welcome, builder);
 }
 
+Status send_queued(Connection& connection, const QueueNotice& notice) {
+  flatbuffers::FlatBufferBuilder builder(256);
+  builder.Finish(fb::CreateQueued(builder, notice.position,
+                                  builder.CreateString(notice.waiting_for.substr(0, kMaxHandshakePayload / 2)),
+                                  notice.waited_ms, notice.timeout_ms));
+  return send_control(connection, fb::ControlType::Queued, builder);
+}
+
 Status send_refused(Connection& connection, std::string_view reason) {
   flatbuffers::FlatBufferBuilder builder(256);
   // A reason longer than a handshake message may carry is cut, so the client can still read it.
@@ -199,7 +227,7 @@ Status send_refused(Connection& connection, std::string_view reason) {
 
 namespace {
 Status run_client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
-                            Welcome* out) {
+                            Welcome* out, Watchdog& watchdog, const QueueListener& on_queued) {
   flatbuffers::FlatBufferBuilder builder(256);
   builder.Finish(fb::CreateHello(builder, client.protocol_version, client.api_hash,
                                  builder.CreateString(client.client_version), builder.CreateString(client.host),
@@ -208,7 +236,8 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
                                                                                      client.session_secret.size())
                                                               : 0,
                                  client.memory_request, client.compute_request,
-                                 client.program.empty() ? 0 : builder.CreateString(client.program)));
+                                 client.program.empty() ? 0 : builder.CreateString(client.program),
+                                 client.queue_timeout_ms));
   RGPU_TRY(send_control(connection, fb::ControlType::Hello, builder));
 
   std::vector<uint8_t> payload;
@@ -240,8 +269,15 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
   builder.Finish(fb::CreateProof(builder, mac));
   RGPU_TRY(send_control(connection, fb::ControlType::Proof, builder));
 
-  RGPU_TRY(recv_message(connection, fb::ControlType::Welcome, true, payload, &refused));
-  if (refused) return refusal();
+  for (bool queued = true; queued;) {
+    RGPU_TRY(recv_message(connection, fb::ControlType::Welcome, true, payload, &refused, &queued));
+    if (refused) return refusal();
+    if (!queued) break;
+    RGPU_ASSIGN_OR_RETURN(const fb::Queued* q, wire::verify_control<fb::Queued>(payload));
+    watchdog.kick();
+    if (on_queued)
+      on_queued(QueueNotice{q->position(), printable(wire::view(q->waiting_for()), 1024), q->waited_ms(), q->timeout_ms()});
+  }
   RGPU_ASSIGN_OR_RETURN(const fb::Welcome* welcome, wire::verify_control<fb::Welcome>(payload));
   out->session_id = welcome->session_id();
   out->backend = wire::view(welcome->backend());
@@ -258,9 +294,9 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
 }  // namespace
 
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token, Welcome* out,
-                        std::chrono::milliseconds timeout) {
+                        std::chrono::milliseconds timeout, const QueueListener& on_queued) {
   Watchdog watchdog(connection, timeout);
-  Status status = run_client_handshake(connection, client, token, out);
+  Status status = run_client_handshake(connection, client, token, out, watchdog, on_queued);
   if (watchdog.finish())
     return RGPU_ERROR(kClosed, "no handshake from " + connection.peer() + " within " + std::to_string(timeout.count()) +
                                    " ms (is rgpud listening there?)");

@@ -2,7 +2,7 @@
 //   client Hello{protocol, api hash, version, host, pid, role, requests, program}
 //   server Challenge{protocol, api hash, version, nonce, auth_required}
 //   client Proof{HMAC-SHA256(token, nonce)}
-//   server Welcome{session id, backend, devices} | Refused{reason}
+//   server [Queued{position, waiting for, waited}...] Welcome{session id, backend, devices} | Refused{reason}
 // The server side has two steps because it initialises its GPU backend between them. The protocol
 // version and API hash come from the caller (which knows the generated kApiHash), so transports
 // do not depend on generated code. Every message is verified before use; a peer's bad input is a
@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,7 @@ struct ClientIdentity {
   uint64_t memory_request = 0;   // bytes of GPU memory asked for (RGPU_MEMORY); 0: all the tenant allows
   uint32_t compute_request = 0;  // percent of a GPU's compute asked for (RGPU_COMPUTE); 0: all allowed
   std::string program{};         // the client program's name (as sent: clean it before printing)
+  int64_t queue_timeout_ms = -1;  // longest wait in the pool's admission queue (RGPU_QUEUE_TIMEOUT); -1: the tenant's
   // Set by server_authenticate: the index in ServerIdentity::tokens of the token the client's proof
   // matched; -1 when the server requires no authentication. Never sent.
   int token_index = -1;
@@ -71,15 +73,26 @@ struct Welcome {
   SessionSecret session_secret{};
 };
 
+// The session waits in the pool's admission queue (sent when it joins and every 10 s).
+struct QueueNotice {
+  uint32_t position = 0;  // 1 = next to start
+  std::string waiting_for;
+  uint64_t waited_ms = 0;
+  int64_t timeout_ms = -1;  // -1: waits until it fits
+};
+using QueueListener = std::function<void(const QueueNotice&)>;
+
 // Control frames of the handshake are small; a larger payload is refused before allocation.
 inline constexpr uint32_t kMaxHandshakePayload = 64 << 10;
 
 // Runs the client side. A refusal comes back as Code::kAuth carrying the server's reason; an
 // empty token sends an empty proof (a server that requires one refuses, saying to set RGPU_TOKEN).
 // With a timeout, a server that does not finish the handshake in time (a port that is no rgpud, a
-// wedged host) ends it with Code::kClosed instead of a hang.
+// wedged host) ends it with Code::kClosed instead of a hang. While the session waits in the pool's
+// queue, each Queued notice goes to `on_queued` and starts the timeout again.
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
-                        Welcome* out, std::chrono::milliseconds timeout = std::chrono::milliseconds{0});
+                        Welcome* out, std::chrono::milliseconds timeout = std::chrono::milliseconds{0},
+                        const QueueListener& on_queued = {});
 
 // Server step one: reads and checks the Hello, sends the Challenge, checks the Proof. On any
 // failure it sends Refused with the reason (when the connection still works) before returning the
@@ -93,5 +106,7 @@ Status server_authenticate(Connection& connection, const ServerIdentity& server,
 // Server step two: accept the session, or refuse it (e.g. the backend could not start).
 Status send_welcome(Connection& connection, const Welcome& welcome);
 Status send_refused(Connection& connection, std::string_view reason);
+// Between the two steps, while the session waits for room in the pool.
+Status send_queued(Connection& connection, const QueueNotice& notice);
 
 }  // namespace rgpu::transport

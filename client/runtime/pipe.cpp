@@ -42,6 +42,19 @@ const Tunable kStats{"RGPU_STATS", "0",
                      "1 prints, when the program exits, how many calls went without waiting and how many round trips "
                      "it made"};
 
+// One line when the session joins rgpud's admission queue, one at each later notice (every 10 s).
+void print_queue_notice(const transport::QueueNotice& n, bool first) {
+  const std::string gives_up = n.timeout_ms < 0 ? "it waits until there is room"
+                                                : "it gives up after " + std::to_string(n.timeout_ms / 1000) +
+                                                      " s (RGPU_QUEUE_TIMEOUT)";
+  if (first)
+    std::fprintf(stderr, "rgpu: no GPU has room for this session now; waiting in rgpud's admission queue, place %u: %s; %s\n",
+                 n.position, n.waiting_for.c_str(), gives_up.c_str());
+  else
+    std::fprintf(stderr, "rgpu: still waiting for a GPU, place %u, %llu s so far: %s\n", n.position,
+                 static_cast<unsigned long long>(n.waited_ms / 1000), n.waiting_for.c_str());
+}
+
 void print_stats() {
   const PipeStats& s = Pipe::get().stats();
   std::fprintf(stderr, "rgpu: %llu calls sent without waiting, %llu round trips\n",
@@ -95,6 +108,7 @@ transport::ClientIdentity Pipe::identity() const {
   // connect() refused to open a session with a bad value, so these are valid here.
   if (Result<uint64_t> memory = memory_request(); memory.is_ok()) id.memory_request = *memory;
   if (Result<uint32_t> compute = compute_request(); compute.is_ok()) id.compute_request = *compute;
+  if (Result<int64_t> timeout = queue_timeout_ms(); timeout.is_ok()) id.queue_timeout_ms = *timeout;
   id.program = program_name();
   return id;
 }
@@ -103,7 +117,7 @@ void Pipe::connect() {
   server_address_ = kServerAddress.get();
   // A request the pool cannot read opens no session, loudly: running on a different slice than the
   // one asked for would be worse than not running.
-  for (const Status& st : {memory_request().status(), compute_request().status()}) {
+  for (const Status& st : {memory_request().status(), compute_request().status(), queue_timeout_ms().status()}) {
     if (st.is_ok()) continue;
     std::fprintf(stderr, "rgpu: no GPU available: no session opened: %s\n",
                  st.message().substr(0, st.message().find('\n')).c_str());
@@ -112,8 +126,17 @@ void Pipe::connect() {
   auto conn = transport::connect(server_address_);
   Status st = conn.status();
   if (st.is_ok()) {
+    bool queued = false;
+    const auto asked = std::chrono::steady_clock::now();
     st = transport::client_handshake(**conn, identity(), kToken.get(), &welcome_,
-                                     std::chrono::seconds(kHandshakeTimeout.get_int()));
+                                     std::chrono::seconds(kHandshakeTimeout.get_int()),
+                                     [&queued](const transport::QueueNotice& n) {
+                                       print_queue_notice(n, !queued);
+                                       queued = true;
+                                     });
+    if (st.is_ok() && queued)
+      std::fprintf(stderr, "rgpu: the session started after %.1f s in rgpud's admission queue\n",
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
   }
   if (!st.is_ok()) {
     std::string first_line = st.message().substr(0, st.message().find('\n'));

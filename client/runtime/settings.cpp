@@ -16,6 +16,9 @@ const Tunable kMemory{"RGPU_MEMORY", "",
 const Tunable kCompute{"RGPU_COMPUTE", "",
                        "percent of one GPU's compute the session asks the pool for (1..100); unset: all its tenant "
                        "allows"};
+const Tunable kQueueTimeout{"RGPU_QUEUE_TIMEOUT", "",
+                            "seconds the session may wait in the pool's admission queue when no GPU has room (0: "
+                            "fail at once); unset: its tenant's queue_timeout"};
 
 namespace {
 
@@ -61,6 +64,22 @@ Result<uint64_t> memory_request() {
 Result<uint32_t> compute_request() {
   if (!kCompute.is_set() || kCompute.get().empty()) return uint32_t{0};
   return parse_compute_percent(kCompute.get(), kCompute.name());
+}
+
+Result<int64_t> queue_timeout_ms() {
+  if (!kQueueTimeout.is_set() || kQueueTimeout.get().empty()) return int64_t{-1};
+  const std::string& text = kQueueTimeout.get();
+  int64_t seconds = 0;
+  bool valid = text.size() <= 6;
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') valid = false;
+    else seconds = seconds * 10 + (ch - '0');
+  }
+  if (!valid)
+    return RGPU_ERROR(kInvalidArgument, quoted(kQueueTimeout.name(), text) +
+                                            " is not a queue timeout: write whole seconds (0 fails at once when no "
+                                            "GPU has room; unset waits as the tenant allows)");
+  return seconds * 1000;
 }
 
 }  // namespace rgpu::client

@@ -14,6 +14,7 @@ extern const Tunable kToken;             // RGPU_TOKEN
 extern const Tunable kHandshakeTimeout;  // RGPU_HANDSHAKE_TIMEOUT_S
 extern const Tunable kMemory;            // RGPU_MEMORY: the session's memory request
 extern const Tunable kCompute;           // RGPU_COMPUTE: the session's compute request
+extern const Tunable kQueueTimeout;      // RGPU_QUEUE_TIMEOUT: seconds it may wait for room
 
 // A memory request as people write it (common/memory_size.h: "4096", "4096M", "4G", ...), in bytes;
 // `what` names where it came from ("RGPU_MEMORY", "--memory") in the error. 0 is refused: leaving
@@ -26,5 +27,7 @@ Result<uint32_t> parse_compute_percent(std::string_view text, std::string_view w
 // or empty; an error, naming the variable and what it may hold, when set to something else.
 Result<uint64_t> memory_request();
 Result<uint32_t> compute_request();
+// RGPU_QUEUE_TIMEOUT in ms; -1 when unset (the tenant's queue_timeout decides).
+Result<int64_t> queue_timeout_ms();
 
 }  // namespace rgpu::client

@@ -53,6 +53,7 @@ Status verify_control_message(uint32_t method, std::span<const uint8_t> payload)
     case fb::ControlType::ModuleLoaded: return verify_control<fb::ModuleLoaded>(payload).status();
     case fb::ControlType::PoolRequest: return verify_control<fb::PoolRequest>(payload).status();
     case fb::ControlType::PoolReply: return verify_control<fb::PoolReply>(payload).status();
+    case fb::ControlType::Queued: return verify_control<fb::Queued>(payload).status();
     case fb::ControlType::Goodbye:
       if (payload.empty()) return Status::ok();
       return RGPU_ERROR(kProtocol, "Goodbye carries " + std::to_string(payload.size()) + " bytes; it has no payload");

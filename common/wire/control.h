@@ -34,6 +34,7 @@ RGPU_CONTROL_TYPE(ModuleLoad)
 RGPU_CONTROL_TYPE(ModuleLoaded)
 RGPU_CONTROL_TYPE(PoolRequest)
 RGPU_CONTROL_TYPE(PoolReply)
+RGPU_CONTROL_TYPE(Queued)
 #undef RGPU_CONTROL_TYPE
 
 // "Hello", or "unknown control message 42" for a method no ControlType names.

@@ -12,7 +12,7 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;  // 2: the admission queue (Hello.queue_timeout_ms, Queued)
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)

@@ -64,7 +64,8 @@ void PoolService::on_message(Worker& w, const LinkMessage& m) {
   switch (m.kind) {
     case LinkKind::kAdmit: return admit(w, m);
     case LinkKind::kControl: return control(w, m);
-    case LinkKind::kMemory: return pool_->note_memory(w.session, m.value);
+    case LinkKind::kMemory: return apply(pool_->note_memory(w.session, m.value, now()));
+    case LinkKind::kQueueQuery: return send_queue_status(w);
     case LinkKind::kWant: return apply(pool_->want(w.session, now()));
     case LinkKind::kReleased:
       return apply(pool_->released(w.session, std::chrono::nanoseconds(m.value), now()));
@@ -79,6 +80,9 @@ void PoolService::on_closed(Worker& w) {
   if (w.admitted) {
     apply(pool_->end(session, now()));
     RGPU_LOG_INFO("session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
+  } else if (w.queued) {
+    apply(pool_->end(session, now()));
+    RGPU_LOG_INFO("session %llu: its client left the admission queue", static_cast<unsigned long long>(session));
   }
   // Destroying the descriptor object cancels nothing pending (this handler was the wait) and
   // closes the link.
@@ -94,22 +98,43 @@ void PoolService::admit(Worker& w, const LinkMessage& m) {
   request.host = m.host;
   request.program = m.program;
   request.pid = m.pid;
-  Result<pool::Slice> slice = pool_->admit(request, now());
-  if (!slice.is_ok()) {
-    std::string why = slice.status().message().substr(0, slice.status().message().find('\n'));
+  if (m.timeout_ms >= 0) request.queue_timeout = std::chrono::milliseconds(m.timeout_ms);
+  if (m.tenant < pool_->config().tenants.size()) w.tenant = pool_->config().tenants[m.tenant].name;
+  Result<pool::Admission> admission = pool_->admit(request, now());
+  if (!admission.is_ok()) {
+    std::string why = admission.status().message().substr(0, admission.status().message().find('\n'));
     RGPU_LOG_WARN("session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
     LinkMessage refused(LinkKind::kRefused);
     refused.text = why;
     return send_to(w.session, refused);
   }
+  if (admission->slice) return started(w, *admission->slice, "admitted");
+  w.queued = true;
+  RGPU_LOG_INFO("session %llu (tenant %s) queued at place %zu: no GPU has room now",
+                static_cast<unsigned long long>(w.session), w.tenant.c_str(), admission->position);
+  send_queue_status(w);
+  arm(admission->wake);
+}
+
+void PoolService::started(Worker& w, const pool::Slice& slice, const char* how) {
   w.admitted = true;
-  const pool::TenantSpec& tenant = pool_->config().tenants.at(m.tenant);
-  w.tenant = tenant.name;
-  if (slice->sliced())
-    RGPU_LOG_INFO("session %llu (tenant %s) admitted on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
-                  static_cast<unsigned long long>(w.session), tenant.name.c_str(), slice->gpu,
-                  static_cast<unsigned long long>(slice->memory_bytes >> 20), slice->compute, slice->compute_limit);
-  send_to(w.session, slice_message(LinkKind::kAdmitted, *slice));
+  w.queued = false;
+  if (slice.sliced())
+    RGPU_LOG_INFO("session %llu (tenant %s) %s on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
+                  static_cast<unsigned long long>(w.session), w.tenant.c_str(), how, slice.gpu,
+                  static_cast<unsigned long long>(slice.memory_bytes >> 20), slice.compute, slice.compute_limit);
+  send_to(w.session, slice_message(LinkKind::kAdmitted, slice));
+}
+
+void PoolService::send_queue_status(Worker& w) {
+  std::optional<pool::QueueStatus> st = pool_->queue_status(w.session, now());
+  if (!st) return;  // no longer queued: its Admitted or Refused is on its way
+  LinkMessage m(LinkKind::kQueued);
+  m.position = static_cast<uint32_t>(st->position);
+  m.text = st->waiting_for;
+  m.value = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(st->waited).count());
+  if (st->timeout) m.timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*st->timeout).count();
+  send_to(w.session, m);
 }
 
 void PoolService::control(Worker& w, const LinkMessage& m) {
@@ -132,6 +157,15 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
 }
 
 void PoolService::apply(const pool::Actions& actions) {
+  for (const auto& [s, slice] : actions.admitted)
+    if (auto it = workers_.find(s); it != workers_.end()) started(*it->second, slice, "admitted from the queue");
+  for (const auto& [s, why] : actions.refused) {
+    RGPU_LOG_WARN("session %llu left the admission queue: %s", static_cast<unsigned long long>(s), why.c_str());
+    if (auto it = workers_.find(s); it != workers_.end()) it->second->queued = false;
+    LinkMessage refused(LinkKind::kRefused);
+    refused.text = why;
+    send_to(s, refused);
+  }
   for (uint64_t s : actions.grant) send_to(s, LinkMessage(LinkKind::kGrant));
   for (uint64_t s : actions.revoke) send_to(s, LinkMessage(LinkKind::kRevoke));
   for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));

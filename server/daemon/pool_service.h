@@ -34,6 +34,7 @@ class PoolService {
     PoolLink link;
     boost::asio::posix::stream_descriptor socket;
     bool admitted = false;
+    bool queued = false;  // waits in the pool's admission queue
     std::string tenant;
     Worker(uint64_t id, int fd, boost::asio::io_context& io) : session(id), link(fd), socket(io, fd) {}
   };
@@ -42,6 +43,8 @@ class PoolService {
   void on_message(Worker& w, const LinkMessage& m);
   void on_closed(Worker& w);
   void admit(Worker& w, const LinkMessage& m);
+  void started(Worker& w, const pool::Slice& slice, const char* how);  // admitted: tell its worker
+  void send_queue_status(Worker& w);
   void control(Worker& w, const LinkMessage& m);
   void apply(const pool::Actions& actions);
   void send_to(uint64_t session, const LinkMessage& m);

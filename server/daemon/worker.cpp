@@ -1,9 +1,12 @@
 // The session worker (see worker.h).
 #include "server/daemon/worker.h"
 
+#include <poll.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <thread>
 
@@ -96,8 +99,29 @@ int serve_control(transport::Connection& conn, const Caller& caller, const PoolL
   }
 }
 
-// Asks the parent for the session's slice; a refusal's reason goes to the client.
-Result<LinkMessage> admit(const transport::ClientIdentity& client, const Caller& caller, const PoolLink& link) {
+// While a session waits in the pool's queue, its client hears where it stands this often.
+constexpr auto kQueueNoticeEvery = std::chrono::seconds(10);
+
+// Waits up to `timeout` for the parent's next message, or for the client to go: a client waiting
+// for its Welcome sends nothing, so anything readable on its connection means it left (or broke
+// the protocol). kUnavailable on timeout.
+Result<LinkMessage> next_from_parent(const PoolLink& link, transport::Connection& conn, std::chrono::milliseconds timeout) {
+  pollfd fds[2] = {{link.fd(), POLLIN, 0}, {conn.descriptor(), POLLIN | POLLRDHUP, 0}};
+  const nfds_t n = conn.descriptor() >= 0 ? 2 : 1;
+  int rc;
+  do rc = ::poll(fds, n, static_cast<int>(timeout.count()));
+  while (rc < 0 && errno == EINTR);
+  if (rc < 0) return RGPU_ERROR(kIo, std::string("poll: ") + std::strerror(errno));
+  if (n == 2 && fds[1].revents) return RGPU_ERROR(kClosed, "the client left while its session waited in the queue");
+  if (rc == 0) return RGPU_ERROR(kUnavailable, "");
+  return link.receive(std::chrono::milliseconds(0));
+}
+
+// Asks the parent for the session's slice. While it waits in the pool's admission queue, the
+// client hears its place when it joins and every kQueueNoticeEvery. A refusal's reason goes to
+// the client.
+Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientIdentity& client, const Caller& caller,
+                          const PoolLink& link) {
   LinkMessage m(LinkKind::kAdmit);
   m.tenant = caller.tenant;
   m.memory = client.memory_request;
@@ -105,12 +129,24 @@ Result<LinkMessage> admit(const transport::ClientIdentity& client, const Caller&
   m.host = client.host.substr(0, 256);
   m.program = client.program.substr(0, 256);
   m.pid = client.pid;
+  m.timeout_ms = client.queue_timeout_ms;
   RGPU_TRY(link.send(m));
-  RGPU_ASSIGN_OR_RETURN(LinkMessage answer, link.receive());
-  if (answer.kind == LinkKind::kRefused) return RGPU_ERROR(kUnavailable, answer.text);
-  if (answer.kind != LinkKind::kAdmitted)
-    return RGPU_ERROR(kProtocol, std::string("rgpud answered the admission with ") + link_kind_name(answer.kind));
-  return answer;
+  for (;;) {
+    Result<LinkMessage> answer = next_from_parent(link, conn, kQueueNoticeEvery);
+    if (!answer.is_ok() && answer.status().code() == Code::kUnavailable) {
+      RGPU_TRY(link.send(LinkMessage(LinkKind::kQueueQuery)));
+      continue;
+    }
+    if (!answer.is_ok()) return answer.status();
+    if (answer->kind == LinkKind::kQueued) {
+      RGPU_TRY(transport::send_queued(conn, {answer->position, answer->text, answer->value, answer->timeout_ms}));
+      continue;
+    }
+    if (answer->kind == LinkKind::kRefused) return RGPU_ERROR(kUnavailable, answer->text);
+    if (answer->kind != LinkKind::kAdmitted)
+      return RGPU_ERROR(kProtocol, std::string("rgpud answered the admission with ") + link_kind_name(answer->kind));
+    return answer;
+  }
 }
 
 }  // namespace
@@ -145,7 +181,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   const Caller caller = identify(client, config);
   if (client.role == transport::Role::kControl) return serve_control(*conn, caller, link);
 
-  Result<LinkMessage> slice = admit(client, caller, link);
+  Result<LinkMessage> slice = admit(*conn, client, caller, link);
   if (!slice.is_ok()) {
     std::string why = slice.status().message().substr(0, slice.status().message().find('\n'));
     (void)transport::send_refused(*conn, why);

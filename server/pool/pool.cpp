@@ -88,6 +88,8 @@ void merge(Actions* into, Actions from) {
   into->grant.insert(into->grant.end(), from.grant.begin(), from.grant.end());
   into->revoke.insert(into->revoke.end(), from.revoke.begin(), from.revoke.end());
   into->reslice.insert(into->reslice.end(), from.reslice.begin(), from.reslice.end());
+  into->admitted.insert(into->admitted.end(), from.admitted.begin(), from.admitted.end());
+  into->refused.insert(into->refused.end(), from.refused.begin(), from.refused.end());
   if (from.wake && (!into->wake || *from.wake < *into->wake)) into->wake = from.wake;
 }
 
@@ -100,6 +102,14 @@ struct Pool::SessionEntry {
   TimePoint started;
   // What it holds on its GPU: its slice, or more while a when_free shrink waits for it to free.
   uint64_t reserved() const { return std::max(slice.memory_bytes, used); }
+};
+
+struct Pool::Queued {
+  SessionRequest request;
+  Slice slice;  // derived from the tenant's spec at admission; placed when it starts
+  TimePoint since;
+  std::optional<TimePoint> deadline;
+  uint64_t seq = 0;
 };
 
 struct Pool::GpuLoad {
@@ -138,58 +148,48 @@ Actions Pool::poll(int gpu, TimePoint now) {
   return a;
 }
 
-Result<Slice> Pool::admit(const SessionRequest& request, TimePoint now) {
-  if (request.tenant >= config_.tenants.size())
-    return refuse(Code::kInternal, "session " + std::to_string(request.session_id) + ": no tenant #" +
-                                       std::to_string(request.tenant));
-  if (sessions_.count(request.session_id))
-    return refuse(Code::kInternal, "session " + std::to_string(request.session_id) + " is already admitted");
-  const TenantSpec& t = config_.tenants[request.tenant];
-  RGPU_ASSIGN_OR_RETURN(Slice slice, derive_slice(t, request.memory_bytes, request.compute, true));
-
-  const bool sliced = !t.whole_gpu() || request.memory_bytes != 0 || request.compute != 0;
-  if (sliced) {
-    const std::vector<GpuLoad> load = loads();
-    int best = -1;
-    uint64_t best_mem = 0;
-    uint32_t best_compute = 0;
-    for (size_t g = 0; g < gpus_.size(); ++g) {
-      const uint64_t total = gpus_[g].total_bytes;
-      const uint64_t free_mem = total > load[g].reserved ? total - load[g].reserved : 0;
-      const uint32_t free_compute = load[g].compute >= 100 ? 0 : 100 - load[g].compute;
-      // A session without a memory slice reserves none, but still needs some memory free.
-      const bool fits = (slice.memory_bytes == 0 ? free_mem > 0 : slice.memory_bytes <= free_mem) &&
-                        slice.compute <= free_compute;
-      if (!fits) continue;
-      bool better = best < 0;
-      if (!better) {
-        if (config_.policy.placement == Placement::kPack)
-          better = free_mem < best_mem || (free_mem == best_mem && free_compute < best_compute);
-        else
-          better = free_mem > best_mem || (free_mem == best_mem && free_compute > best_compute);
-      }
-      if (better) best = static_cast<int>(g), best_mem = free_mem, best_compute = free_compute;
+int Pool::place(const Slice& slice, const std::vector<GpuLoad>& load) const {
+  int best = -1;
+  uint64_t best_mem = 0;
+  uint32_t best_compute = 0;
+  for (size_t g = 0; g < gpus_.size(); ++g) {
+    const uint64_t total = gpus_[g].total_bytes;
+    const uint64_t free_mem = total > load[g].reserved ? total - load[g].reserved : 0;
+    const uint32_t free_compute = load[g].compute >= 100 ? 0 : 100 - load[g].compute;
+    // A session without a memory slice reserves none, but still needs some memory free.
+    const bool fits = (slice.memory_bytes == 0 ? free_mem > 0 : slice.memory_bytes <= free_mem) &&
+                      slice.compute <= free_compute;
+    if (!fits) continue;
+    bool better = best < 0;
+    if (!better) {
+      if (config_.policy.placement == Placement::kPack)
+        better = free_mem < best_mem || (free_mem == best_mem && free_compute < best_compute);
+      else
+        better = free_mem > best_mem || (free_mem == best_mem && free_compute > best_compute);
     }
-    if (best < 0) {
-      std::string msg = "no GPU can take a session of tenant " + t.name + ": it asks " +
-                        (slice.memory_bytes ? format_mib(slice.memory_bytes) : std::string("no memory reservation")) +
-                        " and " + std::to_string(slice.compute) + "% compute; free:";
-      if (gpus_.empty()) msg += " no GPUs";
-      for (size_t g = 0; g < gpus_.size(); ++g) {
-        const uint64_t total = gpus_[g].total_bytes;
-        msg += std::string(g ? "," : "") + " GPU " + std::to_string(g) + " " +
-               format_mib(total > load[g].reserved ? total - load[g].reserved : 0) + " " +
-               std::to_string(load[g].compute >= 100 ? 0 : 100 - load[g].compute) + "%";
-      }
-      msg += " (wait for sessions to end, or ask for less with RGPU_MEMORY / RGPU_COMPUTE)";
-      return refuse(Code::kUnavailable, msg);
-    }
-    slice.gpu = best;
-  } else {
-    slice = Slice{};
-    slice.priority = t.priority;
+    if (better) best = static_cast<int>(g), best_mem = free_mem, best_compute = free_compute;
   }
+  return best;
+}
 
+std::string Pool::free_text(const std::vector<GpuLoad>& load) const {
+  if (gpus_.empty()) return "no GPUs";
+  std::string out;
+  for (size_t g = 0; g < gpus_.size(); ++g) {
+    const uint64_t total = gpus_[g].total_bytes;
+    out += std::string(g ? ", " : "") + "GPU " + std::to_string(g) + " " +
+           format_mib(total > load[g].reserved ? total - load[g].reserved : 0) + " " +
+           std::to_string(load[g].compute >= 100 ? 0 : 100 - load[g].compute) + "%";
+  }
+  return out;
+}
+
+std::string Pool::asks_text(const Slice& slice) const {
+  return (slice.memory_bytes ? format_mib(slice.memory_bytes) : std::string("no memory reservation")) + " and " +
+         std::to_string(slice.compute) + "% compute";
+}
+
+void Pool::start(const SessionRequest& request, const Slice& slice, TimePoint now) {
   auto entry = std::make_unique<SessionEntry>();
   entry->request = request;
   entry->slice = slice;
@@ -197,21 +197,147 @@ Result<Slice> Pool::admit(const SessionRequest& request, TimePoint now) {
   sessions_.emplace(request.session_id, std::move(entry));
   if (slice.sliced())
     arbiters_[static_cast<size_t>(slice.gpu)]->add(request.session_id, slice.compute, slice.compute_limit, now);
-  return slice;
+}
+
+Result<Admission> Pool::admit(const SessionRequest& request, TimePoint now) {
+  if (request.tenant >= config_.tenants.size())
+    return refuse(Code::kInternal, "session " + std::to_string(request.session_id) + ": no tenant #" +
+                                       std::to_string(request.tenant));
+  const bool queued_already = std::any_of(queue_.begin(), queue_.end(), [&](const Queued& q) {
+    return q.request.session_id == request.session_id;
+  });
+  if (sessions_.count(request.session_id) || queued_already)
+    return refuse(Code::kInternal, "session " + std::to_string(request.session_id) + " is already admitted");
+  const TenantSpec& t = config_.tenants[request.tenant];
+  RGPU_ASSIGN_OR_RETURN(Slice slice, derive_slice(t, request.memory_bytes, request.compute, true));
+
+  const bool sliced = !t.whole_gpu() || request.memory_bytes != 0 || request.compute != 0;
+  if (!sliced) {
+    slice = Slice{};
+    slice.priority = t.priority;
+    start(request, slice, now);
+    return Admission{slice, 0, std::nullopt};
+  }
+
+  // Waiting makes sense only for what an empty GPU could hold.
+  const bool ever = std::any_of(gpus_.begin(), gpus_.end(), [&](const GpuInfo& g) {
+    return slice.memory_bytes == 0 ? g.total_bytes > 0 : slice.memory_bytes <= g.total_bytes;
+  });
+  const std::vector<GpuLoad> load = loads();
+  if (gpus_.empty())
+    return refuse(Code::kUnavailable, "this rgpud has no GPUs: no session of tenant " + t.name + " can start here");
+  if (!ever)
+    return refuse(Code::kUnavailable, "no GPU of this pool can ever take a session of tenant " + t.name + ": it asks " +
+                                          asks_text(slice) + "; the GPUs have " + free_text(std::vector<GpuLoad>(gpus_.size())) +
+                                          " when empty (ask for less with RGPU_MEMORY, or have the admin lower the tenant's memory)");
+  // Its place: behind every queued session of its priority or higher.
+  auto pos = std::find_if(queue_.begin(), queue_.end(), [&](const Queued& q) { return q.slice.priority < slice.priority; });
+  if (pos == queue_.begin()) {
+    const int gpu = place(slice, load);
+    if (gpu >= 0) {
+      slice.gpu = gpu;
+      start(request, slice, now);
+      return Admission{slice, 0, std::nullopt};
+    }
+  }
+
+  std::optional<Duration> timeout;
+  if (t.queue_timeout_s) timeout = std::chrono::seconds(*t.queue_timeout_s);
+  if (request.queue_timeout && (!timeout || *request.queue_timeout < *timeout)) timeout = request.queue_timeout;
+  if (timeout && timeout->count() <= 0)
+    return refuse(Code::kUnavailable, "no GPU can take a session of tenant " + t.name + ": it asks " + asks_text(slice) +
+                                          "; free: " + free_text(load) +
+                                          (queue_.empty() ? std::string()
+                                                          : "; " + std::to_string(queue_.size()) + " session(s) waiting") +
+                                          " (it may not wait: RGPU_QUEUE_TIMEOUT or the tenant's queue_timeout is 0; "
+                                          "wait for sessions to end, or ask for less with RGPU_MEMORY / RGPU_COMPUTE)");
+  Queued q;
+  q.request = request;
+  q.slice = slice;
+  q.since = now;
+  if (timeout) q.deadline = now + *timeout;
+  q.seq = ++queue_seq_;
+  const size_t position = static_cast<size_t>(pos - queue_.begin()) + 1;
+  queue_.insert(pos, std::move(q));
+  return Admission{std::nullopt, position, next_deadline()};
+}
+
+void Pool::drain_queue(TimePoint now, Actions* into) {
+  // Given-up sessions leave first: one at the head may be what blocks the others.
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (it->deadline && now >= *it->deadline) {
+      const TenantSpec& t = config_.tenants[it->request.tenant];
+      const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - it->since).count();
+      into->refused.emplace_back(it->request.session_id,
+                                 "waited " + std::to_string(waited) + " s in the admission queue for " + asks_text(it->slice) +
+                                     " (tenant " + t.name + ") and gave up (RGPU_QUEUE_TIMEOUT or the tenant's queue_timeout); free: " +
+                                     free_text(loads()) + " (try later, or ask for less with RGPU_MEMORY / RGPU_COMPUTE)");
+      it = queue_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  while (!queue_.empty()) {
+    const int gpu = place(queue_.front().slice, loads());
+    if (gpu < 0) break;
+    Queued q = std::move(queue_.front());
+    queue_.erase(queue_.begin());
+    q.slice.gpu = gpu;
+    start(q.request, q.slice, now);
+    into->admitted.emplace_back(q.request.session_id, q.slice);
+  }
+  if (auto d = next_deadline(); d && (!into->wake || *d < *into->wake)) into->wake = d;
+}
+
+std::optional<TimePoint> Pool::next_deadline() const {
+  std::optional<TimePoint> out;
+  for (const Queued& q : queue_)
+    if (q.deadline && (!out || *q.deadline < *out)) out = q.deadline;
+  return out;
+}
+
+std::optional<QueueStatus> Pool::queue_status(uint64_t session, TimePoint now) const {
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    const Queued& q = queue_[i];
+    if (q.request.session_id != session) continue;
+    QueueStatus st;
+    st.position = i + 1;
+    st.waiting_for = asks_text(q.slice) + " on one GPU (free: " + free_text(loads()) + ")";
+    if (i > 0) st.waiting_for += ", behind " + std::to_string(i) + " session" + (i == 1 ? "" : "s");
+    st.waited = now - q.since;
+    if (q.deadline) st.timeout = *q.deadline - q.since;
+    return st;
+  }
+  return std::nullopt;
 }
 
 Actions Pool::end(uint64_t session, TimePoint now) {
+  Actions actions;
   auto it = sessions_.find(session);
-  if (it == sessions_.end()) return {};
+  if (it == sessions_.end()) {
+    auto q = std::find_if(queue_.begin(), queue_.end(), [&](const Queued& e) { return e.request.session_id == session; });
+    if (q == queue_.end()) return actions;
+    queue_.erase(q);  // the ones behind it may fit now
+    drain_queue(now, &actions);
+    return actions;
+  }
   const int gpu = it->second->slice.gpu;
   sessions_.erase(it);
-  if (gpu < 0) return {};
+  if (gpu < 0) return actions;
   arbiters_[static_cast<size_t>(gpu)]->remove(session, now);
-  return poll(gpu, now);
+  actions = poll(gpu, now);
+  drain_queue(now, &actions);
+  return actions;
 }
 
-void Pool::note_memory(uint64_t session, uint64_t used_bytes) {
-  if (auto it = sessions_.find(session); it != sessions_.end()) it->second->used = used_bytes;
+Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now) {
+  Actions actions;
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return actions;
+  const bool freed = used_bytes < it->second->used;
+  it->second->used = used_bytes;
+  if (freed && !queue_.empty()) drain_queue(now, &actions);
+  return actions;
 }
 
 Actions Pool::want(uint64_t session, TimePoint now) {
@@ -233,6 +359,7 @@ Actions Pool::released(uint64_t session, Duration held, TimePoint now) {
 Actions Pool::tick(TimePoint now) {
   Actions all;
   for (size_t g = 0; g < arbiters_.size(); ++g) merge(&all, poll(static_cast<int>(g), now));
+  drain_queue(now, &all);
   return all;
 }
 
@@ -353,7 +480,13 @@ Result<Actions> Pool::set(std::string_view target, const SliceChange& change, Ti
   std::vector<bool> touched(gpus_.size(), false);
   std::string session_diff;
   size_t resliced = 0;
-  if (tenant_index) config_.tenants[*tenant_index] = new_spec;
+  if (tenant_index) {
+    config_.tenants[*tenant_index] = new_spec;
+    // Its queued sessions wait for the new slice.
+    for (Queued& q : queue_)
+      if (q.request.tenant == *tenant_index)
+        if (auto s = derive_slice(new_spec, q.request.memory_bytes, q.request.compute, false); s.is_ok()) q.slice = *s;
+  }
   for (auto& [e, s] : changes) {
     const Slice old = e->slice;
     if (!tenant_index)
@@ -369,6 +502,7 @@ Result<Actions> Pool::set(std::string_view target, const SliceChange& change, Ti
   }
   for (size_t g = 0; g < gpus_.size(); ++g)
     if (touched[g]) merge(&actions, poll(static_cast<int>(g), now));
+  drain_queue(now, &actions);  // a shrink may make room for queued sessions
 
   if (summary) {
     const std::string& d = tenant_index ? spec_diff : session_diff;
@@ -411,6 +545,19 @@ PoolView Pool::view(TimePoint now, const std::string* tenant) const {
     sv.share = e->slice.sliced() ? arbiters_[static_cast<size_t>(e->slice.gpu)]->share(id, now) : 0.0;
     sv.age_s = std::chrono::duration<double>(now - e->started).count();
     v.sessions.push_back(std::move(sv));
+  }
+  for (const Queued& q : queue_) {
+    const std::string& name = config_.tenants[q.request.tenant].name;
+    if (tenant && *tenant != name) continue;
+    QueuedView qv;
+    qv.id = q.request.session_id;
+    qv.tenant = name;
+    qv.host = q.request.host;
+    qv.program = q.request.program;
+    qv.pid = q.request.pid;
+    qv.slice = q.slice;
+    qv.status = *queue_status(qv.id, now);
+    v.queue.push_back(std::move(qv));
   }
   return v;
 }

@@ -1,7 +1,8 @@
 // The pool's books: the GPUs, the tenants, the sessions and what each holds. Admission and
 // placement (a session's guaranteed memory and compute are reserved on one GPU when it starts; the
-// guarantees on a GPU never add up to more than it has), live changes of a slice, release, and
-// the view `rgpu pool` shows. One ComputeArbiter per GPU does the time sharing.
+// guarantees on a GPU never add up to more than it has), the admission queue of sessions that do
+// not fit yet, live changes of a slice, release, and the view `rgpu pool` shows. One
+// ComputeArbiter per GPU does the time sharing.
 //
 // Pure and single-threaded, on an injected clock: rgpud's parent process (server/daemon/
 // pool_service) owns the one Pool, feeds it what workers report and carries out the Actions it
@@ -36,6 +37,9 @@ struct SessionRequest {
   std::string host;
   std::string program;
   uint32_t pid = 0;
+  // How long it may wait in the admission queue (RGPU_QUEUE_TIMEOUT); nullopt: its tenant's
+  // queue_timeout. Never longer than the tenant's.
+  std::optional<Duration> queue_timeout;
 };
 
 // A session's slice. gpu < 0: a whole-GPU session (every GPU visible, nothing enforced).
@@ -53,7 +57,24 @@ struct Actions {
   std::vector<uint64_t> grant;                      // may now run work on its GPU
   std::vector<uint64_t> revoke;                     // must stop, drain, and report released()
   std::vector<std::pair<uint64_t, Slice>> reslice;  // a live change: the worker's new limits
-  std::optional<TimePoint> wake;                    // call tick() again by then
+  std::vector<std::pair<uint64_t, Slice>> admitted;        // left the queue: its session starts
+  std::vector<std::pair<uint64_t, std::string>> refused;  // gave up waiting in the queue: why
+  std::optional<TimePoint> wake;                           // call tick() again by then
+};
+
+// What admit() decided: the slice, or the session's place in the admission queue.
+struct Admission {
+  std::optional<Slice> slice;      // admitted now
+  size_t position = 0;             // queued: 1 = next to start
+  std::optional<TimePoint> wake;   // queued with a timeout: call tick() by then
+};
+
+// A queued session's place, for its client's progress lines and the pool view.
+struct QueueStatus {
+  size_t position = 0;      // 1 = next
+  std::string waiting_for;  // "4096 MiB and 30% compute on one GPU (free: GPU 0 1024 MiB 20%)"
+  Duration waited{};
+  std::optional<Duration> timeout;
 };
 
 // A live change (`rgpu pool set`); absent fields stay as they are.
@@ -83,9 +104,18 @@ struct SessionView {
   double age_s = 0;
 };
 
+struct QueuedView {
+  uint64_t id = 0;
+  std::string tenant, host, program;
+  uint32_t pid = 0;
+  Slice slice;  // what it waits for (gpu -1)
+  QueueStatus status;
+};
+
 struct PoolView {
   std::vector<GpuView> gpus;
   std::vector<SessionView> sessions;  // by id
+  std::vector<QueuedView> queue;      // in the order they will start
 };
 
 class Pool {
@@ -96,19 +126,29 @@ class Pool {
   const DaemonConfig& config() const { return config_; }
   const std::vector<GpuInfo>& gpus() const { return gpus_; }
 
-  // Reserves the session's slice on one GPU (by the placement policy), or refuses with a message
-  // that says what it asked for and what each GPU has free. A request above what its tenant
-  // allows is refused, naming the tenant's limit. Whole-GPU tenants are admitted without a
-  // reservation.
-  Result<Slice> admit(const SessionRequest& request, TimePoint now);
-  // The session ended, however: its reservation and its turn return to the pool at once.
+  // Reserves the session's slice on one GPU (by the placement policy), or queues it when no GPU
+  // has room now. The queue is in priority order, first come first served within a priority,
+  // and strict: a session starts only when every session ahead of it has (so a large request is
+  // never overtaken for ever by small ones). A newcomer waits behind queued sessions of its
+  // priority or higher even when it would fit. Refused, with a message that says what it asked
+  // for and what each GPU has free: a request above what its tenant allows (naming the limit),
+  // one no GPU could ever hold, and one that may not wait (queue timeout 0). Whole-GPU tenants are
+  // admitted without a reservation and never queue.
+  Result<Admission> admit(const SessionRequest& request, TimePoint now);
+  // The session ended, however (a queued one: its client gave up): its reservation and its turn
+  // return to the pool at once, and queued sessions that now fit are admitted.
   Actions end(uint64_t session, TimePoint now);
-  // Its worker's latest figure of the device memory it holds (what nvidia-smi shows for it).
-  void note_memory(uint64_t session, uint64_t used_bytes);
+  // Its worker's latest figure of the device memory it holds (what nvidia-smi shows for it). A
+  // when_free shrink that this completes may let queued sessions start.
+  Actions note_memory(uint64_t session, uint64_t used_bytes, TimePoint now);
+  // A queued session's place now; nullopt when it is not queued.
+  std::optional<QueueStatus> queue_status(uint64_t session, TimePoint now) const;
   // The compute arbitration of a sliced session (ComputeArbiter's want/released).
   Actions want(uint64_t session, TimePoint now);
   Actions released(uint64_t session, Duration held, TimePoint now);
   Actions tick(TimePoint now);
+
+  // tick() also ends the wait of queued sessions whose queue timeout passed (Actions::refused).
 
   // `rgpu pool set TARGET`: TARGET is a session id or a tenant name (then the tenant's slice
   // changes, for its running sessions and for later ones). Refused, with the reason, when the
@@ -121,14 +161,25 @@ class Pool {
 
  private:
   struct SessionEntry;
+  struct Queued;
   struct GpuLoad;  // what the sliced sessions on one GPU hold (pool.cpp)
   std::vector<GpuLoad> loads() const;
   Actions poll(int gpu, TimePoint now);  // the arbiter's decisions as Actions
+  // The GPU the placement policy picks for `slice` now; -1 when none has room.
+  int place(const Slice& slice, const std::vector<GpuLoad>& load) const;
+  std::string free_text(const std::vector<GpuLoad>& load) const;  // "GPU 0 1024 MiB 20%, GPU 1 ..."
+  std::string asks_text(const Slice& slice) const;                // "4096 MiB and 30% compute"
+  void start(const SessionRequest& request, const Slice& slice, TimePoint now);
+  // Admits queued sessions from the head while they fit; their Actions go into `into`.
+  void drain_queue(TimePoint now, Actions* into);
+  std::optional<TimePoint> next_deadline() const;
 
   std::vector<GpuInfo> gpus_;
   DaemonConfig config_;
   std::vector<std::unique_ptr<ComputeArbiter>> arbiters_;  // one per GPU
   std::map<uint64_t, std::unique_ptr<SessionEntry>> sessions_;
+  std::vector<Queued> queue_;  // in start order
+  uint64_t queue_seq_ = 0;
 };
 
 }  // namespace rgpu::pool

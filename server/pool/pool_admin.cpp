@@ -178,6 +178,23 @@ std::string age_text(double seconds) {
   return buf;
 }
 
+std::string seconds_of(Duration d) { return age_text(std::chrono::duration<double>(d).count()); }
+
+// The admission queue, in start order; nothing when it is empty.
+std::string queue_text(const PoolView& v) {
+  if (v.queue.empty()) return "";
+  Table queue({"QUEUED", "SESSION", "TENANT", "HOST:PID", "PROGRAM", "ASKS MEMORY", "COMPUTE", "PRIORITY", "WAITED",
+               "GIVES UP AFTER"},
+              {true, true, false, false, false, true, true, false, true, true});
+  for (const auto& q : v.queue)
+    queue.add({std::to_string(q.status.position), std::to_string(q.id), printable(q.tenant),
+               printable(q.host) + ":" + std::to_string(q.pid), printable(q.program),
+               q.slice.memory_bytes ? mib(q.slice.memory_bytes) + " MiB" : "-", std::to_string(q.slice.compute) + "%",
+               priority_name(q.slice.priority), seconds_of(q.status.waited),
+               q.status.timeout ? seconds_of(*q.status.timeout) : "never"});
+  return queue.render() + "\n";
+}
+
 std::string view_text(const PoolView& v, const std::string& heading) {
   std::string out = heading + "\n\n";
   Table gpus({"GPU", "NAME", "MEMORY TOTAL", "RESERVED", "USED", "COMPUTE RESERVED", "BUSY", "SESSIONS"},
@@ -188,6 +205,7 @@ std::string view_text(const PoolView& v, const std::string& heading) {
               std::to_string(g.sessions)});
   out += v.gpus.empty() ? "no GPUs\n" : gpus.render();
   out += "\n";
+  out += queue_text(v);
   if (v.sessions.empty()) return out + "no sessions\n";
   // MEMORY: used / slice MiB ("-": no memory limit). COMPUTE: achieved / guaranteed / cap percent.
   Table sessions({"SESSION", "TENANT", "HOST:PID", "PROGRAM", "GPU", "MEMORY USED/SLICE", "COMPUTE NOW/SHARE/CAP",
@@ -236,7 +254,28 @@ std::string view_json(const PoolView& v) {
                            .str("priority_name", priority_name(s.slice.priority))
                            .real("age_seconds", s.age_s, "%.3f")
                            .done());
-  return JsonObject().boolean("ok", true).raw("gpus", json_array(gpus)).raw("sessions", json_array(sessions)).done();
+  std::vector<std::string> queue;
+  for (const auto& q : v.queue)
+    queue.push_back(JsonObject()
+                        .num("position", uint64_t{q.status.position})
+                        .num("id", q.id)
+                        .str("tenant", q.tenant)
+                        .str("host", q.host)
+                        .num("pid", uint64_t{q.pid})
+                        .str("program", q.program)
+                        .num("memory_slice_bytes", q.slice.memory_bytes)
+                        .num("compute_percent", uint64_t{q.slice.compute})
+                        .num("priority", int64_t{q.slice.priority})
+                        .real("waited_seconds", std::chrono::duration<double>(q.status.waited).count(), "%.3f")
+                        .raw("timeout_seconds", q.status.timeout ? json_number(std::chrono::duration<double>(*q.status.timeout).count(), "%.3f") : "null")
+                        .str("waiting_for", q.status.waiting_for)
+                        .done());
+  return JsonObject()
+      .boolean("ok", true)
+      .raw("gpus", json_array(gpus))
+      .raw("sessions", json_array(sessions))
+      .raw("queue", json_array(queue))
+      .done();
 }
 
 // ---- the handlers ----------------------------------------------------------------------------
@@ -277,6 +316,7 @@ AdminReply handle_pool(const Context& c) {
   if (c.request.json) return ok_text(view_json(v));
   const std::string heading = "rgpud pool: " + std::to_string(v.gpus.size()) + " GPU" + (v.gpus.size() == 1 ? "" : "s") +
                               ", " + std::to_string(v.sessions.size()) + " session" + (v.sessions.size() == 1 ? "" : "s") +
+                              (v.queue.empty() ? std::string() : ", " + std::to_string(v.queue.size()) + " queued") +
                               ", placement " +
                               (c.pool.config().policy.placement == Placement::kPack ? "pack" : "spread");
   return ok_text(view_text(v, heading));

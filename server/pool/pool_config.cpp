@@ -124,7 +124,7 @@ class Parser {
   Result<TenantSpec> tenant(const YAML::Node& node, size_t index, const YAML::Mark& list_mark) const {
     const std::string what = "tenant #" + std::to_string(index + 1);
     RGPU_ASSIGN_OR_RETURN(auto es, entries(node, list_mark, what,
-                                           {"name", "token", "memory", "compute", "compute_limit", "priority"}));
+                                           {"name", "token", "memory", "compute", "compute_limit", "priority", "queue_timeout"}));
     TenantSpec t;
     bool has_name = false, has_token = false, has_compute = false, has_limit = false;
     YAML::Mark limit_mark;
@@ -156,6 +156,8 @@ class Parser {
         RGPU_ASSIGN_OR_RETURN(t.compute_limit, integer(e, what + "'s compute_limit", 1, 100, true));
         has_limit = true;
         limit_mark = e.value_mark();
+      } else if (e.key == "queue_timeout") {
+        RGPU_ASSIGN_OR_RETURN(t.queue_timeout_s, integer(e, what + "'s queue_timeout (seconds)", 0, 86400, false));
       } else if (e.key == "priority") {
         RGPU_ASSIGN_OR_RETURN(std::string text, scalar(e, what + "'s priority", "normal"));
         auto p = parse_priority(text);

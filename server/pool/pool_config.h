@@ -15,9 +15,12 @@
 //       compute: 30                    # guaranteed percent of one GPU when contended
 //       compute_limit: 100             # cap, percent (default: equal to compute)
 //       priority: high                 # high, normal, low, or a number (-100..100)
+//       queue_timeout: 600             # seconds a session that does not fit waits (0: refused at
+//                                      # once); absent: it waits until it fits
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +42,9 @@ struct TenantSpec {
   uint32_t compute = 0;          // guaranteed percent of one GPU's time when it is contended (0..100)
   uint32_t compute_limit = 100;  // the cap, percent (compute..100)
   int priority = kPriorityNormal;
+  // How long a session that does not fit waits in the admission queue; nullopt: until it fits.
+  // The client may ask for less (RGPU_QUEUE_TIMEOUT).
+  std::optional<uint32_t> queue_timeout_s;
   // A tenant with no memory slice and no compute slice gets whole GPUs, as rgpud did before the
   // pool: every GPU visible, nothing reserved, no scheduling.
   bool whole_gpu() const { return memory_bytes == 0 && compute == 0 && compute_limit >= 100; }

@@ -31,6 +31,8 @@ const char* link_kind_name(LinkKind kind) {
     case LinkKind::kRevoke: return "Revoke";
     case LinkKind::kReleased: return "Released";
     case LinkKind::kReslice: return "Reslice";
+    case LinkKind::kQueued: return "Queued";
+    case LinkKind::kQueueQuery: return "QueueQuery";
   }
   return "unknown";
 }
@@ -45,6 +47,8 @@ std::vector<uint8_t> encode_link_message(const LinkMessage& m) {
   e.put<uint32_t>(m.compute_limit);
   e.put<int32_t>(m.priority);
   e.put<uint32_t>(m.pid);
+  e.put<uint32_t>(m.position);
+  e.put<int64_t>(m.timeout_ms);
   e.put<uint8_t>(static_cast<uint8_t>(m.admin | (m.json << 1) | (m.ok << 2)));
   e.put<uint64_t>(m.value);
   put_string(e, m.host);
@@ -61,7 +65,7 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   wire::Decoder d({data, size});
   LinkMessage m;
   const uint32_t kind = d.get<uint32_t>();
-  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kReslice))
+  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kQueueQuery))
     return RGPU_ERROR(kProtocol, "pool link: unknown message kind " + std::to_string(kind));
   m.kind = static_cast<LinkKind>(kind);
   m.tenant = d.get<uint32_t>();
@@ -71,6 +75,8 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   m.compute_limit = d.get<uint32_t>();
   m.priority = d.get<int32_t>();
   m.pid = d.get<uint32_t>();
+  m.position = d.get<uint32_t>();
+  m.timeout_ms = d.get<int64_t>();
   uint8_t flags = d.get<uint8_t>();
   m.admin = flags & 1;
   m.json = flags & 2;

@@ -6,8 +6,10 @@
 //
 // worker -> parent: Admit (a new session's request), Control (a `rgpu pool`/`rgpu ls` request),
 //                   Memory (device memory the worker's process holds now), Want (work queued, no
-//                   turn), Released (a turn ended: GPU time held).
-// parent -> worker: Admitted | Refused, ControlReply, Grant, Revoke, Reslice (a live change).
+//                   turn), Released (a turn ended: GPU time held), QueueQuery (a queued session's
+//                   place, asked every 10 s for its client).
+// parent -> worker: Queued* then Admitted | Refused, ControlReply, Grant, Revoke, Reslice (a live
+//                   change).
 #pragma once
 
 #include <chrono>
@@ -31,6 +33,8 @@ enum class LinkKind : uint32_t {
   kRevoke,
   kReleased,
   kReslice,
+  kQueued,
+  kQueueQuery,
 };
 const char* link_kind_name(LinkKind kind);
 
@@ -39,8 +43,9 @@ struct LinkMessage {
   explicit LinkMessage(LinkKind k = LinkKind::kWant) : kind(k) {}
   LinkKind kind;
   // kAdmit: tenant (index into the configuration's tenants), memory/compute (the client's
-  // requests), host, program, pid. kAdmitted, kReslice: the slice (gpu, memory, compute,
-  // compute_limit, priority).
+  // requests), host, program, pid, timeout_ms (its queue timeout, -1: the tenant's). kAdmitted,
+  // kReslice: the slice (gpu, memory, compute, compute_limit, priority). kQueued: position, text
+  // (what it waits for), value (ms waited), timeout_ms (-1: never gives up).
   uint32_t tenant = 0;
   int32_t gpu = -1;
   uint64_t memory = 0;
@@ -48,6 +53,8 @@ struct LinkMessage {
   uint32_t compute_limit = 100;
   int32_t priority = 0;
   uint32_t pid = 0;
+  uint32_t position = 0;
+  int64_t timeout_ms = -1;
   std::string host, program;
   // kControl: admin, tenant, verb, args, json. kControlReply: ok, text. kRefused: text.
   bool admin = false;

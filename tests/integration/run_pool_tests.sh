@@ -38,7 +38,7 @@ start_server --backend "$BACKEND" --config "$WORK/pool.yaml" || exit 1
 # Tenants' programs: memory_slice, driven through a fifo; say NAME CMD sends a command and waits
 # for its answer (the program's next output line).
 declare -A IN OUT PID
-start_tenant() {  # NAME TOKEN [VAR=VALUE...]
+launch_tenant() {  # NAME TOKEN [VAR=VALUE...]: returns at once (a queued session is not ready yet)
   local name=$1 token=$2
   shift 2
   mkfifo "$WORK/$name.in"
@@ -51,7 +51,10 @@ start_tenant() {  # NAME TOKEN [VAR=VALUE...]
   PIDS+=($!)
   exec {fd}>"$WORK/$name.in"
   IN[$name]=$fd
-  wait_log "${OUT[$name]}" "^ready"
+}
+start_tenant() {  # NAME TOKEN [VAR=VALUE...]: and waits until its program is ready
+  launch_tenant "$@"
+  wait_log "${OUT[$1]}" "^ready"
 }
 say() {  # NAME CMD: waits for the answer's line, prints it
   local name=$1 before
@@ -118,9 +121,10 @@ assert gpu["small"] == [0, 0] and gpu["big"] == [1], gpu
 assert all(g["compute_reserved_percent"] <= 100 for g in v["gpus"]), v["gpus"]
 PY
 check "pack placement: both small sessions on GPU 0, the big one on GPU 1; no GPU over 100 %" $? "$(head -c 800 "$WORK/view2.json")"
-start_tenant b2 tok-big
-grep -qi "free" "${OUT[b2]}" && grep -q "^ready: 0 device" "${OUT[b2]}"
-check "a session that fits no GPU is refused, saying what is free" $? "$(head -5 "${OUT[b2]}")"
+start_tenant b2 tok-big RGPU_QUEUE_TIMEOUT=0
+grep -qi "free" "${OUT[b2]}" && grep -q "may not wait" "${OUT[b2]}" && grep -q "^ready: 0 device" "${OUT[b2]}"
+check "a session that fits no GPU now and may not wait (RGPU_QUEUE_TIMEOUT=0) is refused, saying what is free" $? \
+  "$(head -5 "${OUT[b2]}")"
 
 # 5. Live changes: memory grows at once; a shrink below what is held is refused, saying so.
 pool set small --memory 1G >"$WORK/set1" 2>&1
@@ -168,6 +172,57 @@ check "two sliced sessions run api_tour side by side through the compute gate" $
 RGPU_TOKEN=tok-whole client timeout 60 "$BIN/rgpu" run -- "$PROGS/mem_info" >"$WORK/whole.out" 2>&1
 [[ $(cat "$WORK/whole.out") -gt 1024 ]]
 check "a whole-GPU tenant's cudaMemGetInfo is the GPU's" $? "$(cat "$WORK/whole.out")"
+
+# 9. The admission queue. GPU 0 holds small a (30 %); c (big, 60 %) joins it there, and GPU 1 has
+# b (60 %): another big session fits nowhere and waits, saying so, in the pool view; one that may
+# wait 1 s gives up, saying so; when b ends, the waiting one starts on GPU 1.
+start_tenant c tok-big
+launch_tenant q tok-big
+wait_log "${OUT[q]}" "admission queue, place 1"
+check "a session that does not fit waits, and its client says so: its place and what it waits for" $? \
+  "$(head -3 "${OUT[q]}")"
+launch_tenant qt tok-big RGPU_QUEUE_TIMEOUT=1
+wait_log "${OUT[qt]}" "admission queue, place 2"
+pool --json >"$WORK/view4.json" 2>&1
+python3 - "$WORK/view4.json" <<'PY'
+import json, sys
+q = json.load(open(sys.argv[1]))["queue"]
+assert [e["position"] for e in q] == [1, 2] and all(e["tenant"] == "big" for e in q), q
+assert q[0]["timeout_seconds"] is None and q[1]["timeout_seconds"] == 1, q
+PY
+check "rgpu pool --json lists the queue in order, with each one's timeout" $? "$(head -c 900 "$WORK/view4.json")"
+pool >"$WORK/view4.txt" 2>&1
+grep -q "2 queued" "$WORK/view4.txt" && grep -q "^QUEUED" "$WORK/view4.txt"
+check "rgpu pool shows the queue" $? "$(cat "$WORK/view4.txt")"
+wait_log "${OUT[qt]}" "^ready: 0 device" && grep -q "gave up" "${OUT[qt]}"
+check "RGPU_QUEUE_TIMEOUT=1: the waiting session gives up after 1 s, saying why" $? "$(cat "${OUT[qt]}")"
+echo quit >&"${IN[b]}"
+wait "${PID[b]}" 2>/dev/null
+ended=$(date +%s%N)
+wait_log "${OUT[q]}" "^ready: 1 device"
+rc=$?
+started=$(date +%s%N)
+grep -q "the session started after" "${OUT[q]}" && [[ $rc == 0 ]]
+check "when capacity frees, the waiting session starts (its client's exit to the next one's ready: $(((started - ended) / 1000000)) ms, polled every 50 ms)" $? \
+  "$(cat "${OUT[q]}")"
+line=$(say q info)
+[[ $line == "info: "*"total 1024 MiB"* ]]
+check "the session that waited has its tenant's slice" $? "$line"
+check_daemon_log "the daemon logs the start from the queue" "admitted from the queue"
+launch_tenant q3 tok-big
+wait_log "${OUT[q3]}" "admission queue, place 1"
+kill -9 "${PID[q3]}" 2>/dev/null
+wait "${PID[q3]}" 2>/dev/null
+left=1
+for _ in $(seq 100); do
+  pool --json >"$WORK/view5.json" 2>/dev/null
+  if python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["queue"]))' "$WORK/view5.json"; then
+    left=0
+    break
+  fi
+  sleep 0.1
+done
+check "a client killed while it waits leaves the queue" $left "$(head -c 600 "$WORK/view5.json")"
 
 for n in "${!IN[@]}"; do { echo quit >&"${IN[$n]}"; } 2>/dev/null; done
 finish

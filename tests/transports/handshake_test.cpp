@@ -6,6 +6,7 @@
 #include <cstring>
 #include <future>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -204,6 +205,58 @@ TEST_CASE("handshake: a server that cannot start the session refuses after authe
   CHECK(server_side.get().is_ok());
   CHECK(s.code() == Code::kAuth);
   CHECK_THAT(s.message(), Contains("refused the session: no GPU is free: all 8 devices are fully sliced"));
+}
+
+TEST_CASE("handshake: a queued session's notices reach the client, and each one starts its timeout again") {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  ClientIdentity asks = client_identity();
+  asks.queue_timeout_ms = 30000;
+  ClientIdentity seen;
+  auto server_side = std::async(std::launch::async, [&] {
+    RGPU_TRY(server_authenticate(*pair.server, server_identity(""), &seen));
+    // Five notices 150 ms apart: 750 ms in all, longer than the client's 400 ms timeout, which
+    // only each notice's kick keeps from expiring.
+    for (uint32_t i = 0; i < 5; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      RGPU_TRY(send_queued(*pair.server, {5 - i, "4096 MiB and 30% compute on one GPU", 150ull * (i + 1), -1}));
+    }
+    return send_welcome(*pair.server, sample_welcome());
+  });
+  std::vector<QueueNotice> notices;
+  Welcome w;
+  Status s = client_handshake(*pair.client, asks, "", &w, std::chrono::milliseconds(400),
+                              [&](const QueueNotice& n) { notices.push_back(n); });
+  CHECK(server_side.get().is_ok());
+  REQUIRE(s.is_ok());
+  CHECK(w.session_id == 77);
+  CHECK(seen.queue_timeout_ms == 30000);
+  REQUIRE(notices.size() == 5);
+  CHECK(notices[0].position == 5);
+  CHECK(notices[4].position == 1);
+  CHECK(notices[4].waited_ms == 750);
+  CHECK(notices[0].timeout_ms == -1);
+  CHECK(notices[0].waiting_for == "4096 MiB and 30% compute on one GPU");
+}
+
+TEST_CASE("handshake: a server that goes quiet while the session is queued still times out") {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  std::promise<void> done;
+  auto server_side = std::async(std::launch::async, [&] {
+    ClientIdentity who;
+    RGPU_TRY(server_authenticate(*pair.server, server_identity(""), &who));
+    RGPU_TRY(send_queued(*pair.server, {1, "room", 0, -1}));
+    done.get_future().wait();  // then nothing more
+    return Status::ok();
+  });
+  Welcome w;
+  size_t notices = 0;
+  Status s = client_handshake(*pair.client, client_identity(), "", &w, std::chrono::milliseconds(300),
+                              [&](const QueueNotice&) { ++notices; });
+  done.set_value();
+  CHECK(server_side.get().is_ok());
+  CHECK(notices == 1);
+  CHECK(s.code() == Code::kClosed);
+  CHECK_THAT(s.message(), Contains("no handshake from"));
 }
 
 namespace {

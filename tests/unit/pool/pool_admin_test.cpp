@@ -159,7 +159,7 @@ struct Fixture {
     b.program = "train\"x\"\n\x01\xff.py";  // quotes, a newline, a control byte, invalid UTF-8
     b.pid = 77;
     REQUIRE(pool.admit(b, t0 + std::chrono::seconds(60)).is_ok());
-    pool.note_memory(7, 3000 * kMiB);
+    (void)pool.note_memory(7, 3000 * kMiB, t0);
   }
   static std::vector<GpuInfo> gpus() { return {{"NVIDIA H200", 16 * kGiB}, {"NVIDIA H200", 16 * kGiB}}; }
   static DaemonConfig cfg() {
@@ -372,4 +372,36 @@ TEST_CASE("set refuses malformed arguments, saying how to write them") {
     CHECK(r.actions.reslice.empty());
   }
   CHECK(f.pool.config().tenants[0].compute == 30);
+}
+
+TEST_CASE("pool shows the admission queue in start order, in text and JSON") {
+  Fixture f;
+  // Fill the GPUs: with the fixture's two sessions, two more of training leave no GPU 50% compute.
+  SessionRequest r;
+  r.tenant = 1;
+  r.host = "node3";
+  r.program = "big.py";
+  r.pid = 5;
+  for (uint64_t id : {20, 21}) {
+    r.session_id = id;
+    REQUIRE(f.pool.admit(r, t0).is_ok());
+  }
+  CHECK_THAT(f.call(kAdmin, "pool").text, !Catch::Contains("QUEUED"));  // nothing queued yet
+  r.session_id = 22;
+  auto queued = f.pool.admit(r, t0);
+  REQUIRE(queued.is_ok());
+  REQUIRE_FALSE(queued->slice);
+
+  const std::string text = f.call(kAdmin, "pool").text;
+  CHECK_THAT(text, Catch::Contains("1 queued"));
+  CHECK_THAT(text, Catch::Contains("QUEUED"));
+  CHECK_THAT(text, Catch::Contains("node3:5"));
+  CHECK_THAT(text, Catch::Contains("8192 MiB"));
+  CHECK_THAT(text, Catch::Contains("never"));  // no queue timeout
+  const std::string json = f.call(kAdmin, "pool", {}, true).text;
+  CHECK(valid_json(json));
+  CHECK_THAT(json, Catch::Contains("\"queue\":[{\"position\":1,\"id\":22,\"tenant\":\"training\""));
+  CHECK_THAT(json, Catch::Contains("\"timeout_seconds\":null"));
+  // A tenant's ls shows only its own queued sessions.
+  CHECK_THAT(f.call(kInference, "ls", {}, true).text, Catch::Contains("\"queue\":[]"));
 }

@@ -37,6 +37,7 @@ tenants:
     compute: 30
     compute_limit: 60
     priority: high
+    queue_timeout: 600
   - name: training
     token: tok-training
     memory: 2G
@@ -70,6 +71,8 @@ TEST_CASE("a good file is parsed in full, defaults filled in") {
   CHECK(c.tenants[0].compute == 30);
   CHECK(c.tenants[0].compute_limit == 60);
   CHECK(c.tenants[0].priority == kPriorityHigh);
+  CHECK(c.tenants[0].queue_timeout_s == 600u);
+  CHECK_FALSE(c.tenants[1].queue_timeout_s);  // absent: waits until it fits
   CHECK_FALSE(c.tenants[0].whole_gpu());
 
   CHECK(c.tenants[1].memory_bytes == 2048 * kMiB);
@@ -183,6 +186,14 @@ TEST_CASE("compute and compute_limit are bounded") {
   REQUIRE(pct.is_ok());
   CHECK(pct->tenants[0].compute == 25);
   CHECK(pct->tenants[0].compute_limit == 25);
+}
+
+TEST_CASE("queue_timeout is whole seconds, 0 to a day") {
+  const std::string word = refusal("tenants:\n  - name: a\n    token: t\n    queue_timeout: soon\n");
+  CHECK_THAT(word, Catch::StartsWith("pool.yaml:4:20: tenant #1's queue_timeout (seconds) must be a whole number in 0..86400"));
+  auto zero = parse_config("tenants:\n  - name: a\n    token: t\n    queue_timeout: 0\n", "p.yaml");
+  REQUIRE(zero.is_ok());
+  CHECK(zero->tenants[0].queue_timeout_s == 0u);
 }
 
 TEST_CASE("memory must be a size in whole MiB") {

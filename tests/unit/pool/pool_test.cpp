@@ -5,78 +5,11 @@
 #include <algorithm>
 #include <random>
 
-#include "server/pool/pool.h"
+#include "tests/unit/pool/pool_fixtures.h"
 
 using namespace rgpu::pool;
+using namespace rgpu::pool::testing;
 
-namespace {
-
-constexpr uint64_t kMiB = 1ull << 20;
-constexpr uint64_t kGiB = 1ull << 30;
-const TimePoint t0{std::chrono::seconds(1000)};
-
-TenantSpec tenant(std::string name, uint64_t memory, uint32_t compute, uint32_t limit, int priority = kPriorityNormal) {
-  TenantSpec t;
-  t.name = name;
-  t.token = "tok-" + name;
-  t.memory_bytes = memory;
-  t.compute = compute;
-  t.compute_limit = limit;
-  t.priority = priority;
-  return t;
-}
-
-// Tenants: 0 inference (4 GiB, 30% / cap 60%, high), 1 training (8 GiB, 50%), 2 whole (whole GPUs),
-// 3 batch (compute only: 25%, no memory slice), 4 mem (memory only: 2 GiB, best effort).
-DaemonConfig config(Placement placement = Placement::kPack) {
-  DaemonConfig c;
-  c.admin_token = "admin";
-  c.policy.placement = placement;
-  c.tenants = {tenant("inference", 4 * kGiB, 30, 60, kPriorityHigh), tenant("training", 8 * kGiB, 50, 50),
-               tenant("whole", 0, 0, 100), tenant("batch", 0, 25, 25, kPriorityLow), tenant("mem", 2 * kGiB, 0, 100)};
-  return c;
-}
-
-std::vector<GpuInfo> gpus(size_t n, uint64_t total = 16 * kGiB) {
-  std::vector<GpuInfo> out;
-  for (size_t i = 0; i < n; ++i) out.push_back(GpuInfo{"H200-" + std::to_string(i), total});
-  return out;
-}
-
-SessionRequest request(uint64_t id, size_t tenant, uint64_t memory = 0, uint32_t compute = 0) {
-  SessionRequest r;
-  r.session_id = id;
-  r.tenant = tenant;
-  r.memory_bytes = memory;
-  r.compute = compute;
-  r.host = "node" + std::to_string(id);
-  r.program = "prog" + std::to_string(id);
-  r.pid = static_cast<uint32_t>(1000 + id);
-  return r;
-}
-
-Slice admit_ok(Pool& pool, const SessionRequest& r, TimePoint now = t0) {
-  auto s = pool.admit(r, now);
-  INFO(s.status().message());
-  REQUIRE(s.is_ok());
-  return *s;
-}
-
-std::string admit_refused(Pool& pool, const SessionRequest& r) {
-  auto s = pool.admit(r, t0);
-  REQUIRE_FALSE(s.is_ok());
-  return s.status().message();
-}
-
-const SessionView* find_session(const PoolView& v, uint64_t id) {
-  for (const auto& s : v.sessions)
-    if (s.id == id) return &s;
-  return nullptr;
-}
-
-bool contains(const std::vector<uint64_t>& v, uint64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-}  // namespace
 
 TEST_CASE("a session gets its tenant's slice when it asks for nothing") {
   Pool pool(gpus(1), config());
@@ -208,7 +141,7 @@ TEST_CASE("a full pool refuses, saying what was asked and what each GPU has free
   CHECK(find_session(pool.view(t0), 5) == nullptr);
 
   Pool none({}, config());
-  CHECK_THAT(admit_refused(none, request(1, 0)), Catch::Contains("free: no GPUs"));
+  CHECK_THAT(admit_refused(none, request(1, 0)), Catch::Contains("has no GPUs"));
 }
 
 TEST_CASE("the guarantees on a GPU never add up to more than it has") {
@@ -277,9 +210,9 @@ TEST_CASE("note_memory counts toward the GPU's use and, above the slice, its res
   Pool pool(gpus(1), config());
   admit_ok(pool, request(1, 0));  // 4 GiB
   admit_ok(pool, request(2, 3));  // no memory slice
-  pool.note_memory(1, 1 * kGiB);
-  pool.note_memory(2, 3 * kGiB);
-  pool.note_memory(99, 5 * kGiB);  // unknown: ignored
+  (void)pool.note_memory(1, 1 * kGiB, t0);
+  (void)pool.note_memory(2, 3 * kGiB, t0);
+  (void)pool.note_memory(99, 5 * kGiB, t0);  // unknown: ignored
   PoolView v = pool.view(t0);
   CHECK(v.gpus[0].used_bytes == 4 * kGiB);
   CHECK(v.gpus[0].reserved_bytes == 7 * kGiB);  // max(4, 1) + max(0, 3)
@@ -377,7 +310,7 @@ TEST_CASE("set on a session: its slice only, with the cap raised to the guarante
 TEST_CASE("set refuses to shrink memory below what a session holds, unless when_free") {
   Pool pool(gpus(1), config());
   admit_ok(pool, request(1, 0));  // 4 GiB
-  pool.note_memory(1, 3 * kGiB);
+  (void)pool.note_memory(1, 3 * kGiB, t0);
   SliceChange change;
   change.memory_bytes = 2 * kGiB;
   std::string summary;
@@ -396,7 +329,7 @@ TEST_CASE("set refuses to shrink memory below what a session holds, unless when_
   CHECK(w->reslice[0].second.memory_bytes == 2 * kGiB);
   // What it holds stays reserved until it frees it.
   CHECK(pool.view(t0).gpus[0].reserved_bytes == 3 * kGiB);
-  pool.note_memory(1, 1 * kGiB);
+  (void)pool.note_memory(1, 1 * kGiB, t0);
   CHECK(pool.view(t0).gpus[0].reserved_bytes == 2 * kGiB);
 }
 
@@ -434,8 +367,8 @@ TEST_CASE("view: the GPUs' books and each session's details, filtered by tenant"
   admit_ok(pool, request(1, 0), t0);                              // GPU 0
   admit_ok(pool, request(2, 1), t0 + std::chrono::seconds(5));    // GPU 1
   admit_ok(pool, request(3, 2), t0 + std::chrono::seconds(10));   // whole GPU
-  pool.note_memory(1, 1000 * kMiB);
-  pool.note_memory(2, 9 * kGiB);
+  (void)pool.note_memory(1, 1000 * kMiB, t0);
+  (void)pool.note_memory(2, 9 * kGiB, t0);
   const TimePoint now = t0 + std::chrono::seconds(65);
   PoolView v = pool.view(now);
   REQUIRE(v.gpus.size() == 2);

@@ -43,7 +43,7 @@ TEST_CASE("pool link: a message goes through a socketpair whole") {
 }
 
 TEST_CASE("pool link: flags and values of every kind survive encoding") {
-  for (uint32_t k = static_cast<uint32_t>(LinkKind::kAdmit); k <= static_cast<uint32_t>(LinkKind::kReslice); ++k) {
+  for (uint32_t k = static_cast<uint32_t>(LinkKind::kAdmit); k <= static_cast<uint32_t>(LinkKind::kQueueQuery); ++k) {
     LinkMessage m(static_cast<LinkKind>(k));
     m.admin = k % 2;
     m.json = k % 3 == 0;
@@ -51,6 +51,8 @@ TEST_CASE("pool link: flags and values of every kind survive encoding") {
     m.value = 1000ull * k;
     m.gpu = static_cast<int32_t>(k) - 5;
     m.text = "reply " + std::to_string(k);
+    m.position = k;
+    m.timeout_ms = k % 2 ? -1 : int64_t{k} * 1000;
     auto bytes = rgpu::server::encode_link_message(m);
     auto back = rgpu::server::decode_link_message(bytes.data(), bytes.size());
     REQUIRE(back.is_ok());
@@ -61,6 +63,8 @@ TEST_CASE("pool link: flags and values of every kind survive encoding") {
     CHECK(back->value == m.value);
     CHECK(back->gpu == m.gpu);
     CHECK(back->text == m.text);
+    CHECK(back->position == m.position);
+    CHECK(back->timeout_ms == m.timeout_ms);
   }
 }
 
