@@ -49,7 +49,9 @@ class Suite:
         self.results[key] = {"value": value, "rtol": rtol, "atol": atol}
 
     def time_steps(self, workload, step, warmup, iters, bar=None):
-        """Runs step() warmup times, then iters timed times; records ms per step and round trips per step."""
+        """Runs step() warmup times, then iters timed times; records ms per step and round trips per step.
+        RGPU_SUITE_ITERS_SCALE=N times N as many steps (a longer average, for overhead measurements)."""
+        iters *= max(1, int(os.environ.get("RGPU_SUITE_ITERS_SCALE", "1")))
         for _ in range(warmup):
             step()
         torch.cuda.synchronize()
