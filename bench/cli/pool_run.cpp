@@ -158,10 +158,13 @@ class PoolBench {
     return daemon;
   }
 
+  // A tenant's session may wait in the pool's queue for the previous run's session to leave (its
+  // worker's exit takes moments), but a run whose tenants could never fit fails instead of waiting.
   EnvChanges client_env(const Daemon& daemon, const std::optional<std::string>& token) const {
     return {{"LD_LIBRARY_PATH", prepend_path(shim_dir(), std::getenv("LD_LIBRARY_PATH"))},
             {"RGPU_SERVER", daemon.address()},
-            {"RGPU_TOKEN", token}};
+            {"RGPU_TOKEN", token},
+            {"RGPU_QUEUE_TIMEOUT", "30"}};
   }
 
   // One spin worker; its completion bins.
