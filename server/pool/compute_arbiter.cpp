@@ -99,15 +99,36 @@ double ComputeArbiter::virtual_time(TimePoint now) {
   return v_last_;
 }
 
+int ComputeArbiter::top_priority() const {
+  int top = std::numeric_limits<int>::min();
+  for (const auto& [id, e] : sessions_)
+    if (e.state != State::kIdle) top = std::max(top, e.priority);
+  return top;
+}
+
+bool ComputeArbiter::starved(const Entry& e, TimePoint now) const {
+  if (params_.min_share <= 0 || params_.min_share >= 1 || e.state != State::kWaiting) return false;
+  if (e.priority >= top_priority()) return false;  // its own class is served by the shares
+  const double wait = ns(params_.quantum) * (1.0 / params_.min_share - 1.0);
+  return ns(now - e.waiting_since) >= wait;
+}
+
+int ComputeArbiter::rank(const Entry& e, TimePoint now) const {
+  return starved(e, now) ? std::numeric_limits<int>::max() : e.priority;
+}
+
 std::optional<uint64_t> ComputeArbiter::best_waiter(TimePoint now) const {
   std::optional<uint64_t> best;
+  int best_rank = 0;
   double best_key = 0;
   uint64_t best_seq = 0;
   for (const auto& [id, e] : sessions_) {
     if (e.state != State::kWaiting || !eligible(e, now)) continue;
+    const int r = rank(e, now);
     double k = key(e);
-    if (!best || k < best_key || (k == best_key && e.seq < best_seq)) {
+    if (!best || r > best_rank || (r == best_rank && (k < best_key || (k == best_key && e.seq < best_seq)))) {
       best = id;
+      best_rank = r;
       best_key = k;
       best_seq = e.seq;
     }
@@ -117,17 +138,26 @@ std::optional<uint64_t> ComputeArbiter::best_waiter(TimePoint now) const {
 
 // The holder keeps the GPU for at least a quantum, then until its virtual finish time (were it
 // requeued) passes the best waiter's: no revocation whose only effect would be to re-grant it.
-std::optional<TimePoint> ComputeArbiter::switch_time(uint64_t best) const {
+// Across priorities: a higher one takes the GPU at once, a lower one waits for the holder to
+// leave, and a starved one (or a guard turn's holder) gets a quantum.
+std::optional<TimePoint> ComputeArbiter::switch_time(uint64_t best, TimePoint now) const {
   const Entry& h = sessions_.at(*holder_);
+  const Entry& b = sessions_.at(best);
+  const TimePoint quantum_end = turn_start_ + params_.quantum;
+  if (guard_turn_) return quantum_end;
+  const int br = rank(b, now);
+  if (br == std::numeric_limits<int>::max()) return std::max(quantum_end, now);
+  if (br > h.priority) return now;
+  if (br < h.priority) return std::nullopt;
   double w = weight(h);
-  double lead = key(sessions_.at(best)) - h.vt - ns(params_.quantum) / w;  // virtual time left to it
+  double lead = key(b) - h.vt - ns(params_.quantum) / w;  // virtual time left to it
   TimePoint t = piece_start_ + piece_charged_;
   if (lead > 0) {
     double wall = lead * w;
     if (wall > 1e17) return std::nullopt;  // beyond any horizon (a best-effort waiter)
     t += ceil_ns(wall);
   }
-  return std::max(turn_start_ + params_.quantum, t);
+  return std::max(quantum_end, t);
 }
 
 std::optional<TimePoint> ComputeArbiter::exhaust_time(TimePoint now) const {
@@ -158,11 +188,13 @@ void ComputeArbiter::end_turn(State next, TimePoint now) {
   }
   holder_.reset();
   rewant_ = false;
+  guard_turn_ = false;
 }
 
 void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
   Entry& e = sessions_.at(session);
   if (e.cap < 100) settle_bucket(e, now, Duration::zero());
+  guard_turn_ = starved(e, now);
   set_state(e, State::kHolding);
   holder_ = session;
   turn_ = Turn::kRunning;
@@ -181,7 +213,13 @@ TimePoint ComputeArbiter::monotonic(TimePoint now) {
 
 void ComputeArbiter::set_state(Entry& e, State s) {
   active_ += (s != State::kIdle) - (e.state != State::kIdle);
+  if (s == State::kWaiting && e.state != State::kWaiting) e.waiting_since = last_now_;
   e.state = s;
+}
+
+void ComputeArbiter::set_priority(uint64_t session, int priority, TimePoint now) {
+  (void)monotonic(now);
+  if (Entry* e = find(session)) e->priority = priority;
 }
 
 void ComputeArbiter::add(uint64_t session, uint32_t share, uint32_t cap, TimePoint now) {
@@ -238,6 +276,7 @@ void ComputeArbiter::remove(uint64_t session, TimePoint now) {
     if (consuming(*e)) add_usage(total_, piece_start_, now);  // it used the GPU until it ended
     holder_.reset();
     rewant_ = false;
+    guard_turn_ = false;
   }
   set_state(*e, State::kIdle);
   sessions_.erase(session);
@@ -274,14 +313,15 @@ void ComputeArbiter::released(uint64_t session, Duration held, TimePoint now) {
     end_turn(State::kWaiting, now);
     return;
   }
-  // Given back early. If others wait and its turn has time left, keep the GPU for it a grace
-  // while: a client that syncs after every launch then keeps its turn instead of losing it (and
-  // its credit) at every sync. The kept time is charged to it (poll / end_turn).
+  // Given back early. If others of its priority wait and its turn has time left, keep the GPU for
+  // it a grace while: a client that syncs after every launch then keeps its turn instead of losing
+  // it (and its credit) at every sync. The kept time is charged to it (poll / end_turn). A lower
+  // priority waiting gets the GPU at once: should the holder come back, it takes the GPU back.
   std::optional<uint64_t> best = best_waiter(now);
-  if (best) {
+  if (best && rank(sessions_.at(*best), now) >= h.priority) {
     piece_start_ = now;
     piece_charged_ = Duration::zero();
-    std::optional<TimePoint> until = switch_time(*best);
+    std::optional<TimePoint> until = switch_time(*best, now);
     if (!until || now < *until) {
       turn_ = Turn::kReserved;
       rewant_ = false;
@@ -314,14 +354,14 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
   std::optional<uint64_t> best = best_waiter(now);
   if (holder_ && turn_ == Turn::kRunning) {
     std::optional<TimePoint> ex = exhaust_time(now);
-    std::optional<TimePoint> sw = best ? switch_time(*best) : std::nullopt;
+    std::optional<TimePoint> sw = best ? switch_time(*best, now) : std::nullopt;
     if ((ex && now >= *ex) || (sw && now >= *sw)) {
       turn_ = Turn::kDraining;
       d.revoke.push_back(*holder_);
     }
   } else if (holder_ && turn_ == Turn::kReserved) {
     Entry& h = sessions_.at(*holder_);
-    std::optional<TimePoint> sw = best ? switch_time(*best) : std::nullopt;
+    std::optional<TimePoint> sw = best ? switch_time(*best, now) : std::nullopt;
     bool over = !best || (sw && now >= *sw);
     if (rewant_) {
       if (over || (h.cap < 100 && tokens_at(h, now) <= 0)) {
@@ -355,16 +395,23 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
     std::optional<TimePoint> r = ready_at(e, now);
     if (r && (!refill || *r < *refill)) refill = r;
   }
+  // A session held back by higher priorities becomes due its guard turn without a message.
+  if (holder_ && params_.min_share > 0 && params_.min_share < 1) {
+    const int top = top_priority();
+    const Duration wait = ceil_ns(ns(params_.quantum) * (1.0 / params_.min_share - 1.0));
+    for (const auto& [id, e] : sessions_)
+      if (e.state == State::kWaiting && e.priority < top && !starved(e, now)) earliest(e.waiting_since + wait);
+  }
   best = best_waiter(now);
   if (!holder_) {
     earliest(refill);
   } else if (turn_ == Turn::kRunning) {
     earliest(exhaust_time(now));
-    if (best) earliest(switch_time(*best));
+    if (best) earliest(switch_time(*best, now));
     if (refill) earliest(std::max(*refill, turn_start_ + params_.quantum));
   } else if (turn_ == Turn::kReserved) {
     earliest(piece_start_ + grace_);
-    if (best) earliest(switch_time(*best));
+    if (best) earliest(switch_time(*best, now));
   }
   return d;
 }

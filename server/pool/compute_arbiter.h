@@ -32,6 +32,12 @@
 //   granted once it holds min(quantum, cap% of ten quanta), at most quantum/4 when alone.
 //   Under contention the cap wins over the share; the others get the rest.
 // - Share 0 (best effort) weighs 0.01.
+// - Priorities: a waiting session of a higher priority than the holder's revokes it at once (no
+//   quantum first), and sessions of a lower priority than the highest one waiting are not granted:
+//   they get only the time the higher ones leave. Within a priority, shares as above. Starvation
+//   guard: a session below the top priority that has waited quantum x (1 / min_share - 1) gets one
+//   quantum ahead of the others (a guard turn, not preempted), so each gets at least about
+//   min_share of the GPU's time while higher priorities saturate it.
 #pragma once
 
 #include <array>
@@ -53,6 +59,8 @@ class ComputeArbiter {
     Duration quantum = std::chrono::milliseconds(10);
     // How far back the achieved share (share()) looks.
     Duration window = std::chrono::seconds(1);
+    // The starvation guard's floor for sessions below the top priority (0: none).
+    double min_share = 0.05;
   };
   // What the caller must tell workers; `wake` is when to call poll() again at the latest.
   struct Decision {
@@ -68,6 +76,8 @@ class ComputeArbiter {
 
   // share and cap are percent of the GPU (share 0: best effort, served with a minimal weight).
   void add(uint64_t session, uint32_t share, uint32_t cap, TimePoint now);
+  // The session's priority (higher first; 0 is normal). Takes effect at the next decision.
+  void set_priority(uint64_t session, int priority, TimePoint now);
   // A live change of share or cap: takes effect at the next decision.
   void update(uint64_t session, uint32_t share, uint32_t cap, TimePoint now);
   // The session ended (however): if it held the GPU, the GPU is free.
@@ -107,6 +117,8 @@ class ComputeArbiter {
     double tokens = 0;       // cap bucket (ns of GPU time) as of refilled_at, negative after overshoot
     TimePoint refilled_at{};
     TimePoint added_at{};
+    int priority = 0;
+    TimePoint waiting_since{};  // when it last began to wait
     Usage usage;
   };
 
@@ -123,7 +135,11 @@ class ComputeArbiter {
   double key(const Entry& e) const;       // virtual finish time of a quantum-long turn
   double virtual_time(TimePoint now);     // start for a session (re)joining: no banked credit
   std::optional<uint64_t> best_waiter(TimePoint now) const;
-  std::optional<TimePoint> switch_time(uint64_t best) const;  // when the holder should yield to best
+  // when the holder should yield to best
+  std::optional<TimePoint> switch_time(uint64_t best, TimePoint now) const;
+  int top_priority() const;                            // the highest among holder and waiters
+  bool starved(const Entry& e, TimePoint now) const;   // due a guard turn
+  int rank(const Entry& e, TimePoint now) const;       // its priority, or above all when starved
   std::optional<TimePoint> exhaust_time(TimePoint now) const;
   void settle_bucket(Entry& e, TimePoint now, Duration used);
   void charge(Entry& e, Duration d);
@@ -145,6 +161,7 @@ class ComputeArbiter {
   Duration piece_charged_{}; // part of the current piece already charged (update() folds it in)
   TimePoint bucket_from_{};  // the bucket counts this piece's use from here (a cap set mid-turn)
   bool rewant_ = false;      // the reserved holder asked again
+  bool guard_turn_ = false;  // the holder's turn is a starvation guard's: it runs its quantum
   double v_last_ = 0;
   uint64_t next_seq_ = 0;
   int active_ = 0;  // sessions waiting or holding

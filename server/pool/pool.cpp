@@ -121,6 +121,7 @@ struct Pool::GpuLoad {
 Pool::Pool(std::vector<GpuInfo> gpus, DaemonConfig config) : gpus_(std::move(gpus)), config_(std::move(config)) {
   ComputeArbiter::Params params;
   params.quantum = std::chrono::milliseconds(config_.policy.quantum_ms);
+  params.min_share = config_.policy.min_share_percent / 100.0;
   for (size_t i = 0; i < gpus_.size(); ++i) arbiters_.push_back(std::make_unique<ComputeArbiter>(params));
 }
 
@@ -195,8 +196,11 @@ void Pool::start(const SessionRequest& request, const Slice& slice, TimePoint no
   entry->slice = slice;
   entry->started = now;
   sessions_.emplace(request.session_id, std::move(entry));
-  if (slice.sliced())
-    arbiters_[static_cast<size_t>(slice.gpu)]->add(request.session_id, slice.compute, slice.compute_limit, now);
+  if (slice.sliced()) {
+    ComputeArbiter& arbiter = *arbiters_[static_cast<size_t>(slice.gpu)];
+    arbiter.add(request.session_id, slice.compute, slice.compute_limit, now);
+    arbiter.set_priority(request.session_id, slice.priority, now);
+  }
 }
 
 Result<Admission> Pool::admit(const SessionRequest& request, TimePoint now) {

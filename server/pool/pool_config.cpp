@@ -105,7 +105,7 @@ class Parser {
 
   Status policy(const Entry& parent, PoolPolicy* out) const {
     RGPU_ASSIGN_OR_RETURN(auto es, entries(parent.value, parent.key_mark, "policy",
-                                           {"placement", "quantum_ms", "idle_release_ms"}));
+                                           {"placement", "quantum_ms", "idle_release_ms", "min_share_percent"}));
     for (const auto& e : es) {
       if (e.key == "placement") {
         RGPU_ASSIGN_OR_RETURN(std::string p, scalar(e, "placement", "pack"));
@@ -116,6 +116,8 @@ class Parser {
         RGPU_ASSIGN_OR_RETURN(out->quantum_ms, integer(e, "policy.quantum_ms", 1, 1000, false));
       } else if (e.key == "idle_release_ms") {
         RGPU_ASSIGN_OR_RETURN(out->idle_release_ms, integer(e, "policy.idle_release_ms", 1, 1000, false));
+      } else if (e.key == "min_share_percent") {
+        RGPU_ASSIGN_OR_RETURN(out->min_share_percent, integer(e, "policy.min_share_percent", 0, 50, true));
       }
     }
     return Status::ok();

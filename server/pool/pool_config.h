@@ -8,6 +8,7 @@
 //     placement: pack                  # pack (fill one GPU first) or spread
 //     quantum_ms: 10                   # longest turn on a contended GPU
 //     idle_release_ms: 10              # a holder that sends no work this long gives its turn back
+//     min_share_percent: 5             # starvation guard: what a lower priority gets at least
 //   tenants:
 //     - name: inference
 //       token: tok-inference
@@ -54,6 +55,9 @@ struct PoolPolicy {
   Placement placement = Placement::kPack;
   uint32_t quantum_ms = 10;
   uint32_t idle_release_ms = 10;
+  // The starvation guard: a session held back by higher priorities gets at least about this
+  // share of its GPU's time (0: none; strict priorities).
+  uint32_t min_share_percent = 5;
 };
 
 struct DaemonConfig {

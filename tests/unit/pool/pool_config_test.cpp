@@ -30,6 +30,7 @@ policy:
   placement: spread
   quantum_ms: 20
   idle_release_ms: 5
+  min_share_percent: 10
 tenants:
   - name: inference
     token: tok-inference
@@ -63,6 +64,7 @@ TEST_CASE("a good file is parsed in full, defaults filled in") {
   CHECK(c.policy.placement == Placement::kSpread);
   CHECK(c.policy.quantum_ms == 20);
   CHECK(c.policy.idle_release_ms == 5);
+  CHECK(c.policy.min_share_percent == 10);
   REQUIRE(c.tenants.size() == 4);
 
   CHECK(c.tenants[0].name == "inference");
