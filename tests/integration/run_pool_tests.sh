@@ -67,6 +67,18 @@ say() {  # NAME CMD: waits for the answer's line, prints it
   tail -n 1 "${OUT[$name]}"
 }
 pool() { RGPU_TOKEN=admin-secret client timeout 20 "$BIN/rgpu" pool "$@"; }
+# Kills tenant NAME's program, then reads the pool view into FILE until the Python expression PRED
+# holds for it (v: the view as JSON). 0 when it did within 10 s.
+kill_until() {  # NAME FILE PRED
+  kill -9 "${PID[$1]}" 2>/dev/null
+  wait "${PID[$1]}" 2>/dev/null
+  for _ in $(seq 100); do
+    pool --json >"$2" 2>/dev/null
+    python3 -c "import json,sys; v = json.load(open(sys.argv[1])); sys.exit(0 if ($3) else 1)" "$2" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
 
 # 1. The view before any session: both GPUs, nothing reserved.
 pool >"$WORK/view0" 2>&1
@@ -144,17 +156,8 @@ check "rgpu pool set needs the admin token" $? "$(cat "$WORK/set3")"
 check_daemon_log "every change is logged" "pool set"
 
 # 6. Release: a client killed mid-session leaves the pool at once.
-kill -9 "${PID[a2]}" 2>/dev/null
-wait "${PID[a2]}" 2>/dev/null
-gone=1
-for _ in $(seq 100); do
-  pool --json >"$WORK/view3.json" 2>/dev/null
-  if [[ $(python3 -c 'import json,sys; print(sum(s["tenant"] == "small" for s in json.load(open(sys.argv[1]))["sessions"]))' "$WORK/view3.json") == 1 ]]; then
-    gone=0
-    break
-  fi
-  sleep 0.1
-done
+kill_until a2 "$WORK/view3.json" 'sum(s["tenant"] == "small" for s in v["sessions"]) == 1'
+gone=$?
 check "a killed client's session leaves the pool view" $gone "$(head -c 600 "$WORK/view3.json")"
 
 # 7. Sliced sessions run whole programs through the compute gate, two at once on one GPU.
@@ -211,17 +214,8 @@ check "the session that waited has its tenant's slice" $? "$line"
 check_daemon_log "the daemon logs the start from the queue" "admitted from the queue"
 launch_tenant q3 tok-big
 wait_log "${OUT[q3]}" "admission queue, place 1"
-kill -9 "${PID[q3]}" 2>/dev/null
-wait "${PID[q3]}" 2>/dev/null
-left=1
-for _ in $(seq 100); do
-  pool --json >"$WORK/view5.json" 2>/dev/null
-  if python3 -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))["queue"]))' "$WORK/view5.json"; then
-    left=0
-    break
-  fi
-  sleep 0.1
-done
+kill_until q3 "$WORK/view5.json" 'not v["queue"]'
+left=$?
 check "a client killed while it waits leaves the queue" $left "$(head -c 600 "$WORK/view5.json")"
 
 for n in "${!IN[@]}"; do { echo quit >&"${IN[$n]}"; } 2>/dev/null; done
