@@ -89,12 +89,12 @@ class Watchdog {
       }
     });
   }
-  // The peer showed it is alive: the timeout starts again.
-  void kick() {
+  // The peer showed it is alive: the timeout starts again, at least `at_least` long.
+  void kick(std::chrono::milliseconds at_least) {
     if (!thread_.joinable()) return;
     {
       std::lock_guard lock(mutex_);
-      deadline_ = std::chrono::steady_clock::now() + timeout_;
+      deadline_ = std::chrono::steady_clock::now() + std::max(timeout_, at_least);
     }
     cv_.notify_all();
   }
@@ -227,7 +227,7 @@ Status send_refused(Connection& connection, std::string_view reason) {
 
 namespace {
 Status run_client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
-                            Welcome* out, Watchdog& watchdog, const QueueListener& on_queued) {
+                            Welcome* out, Watchdog& watchdog, const QueueWait& queue) {
   flatbuffers::FlatBufferBuilder builder(256);
   builder.Finish(fb::CreateHello(builder, client.protocol_version, client.api_hash,
                                  builder.CreateString(client.client_version), builder.CreateString(client.host),
@@ -274,9 +274,9 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
     if (refused) return refusal();
     if (!queued) break;
     RGPU_ASSIGN_OR_RETURN(const fb::Queued* q, wire::verify_control<fb::Queued>(payload));
-    watchdog.kick();
-    if (on_queued)
-      on_queued(QueueNotice{q->position(), printable(wire::view(q->waiting_for()), 1024), q->waited_ms(), q->timeout_ms()});
+    watchdog.kick(queue.quiet_limit);
+    if (queue.on_notice)
+      queue.on_notice(QueueNotice{q->position(), printable(wire::view(q->waiting_for()), 1024), q->waited_ms(), q->timeout_ms()});
   }
   RGPU_ASSIGN_OR_RETURN(const fb::Welcome* welcome, wire::verify_control<fb::Welcome>(payload));
   out->session_id = welcome->session_id();
@@ -294,9 +294,9 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
 }  // namespace
 
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token, Welcome* out,
-                        std::chrono::milliseconds timeout, const QueueListener& on_queued) {
+                        std::chrono::milliseconds timeout, const QueueWait& queue) {
   Watchdog watchdog(connection, timeout);
-  Status status = run_client_handshake(connection, client, token, out, watchdog, on_queued);
+  Status status = run_client_handshake(connection, client, token, out, watchdog, queue);
   if (watchdog.finish())
     return RGPU_ERROR(kClosed, "no handshake from " + connection.peer() + " within " + std::to_string(timeout.count()) +
                                    " ms (is rgpud listening there?)");

@@ -73,14 +73,21 @@ struct Welcome {
   SessionSecret session_secret{};
 };
 
-// The session waits in the pool's admission queue (sent when it joins and every 10 s).
+// The session waits in the pool's admission queue: the server sends a notice when it joins and
+// every kQueueNoticeEvery while it waits.
+inline constexpr std::chrono::seconds kQueueNoticeEvery{10};
 struct QueueNotice {
   uint32_t position = 0;  // 1 = next to start
   std::string waiting_for;
   uint64_t waited_ms = 0;
   int64_t timeout_ms = -1;  // -1: waits until it fits
 };
-using QueueListener = std::function<void(const QueueNotice&)>;
+// What a client does while queued: `on_notice` gets each notice, and a server that sends none for
+// `quiet_limit` (or the handshake's timeout, if longer) is taken for gone.
+struct QueueWait {
+  std::function<void(const QueueNotice&)> on_notice;
+  std::chrono::milliseconds quiet_limit = 3 * kQueueNoticeEvery;
+};
 
 // Control frames of the handshake are small; a larger payload is refused before allocation.
 inline constexpr uint32_t kMaxHandshakePayload = 64 << 10;
@@ -89,10 +96,11 @@ inline constexpr uint32_t kMaxHandshakePayload = 64 << 10;
 // empty token sends an empty proof (a server that requires one refuses, saying to set RGPU_TOKEN).
 // With a timeout, a server that does not finish the handshake in time (a port that is no rgpud, a
 // wedged host) ends it with Code::kClosed instead of a hang. While the session waits in the pool's
-// queue, each Queued notice goes to `on_queued` and starts the timeout again.
+// queue, each Queued notice goes to `queue.on_notice` and starts the timeout again, at least
+// `queue.quiet_limit` long (a short handshake timeout must not end a wait the notices show alive).
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
                         Welcome* out, std::chrono::milliseconds timeout = std::chrono::milliseconds{0},
-                        const QueueListener& on_queued = {});
+                        const QueueWait& queue = {});
 
 // Server step one: reads and checks the Hello, sends the Challenge, checks the Proof. On any
 // failure it sends Refused with the reason (when the connection still works) before returning the

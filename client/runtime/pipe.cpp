@@ -130,10 +130,10 @@ void Pipe::connect() {
     const auto asked = std::chrono::steady_clock::now();
     st = transport::client_handshake(**conn, identity(), kToken.get(), &welcome_,
                                      std::chrono::seconds(kHandshakeTimeout.get_int()),
-                                     [&queued](const transport::QueueNotice& n) {
+                                     {[&queued](const transport::QueueNotice& n) {
                                        print_queue_notice(n, !queued);
                                        queued = true;
-                                     });
+                                     }});
     if (st.is_ok() && queued)
       std::fprintf(stderr, "rgpu: the session started after %.1f s in rgpud's admission queue\n",
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());

@@ -99,9 +99,6 @@ int serve_control(transport::Connection& conn, const Caller& caller, const PoolL
   }
 }
 
-// While a session waits in the pool's queue, its client hears where it stands this often.
-constexpr auto kQueueNoticeEvery = std::chrono::seconds(10);
-
 // Waits up to `timeout` for the parent's next message, or for the client to go: a client waiting
 // for its Welcome sends nothing, so anything readable on its connection means it left (or broke
 // the protocol). kUnavailable on timeout.
@@ -118,7 +115,7 @@ Result<LinkMessage> next_from_parent(const PoolLink& link, transport::Connection
 }
 
 // Asks the parent for the session's slice. While it waits in the pool's admission queue, the
-// client hears its place when it joins and every kQueueNoticeEvery. A refusal's reason goes to
+// client hears its place when it joins and every transport::kQueueNoticeEvery. A refusal's reason goes to
 // the client.
 Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientIdentity& client, const Caller& caller,
                           const PoolLink& link) {
@@ -132,7 +129,7 @@ Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientId
   m.timeout_ms = client.queue_timeout_ms;
   RGPU_TRY(link.send(m));
   for (;;) {
-    Result<LinkMessage> answer = next_from_parent(link, conn, kQueueNoticeEvery);
+    Result<LinkMessage> answer = next_from_parent(link, conn, transport::kQueueNoticeEvery);
     if (!answer.is_ok() && answer.status().code() == Code::kUnavailable) {
       RGPU_TRY(link.send(LinkMessage(LinkKind::kQueueQuery)));
       continue;

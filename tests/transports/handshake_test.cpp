@@ -225,7 +225,7 @@ TEST_CASE("handshake: a queued session's notices reach the client, and each one 
   std::vector<QueueNotice> notices;
   Welcome w;
   Status s = client_handshake(*pair.client, asks, "", &w, std::chrono::milliseconds(400),
-                              [&](const QueueNotice& n) { notices.push_back(n); });
+                              {[&](const QueueNotice& n) { notices.push_back(n); }, std::chrono::milliseconds(0)});
   CHECK(server_side.get().is_ok());
   REQUIRE(s.is_ok());
   CHECK(w.session_id == 77);
@@ -250,13 +250,17 @@ TEST_CASE("handshake: a server that goes quiet while the session is queued still
   });
   Welcome w;
   size_t notices = 0;
-  Status s = client_handshake(*pair.client, client_identity(), "", &w, std::chrono::milliseconds(300),
-                              [&](const QueueNotice&) { ++notices; });
+  const auto start = std::chrono::steady_clock::now();
+  Status s = client_handshake(*pair.client, client_identity(), "", &w, std::chrono::milliseconds(100),
+                              {[&](const QueueNotice&) { ++notices; }, std::chrono::milliseconds(500)});
+  const auto took = std::chrono::steady_clock::now() - start;
   done.set_value();
   CHECK(server_side.get().is_ok());
   CHECK(notices == 1);
   CHECK(s.code() == Code::kClosed);
   CHECK_THAT(s.message(), Contains("no handshake from"));
+  // After the notice, the quiet limit (500 ms), not the shorter handshake timeout (100 ms), applied.
+  CHECK(took >= std::chrono::milliseconds(500));
 }
 
 namespace {
