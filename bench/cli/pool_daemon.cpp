@@ -83,7 +83,7 @@ bool accepts(int port) {
 PoolTenant tenant(int index, uint64_t memory_mib, int compute, int compute_limit) {
   std::string name = "t";  // appended: GCC 12's -Wrestrict misfires on `"t" + std::string` at -O3
   name += std::to_string(index);
-  return PoolTenant{std::move(name), random_token(), memory_mib, compute, compute_limit};
+  return PoolTenant{std::move(name), random_token(), memory_mib, compute, compute_limit, "normal"};
 }
 
 }  // namespace
@@ -103,6 +103,12 @@ PoolConfig shares_config(const std::vector<int>& shares) {
 
 PoolConfig lone_config(int pct, uint64_t memory_mib) { return PoolConfig{random_token(), {tenant(0, memory_mib, pct, pct)}}; }
 
+PoolConfig priority_config() {
+  return PoolConfig{random_token(),
+                    {PoolTenant{"high", random_token(), kTenantMemoryMib, 50, 100, "high"},
+                     PoolTenant{"low", random_token(), kTenantMemoryMib, 50, 100, "low"}}};
+}
+
 std::string pool_config_yaml(const PoolConfig& config) {
   std::string out = "# written by rgpu bench pool; removed when the run ends\n";
   out += "admin_token: " + config.admin_token + "\n";
@@ -113,6 +119,7 @@ std::string pool_config_yaml(const PoolConfig& config) {
     out += "    memory: " + std::to_string(t.memory_mib) + "M\n";
     out += "    compute: " + std::to_string(t.compute) + "\n";
     out += "    compute_limit: " + std::to_string(t.compute_limit) + "\n";
+    out += "    priority: " + t.priority + "\n";
   }
   return out;
 }

@@ -23,6 +23,7 @@ struct PoolTenant {
   uint64_t memory_mib = 0;
   int compute = 0;
   int compute_limit = 100;
+  std::string priority = "normal";
 };
 
 struct PoolConfig {
@@ -40,6 +41,9 @@ inline constexpr uint64_t kOverheadMemoryMib = 16384;
 PoolConfig shares_config(const std::vector<int>& shares);
 // One tenant t0 with compute = compute_limit = pct and `memory_mib`.
 PoolConfig lone_config(int pct, uint64_t memory_mib);
+// Tenant "high" (priority high) and tenant "low" (priority low), compute 50 and compute_limit 100
+// each, kTenantMemoryMib each.
+PoolConfig priority_config();
 
 // The configuration file's text (no `listen`: the daemon gets --listen).
 std::string pool_config_yaml(const PoolConfig& config);

@@ -9,7 +9,7 @@ namespace rgpu::bench {
 const char* const kPoolUsage =
     "usage: rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]\n"
     "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]\n"
-    "                       [--torch DIR] [--emulate] [--json]\n"
+    "                       [--priority] [--torch DIR] [--emulate] [--json]\n"
     "  Starts its own rgpud with a pool configuration (tenants t0, t1, ... with compute = their share), runs\n"
     "  a spin-kernel worker per tenant alone and then all together, and prints each tenant's share of its\n"
     "  solo throughput against its target (shares normalised to 100).\n"
@@ -22,6 +22,8 @@ const char* const kPoolUsage =
     "  --overhead       only the scheduler overhead on a lone tenant: launch rate, launch + sync latency and\n"
     "                   the PyTorch step times, sliced against a whole-GPU session in alternating rounds\n"
     "  --torch DIR      the PyTorch step workloads' folder (default: the installed GPU suite's torch/)\n"
+    "  --priority       only the priority run: a high-priority tenant's 200 us requests, 2 ms apart, beside a\n"
+    "                   low-priority one saturating the GPU (--kernel-us, --sync-every)\n"
     "  --emulate        rgpud --emulate: checks the plumbing without a GPU (the figures mean nothing)\n"
     "  --json           the report as JSON\n";
 
@@ -87,6 +89,8 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
       o.suite = true;
     } else if (a == "--overhead") {
       o.overhead = true;
+    } else if (a == "--priority") {
+      o.priority = true;
     } else if (a == "--torch") {
       RGPU_ASSIGN_OR_RETURN(o.torch_dir, value());
     } else if (a == "--emulate") {
@@ -124,7 +128,11 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
     }
   }
   const int tenants = static_cast<int>(o.shares.size());
-  if (o.suite && o.overhead) return RGPU_ERROR(kInvalidArgument, "--suite already holds the --overhead run");
+  if (o.suite && (o.overhead || o.priority))
+    return RGPU_ERROR(kInvalidArgument, "--suite already holds the --overhead and --priority runs");
+  if (o.overhead && o.priority) return RGPU_ERROR(kInvalidArgument, "--overhead and --priority are separate runs: pick one");
+  if (o.priority && (shares_given || o.cap || o.change || o.sync_each))
+    return RGPU_ERROR(kInvalidArgument, "--priority sets its own two tenants: no --shares, --cap, --change or --sync-each");
   if (o.overhead && (shares_given || o.cap || o.change || o.sync_each))
     return RGPU_ERROR(kInvalidArgument, "--overhead runs one lone tenant: no --shares, --cap, --change or --sync-each");
   if (o.suite && (shares_given || o.cap || o.change || o.sync_each))

@@ -1,7 +1,7 @@
 // The command line of `rgpu bench pool` (docs/bench.md, "rgpu bench pool"):
 //   rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]
 //                   [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]
-//                   [--torch DIR] [--emulate] [--json]
+//                   [--priority] [--torch DIR] [--emulate] [--json]
 #pragma once
 
 #include <optional>
@@ -29,6 +29,7 @@ struct PoolOptions {
   std::optional<ComputeChange> change;
   bool suite = false;     // the whole bar table
   bool overhead = false;  // only the scheduler-overhead run
+  bool priority = false;  // only the priority run
   // Where the PyTorch suite's step workloads are (mlp_item.py, ...); unset: the installed suite,
   // <prefix>/libexec/rgpu/gpu-tests/torch, when it is there.
   std::optional<std::string> torch_dir;

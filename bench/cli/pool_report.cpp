@@ -188,6 +188,35 @@ PoolRow step_time_row(const std::string& workload, double sliced_ms, double whol
   return row;
 }
 
+std::vector<PoolRow> priority_rows(const std::string& run, const RequestFigures& alone, const RequestFigures& beside,
+                                   double low_solo_rate, double low_beside_rate) {
+  std::vector<PoolRow> rows;
+  auto latency = [&](const char* which, double solo_us, double with_us, double bar) {
+    std::string detail = "beside the low one ";
+    detail.append(printf_text("%.1f us", with_us)).append(", alone ").append(printf_text("%.1f us", solo_us));
+    PoolRow row{run, "high", "x", {}, {}, {}, std::string(which) + " <= " + printf_text("%.2f", bar) + " x alone",
+                Verdict::kNone, std::move(detail)};
+    if (solo_us > 0) {
+      row.achieved = with_us / solo_us;
+      row.verdict = judge(*row.achieved <= bar);
+    }
+    rows.push_back(std::move(row));
+  };
+  latency("request p50", alone.p50_us, beside.p50_us, kPriorityP50Bar);
+  latency("request p99", alone.p99_us, beside.p99_us, kPriorityP99Bar);
+  const double target = 100.0 * std::clamp(1.0 - beside.busy, 0.0, 1.0);
+  PoolRow low{run, "low", "%", target, {}, {}, ">= " + printf_text("%.1f", kLowThroughputBar) + " x target (what high leaves)",
+              Verdict::kNone, "together " + rate_text(low_beside_rate) + ", alone " + rate_text(low_solo_rate) +
+                                  printf_text("; high busy %.1f %%", 100.0 * beside.busy)};
+  if (low_solo_rate > 0) {
+    low.achieved = 100.0 * low_beside_rate / low_solo_rate;
+    low.error = *low.achieved - target;
+    low.verdict = judge(*low.achieved >= kLowThroughputBar * target);
+  }
+  rows.push_back(std::move(low));
+  return rows;
+}
+
 std::string format_pool_report(const PoolHeader& h, const std::vector<PoolRow>& rows, bool json) {
   if (json) {
     std::string out = "{\n";

@@ -95,6 +95,21 @@ double median(std::vector<double> values);
 // sliced / whole ms per step, bar <= kStepTimeBar.
 PoolRow step_time_row(const std::string& workload, double sliced_ms, double whole_ms);
 
+// What the requests worker reports (bench/worker: `requests`).
+struct RequestFigures {
+  double p50_us = 0;
+  double p99_us = 0;
+  double busy = 0;  // fraction of wall time its kernels kept the GPU
+};
+inline constexpr double kPriorityP50Bar = 1.05;
+inline constexpr double kPriorityP99Bar = 1.10;
+inline constexpr double kLowThroughputBar = 0.9;
+// The priority run's rows: the high tenant's p50 and p99 beside the low one against alone (bars
+// 1.05 and 1.10), and the low one's throughput against alone, whose target is what the high one
+// leaves (1 - its busy fraction), bar >= 0.9 x that.
+std::vector<PoolRow> priority_rows(const std::string& run, const RequestFigures& alone, const RequestFigures& beside,
+                                   double low_solo_rate, double low_beside_rate);
+
 struct PoolHeader {
   std::string date_utc;
   std::string host;

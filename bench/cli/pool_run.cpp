@@ -105,6 +105,7 @@ class PoolBench {
   int steps_of(const PoolRun& run) const {
     if (const auto* s = std::get_if<ShareRun>(&run)) return 2 * static_cast<int>(s->shares.size()) + 1;
     if (std::holds_alternative<CapRun>(run)) return 2;
+    if (std::holds_alternative<PriorityRun>(run)) return 3;
     const auto& o = std::get<OverheadRun>(run);
     return 2 * o.rounds + 2 * o.torch_rounds * static_cast<int>(torch_scripts_.size());
   }
@@ -357,6 +358,47 @@ class PoolBench {
     return Status::ok();
   }
 
+  // The requests worker of the high tenant: its latency figures.
+  Result<RequestFigures> requests(const Daemon& daemon, const PoolTenant& tenant, const PriorityRun& run,
+                                  std::optional<int64_t> epoch) {
+    std::vector<std::string> args = {"requests", "--kernel-us", std::to_string(run.request_us), "--gap-us",
+                                     std::to_string(run.gap_us), "--duration", printf_text("%.9g", run.duration_s)};
+    if (epoch) args.insert(args.end(), {"--epoch", std::to_string(*epoch)});
+    auto out = run_worker(worker_, args, client_env(daemon, tenant.token));
+    if (!out.is_ok())
+      return RGPU_ERROR(kInternal, tenant.name + ": " + out.status().message() + "\nrgpud's log:\n" + daemon.log_tail());
+    const Measurement* p50 = find(out->metrics, "request_p50");
+    const Measurement* p99 = find(out->metrics, "request_p99");
+    const Measurement* busy = find(out->metrics, "request_busy");
+    if (!p50 || !p99 || !busy) return RGPU_ERROR(kProtocol, tenant.name + ": the requests worker printed no latency figures");
+    std::fprintf(stderr, "      %s: p50 %.1f us, p99 %.1f us, busy %.1f %%\n", tenant.name.c_str(), p50->value, p99->value,
+                 100.0 * busy->value);
+    return RequestFigures{p50->value, p99->value, busy->value};
+  }
+
+  Status run_one(const std::string& label, const PriorityRun& run) {
+    const PoolConfig config = priority_config();
+    const PoolTenant &high = config.tenants[0], &low = config.tenants[1];
+    RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
+    step(label + ": high alone");
+    RGPU_ASSIGN_OR_RETURN(RequestFigures alone, requests(*daemon, high, run, std::nullopt));
+    step(label + ": low alone");
+    RGPU_ASSIGN_OR_RETURN(double low_solo, solo_rate(*daemon, low, run.kernel_us, run.sync_every, run.duration_s));
+    step(label + ": both");
+    const int64_t epoch = monotonic_ns() + kTogetherLeadNs;
+    std::optional<Result<Bins>> low_bins;
+    std::thread trainer([&] { low_bins = spin(*daemon, low, run.kernel_us, run.sync_every, run.duration_s, epoch); });
+    Result<RequestFigures> beside = requests(*daemon, high, run, epoch);
+    trainer.join();
+    RGPU_TRY(beside.status());
+    if (!low_bins->is_ok()) return low_bins->status();
+    const Bins& bins = **low_bins;
+    RGPU_ASSIGN_OR_RETURN(Interval iv, steady_interval({&bins}));
+    RGPU_ASSIGN_OR_RETURN(double low_beside, rate_in(bins, iv));
+    for (PoolRow& row : priority_rows(label, alone, *beside, low_solo, low_beside)) rows_.push_back(std::move(row));
+    return Status::ok();
+  }
+
   const PoolOptions options_;
   const std::string dir_;
   PoolHeader header_;
@@ -371,6 +413,7 @@ class PoolBench {
 
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   if (o.overhead) return {OverheadRun{}};
+  if (o.priority) return {PriorityRun{200, 2000, o.kernel_us, o.sync_every, o.duration_s}};
   if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s}};
   if (!o.suite) return {ShareRun{o.shares, o.kernel_us, o.sync_every, o.sync_each, o.duration_s, o.change}};
   const double d = o.duration_s;
@@ -391,7 +434,7 @@ std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   ShareRun change = shares({10, 40}, d);
   change.change = ComputeChange{0, 60, d / 2};
   plan.insert(plan.end(), {sync_each, short_kernels, long_kernels, CapRun{30, o.kernel_us, o.sync_every, d}, change,
-                           OverheadRun{}});
+                           PriorityRun{200, 2000, o.kernel_us, o.sync_every, d}, OverheadRun{}});
   return plan;
 }
 
@@ -406,6 +449,9 @@ std::string run_label(const PoolRun& run) {
   }
   if (const auto* c = std::get_if<CapRun>(&run))
     return "cap " + std::to_string(c->cap) + " %, lone tenant (" + mix_text(c->kernel_us, c->sync_every) + ")";
+  if (const auto* p = std::get_if<PriorityRun>(&run))
+    return "priority: high's " + std::to_string(p->request_us) + " us requests, " + std::to_string(p->gap_us) +
+           " us apart, beside a saturating low (" + mix_text(p->kernel_us, p->sync_every) + ")";
   return "overhead: launch rate, lone slice (compute 100, " + std::to_string(kOverheadMemoryMib / 1024) + "G) / whole GPU";
 }
 

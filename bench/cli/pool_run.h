@@ -43,7 +43,18 @@ struct OverheadRun {
 // The PyTorch suite's scripts that time steps (tests/gpu/torch), which the overhead run repeats.
 inline constexpr const char* kTorchStepScripts[] = {"mlp_item.py", "resnet18_train.py", "transformer_train.py"};
 
-using PoolRun = std::variant<ShareRun, CapRun, OverheadRun>;
+// A high-priority tenant answering requests one at a time (a request_us kernel, then a sync; the
+// next gap_us later) beside a low-priority tenant saturating the GPU with the spin mix: the high
+// one's latency against its own alone, the low one's throughput against what the high one leaves.
+struct PriorityRun {
+  int request_us = 200;
+  int gap_us = 2000;
+  int kernel_us = 1000;
+  int sync_every = 8;
+  double duration_s = 3;
+};
+
+using PoolRun = std::variant<ShareRun, CapRun, OverheadRun, PriorityRun>;
 
 // What the options ask for: one run, or with --suite the whole bar table.
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& options);

@@ -2,8 +2,9 @@
 // dynamically, so the driver runs it natively (the real library first on LD_LIBRARY_PATH) and
 // remotely (rgpu's shim first) and compares like with like.
 //
-//   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch, spin
+//   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch, spin, requests
 //   spin's options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]
+//   requests' options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]
 //
 // stdout carries only machine-readable lines, parsed by rgpu-bench (bench/cli/worker_output.h):
 //   info device <name>
@@ -344,10 +345,56 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
   std::fflush(stdout);
 }
 
+// --- requests: a latency-bound tenant for `rgpu bench pool --priority` ------------------------
+//
+// One request = one spin kernel of --kernel-us on every SM, then cudaStreamSynchronize; the next
+// request comes --gap-us after the last one's answer (a service answering one query at a time),
+// from --epoch for --duration seconds. Prints each request's latency as its client sees it (launch
+// to the sync's return) as percentiles, and the fraction of wall time its kernels kept the GPU.
+void requests(const SpinOptions& o, int64_t gap_us, cudaStream_t stream) {
+  int device = 0, sms = 0;
+  CHECK(cudaGetDevice(&device));
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  sms = std::max(sms, 1);
+  const uint64_t kernel_ns = static_cast<uint64_t>(o.kernel_us) * 1000;
+  uint64_t* stamps = nullptr;
+  CHECK(cudaMalloc(&stamps, 2 * sizeof(uint64_t)));
+  spin_kernel<<<sms, 32, 0, stream>>>(kernel_ns, stamps, 0);  // warm-up
+  CHECK(cudaStreamSynchronize(stream));
+  const int64_t epoch = o.epoch_ns >= 0 ? o.epoch_ns : monotonic_ns();
+  sleep_until(epoch);
+  const int64_t deadline = epoch + static_cast<int64_t>(o.duration_s * 1e9);
+  std::vector<double> latency_us;
+  latency_us.reserve(1 << 16);
+  const int64_t from = monotonic_ns();
+  int64_t now = from;
+  while (now < deadline) {
+    const int64_t sent = monotonic_ns();
+    spin_kernel<<<sms, 32, 0, stream>>>(kernel_ns, stamps, 0);
+    CHECK(cudaStreamSynchronize(stream));
+    now = monotonic_ns();
+    latency_us.push_back(static_cast<double>(now - sent) / 1e3);
+    sleep_until(now + gap_us * 1000);
+    now = monotonic_ns();
+  }
+  CHECK(cudaGetLastError());
+  CHECK(cudaFree(stamps));
+  std::vector<double> sorted = latency_us;
+  std::sort(sorted.begin(), sorted.end());
+  auto at = [&](double q) { return sorted.empty() ? 0.0 : sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))]; };
+  metric("requests", static_cast<double>(sorted.size()), "requests");
+  metric("request_p50", at(0.50), "us");
+  metric("request_p99", at(0.99), "us");
+  metric("request_busy", static_cast<double>(sorted.size()) * static_cast<double>(kernel_ns) /
+                             static_cast<double>(std::max<int64_t>(now - from, 1)), "fraction");
+  std::fflush(stdout);
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin...\n"
-               "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]\n");
+               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin|requests...\n"
+               "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]\n"
+               "       requests options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]\n");
   return 2;
 }
 
@@ -365,13 +412,15 @@ bool parse_number(const char* text, long long lo, long long hi, long long& out) 
 int main(int argc, char** argv) {
   bool quick = false;
   SpinOptions spin_options;
+  int64_t gap_us = 1000;
   std::vector<std::string> scenarios;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     long long v = 0;
     const bool has_value = i + 1 < argc;
     if (a == "--quick") quick = true;
-    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin") scenarios.push_back(a);
+    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin" || a == "requests") scenarios.push_back(a);
+    else if (a == "--gap-us" && has_value && parse_number(argv[++i], 0, 10000000, v)) gap_us = v;
     else if (a == "--kernel-us" && has_value && parse_number(argv[++i], 1, 10000000, v)) spin_options.kernel_us = v;
     else if (a == "--sync-every" && has_value && parse_number(argv[++i], 1, 1000000, v)) spin_options.sync_every = static_cast<int>(v);
     else if (a == "--epoch" && has_value && parse_number(argv[++i], 0, INT64_MAX, v)) spin_options.epoch_ns = v;
@@ -395,6 +444,7 @@ int main(int argc, char** argv) {
     if (s == "copy") copy(quick, stream);
     else if (s == "latency") latency(quick, stream);
     else if (s == "spin") spin(spin_options, stream);
+    else if (s == "requests") requests(spin_options, gap_us, stream);
     else launch(quick, stream);
   }
   CHECK(cudaStreamDestroy(stream));

@@ -58,6 +58,19 @@ client timeout 120 "$BIN/rgpu" bench pool --emulate --duration 1 --cap 30 >"$WOR
 grep -q "^cap 30 %, lone tenant .* t0 .*30.00 %" "$WORK/cap.txt" || fail "cap table: $(cat "$WORK/cap.txt")"
 echo "ok: cap table"
 
+# 2b. The priority run, as JSON: the high tenant's p50 and p99 rows, the low tenant's throughput row.
+client timeout 120 "$BIN/rgpu" bench pool --emulate --duration 1 --priority --json >"$WORK/prio.json" 2>"$WORK/prio.err" ||
+  fail "priority run exited $?: $(cat "$WORK/prio.err")"
+python3 - "$WORK/prio.json" <<'PY' || fail "priority JSON: $(cat "$WORK/prio.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert [r["tenant"] for r in rows] == ["high", "high", "low"], rows
+assert "p50" in rows[0]["bar"] and "p99" in rows[1]["bar"], rows
+assert all(isinstance(r["achieved"], (int, float)) for r in rows), rows
+assert rows[2]["unit"] == "%" and 0 < rows[2]["target"] <= 100, rows
+PY
+echo "ok: priority rows"
+
 # 3. Nothing left behind: no daemon with our folder in its command line, no configuration file.
 sleep 0.5
 if pgrep -f "$WORK/rgpu-bench-pool" >/dev/null; then fail "an rgpud is still running: $(pgrep -af "$WORK/rgpu-bench-pool")"; fi

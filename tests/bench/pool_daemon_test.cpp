@@ -31,10 +31,17 @@ TEST_CASE("pool config: tenants t0.. with compute = share, compute_limit 100, 4 
   CHECK(lone.tenants[0].compute == 30);
   CHECK(lone.tenants[0].compute_limit == 30);
   CHECK(lone.tenants[0].memory_mib == 8192);
+
+  PoolConfig pr = priority_config();
+  REQUIRE(pr.tenants.size() == 2);
+  CHECK(pr.tenants[0].name == "high");
+  CHECK(pr.tenants[0].priority == "high");
+  CHECK(pr.tenants[1].priority == "low");
+  CHECK(pr.tenants[1].compute_limit == 100);
 }
 
 TEST_CASE("pool config: the YAML text in pool_config.h's format") {
-  PoolConfig c{"admintok", {{"t0", "tok0", 4096, 10, 100}, {"t1", "tok1", 4096, 90, 100}}};
+  PoolConfig c{"admintok", {{"t0", "tok0", 4096, 10, 100, "normal"}, {"t1", "tok1", 4096, 90, 100, "low"}}};
   CHECK(pool_config_yaml(c) ==
         "# written by rgpu bench pool; removed when the run ends\n"
         "admin_token: admintok\n"
@@ -44,11 +51,13 @@ TEST_CASE("pool config: the YAML text in pool_config.h's format") {
         "    memory: 4096M\n"
         "    compute: 10\n"
         "    compute_limit: 100\n"
+        "    priority: normal\n"
         "  - name: t1\n"
         "    token: tok1\n"
         "    memory: 4096M\n"
         "    compute: 90\n"
-        "    compute_limit: 100\n");
+        "    compute_limit: 100\n"
+        "    priority: low\n");
 }
 
 TEST_CASE("random tokens are 32 hex digits and differ") {

@@ -48,6 +48,10 @@ TEST_CASE("pool options: every flag is read") {
   REQUIRE(overhead.is_ok());
   CHECK(overhead->overhead);
   CHECK(overhead->torch_dir == "/opt/steps");
+  auto priority = parse_pool_options({"--priority", "--kernel-us", "500"});
+  REQUIRE(priority.is_ok());
+  CHECK(priority->priority);
+  CHECK(priority->kernel_us == 500);
 }
 
 TEST_CASE("pool options: bad values and combinations are refused, saying what is wrong") {
@@ -77,6 +81,9 @@ TEST_CASE("pool options: bad values and combinations are refused, saying what is
            {{"--cap", "30", "--shares", "50,50"}, "--cap"},
            {{"--cap", "30", "--change", "0:60@1"}, "--cap"},
            {{"--suite", "--overhead"}, "--suite already holds"},
+           {{"--suite", "--priority"}, "--suite already holds"},
+           {{"--overhead", "--priority"}, "pick one"},
+           {{"--priority", "--shares", "50,50"}, "--priority"},
            {{"--overhead", "--cap", "30"}, "--overhead"},
            {{"--overhead", "--shares", "50,50"}, "--overhead"},
            {{"--torch"}, "needs a value"},

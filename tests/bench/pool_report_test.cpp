@@ -193,6 +193,7 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
                       "10/20/30/40 (5000 us kernels, sync every 8)",
                       "cap 30 %, lone tenant (1000 us kernels, sync every 8)",
                       "change t0 10 -> 60 % at 1.5 s, 10/40 (1000 us kernels, sync every 8)",
+                      "priority: high's 200 us requests, 2000 us apart, beside a saturating low (1000 us kernels, sync every 8)",
                       "overhead: launch rate, lone slice (compute 100, 16G) / whole GPU",
                   });
   CHECK(std::get<ShareRun>(plan[3]).duration_s == 9);  // the 1 % tenant's run is longer
@@ -202,6 +203,37 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
   auto only = plan_pool_runs(overhead);
   REQUIRE(only.size() == 1);
   CHECK(std::holds_alternative<OverheadRun>(only[0]));
+
+  PoolOptions priority;
+  priority.priority = true;
+  priority.kernel_us = 500;
+  auto pr = plan_pool_runs(priority);
+  REQUIRE(pr.size() == 1);
+  REQUIRE(std::holds_alternative<PriorityRun>(pr[0]));
+  CHECK(std::get<PriorityRun>(pr[0]).kernel_us == 500);
+  CHECK(std::get<PriorityRun>(pr[0]).request_us == 200);
+}
+
+TEST_CASE("priority rows: the high tenant's latency against alone, the low one's throughput against what is left") {
+  auto rows = priority_rows("priority", RequestFigures{200, 250, 0.1}, RequestFigures{208, 270, 0.1}, 1000, 850);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].tenant == "high");
+  CHECK(*rows[0].achieved == Approx(1.04));
+  CHECK(rows[0].verdict == Verdict::kOk);  // p50 <= 1.05
+  CHECK(*rows[1].achieved == Approx(1.08));
+  CHECK(rows[1].verdict == Verdict::kOk);  // p99 <= 1.10
+  CHECK(rows[2].tenant == "low");
+  CHECK(*rows[2].target == Approx(90));    // what high leaves
+  CHECK(*rows[2].achieved == Approx(85));
+  CHECK(*rows[2].error == Approx(-5));
+  CHECK(rows[2].verdict == Verdict::kOk);  // >= 0.9 x 90
+
+  auto worse = priority_rows("priority", RequestFigures{200, 250, 0.1}, RequestFigures{220, 290, 0.1}, 1000, 700);
+  CHECK(worse[0].verdict == Verdict::kMiss);
+  CHECK(worse[1].verdict == Verdict::kMiss);
+  CHECK(worse[2].verdict == Verdict::kMiss);
+  // No reference: nothing judged.
+  CHECK(priority_rows("p", {}, {}, 0, 0)[2].verdict == Verdict::kNone);
 }
 
 TEST_CASE("the spin worker's arguments") {
