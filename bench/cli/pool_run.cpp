@@ -168,15 +168,21 @@ class PoolBench {
             {"RGPU_QUEUE_TIMEOUT", "30"}};
   }
 
+  // The worker as tenant `tenant` of `daemon`; a failure carries rgpud's log.
+  Result<WorkerOutput> tenant_worker(const Daemon& daemon, const PoolTenant& tenant, const std::vector<std::string>& args) {
+    auto out = run_worker(worker_, args, client_env(daemon, tenant.token));
+    if (!out.is_ok())
+      return RGPU_ERROR(kInternal, tenant.name + ": " + out.status().message() + "\nrgpud's log:\n" + daemon.log_tail());
+    return out;
+  }
+
   // One spin worker; its completion bins.
   Result<Bins> spin(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every, double duration_s,
                     std::optional<int64_t> epoch) {
-    auto out = run_worker(worker_, spin_args(kernel_us, sync_every, duration_s, epoch), client_env(daemon, tenant.token));
-    if (!out.is_ok())
-      return RGPU_ERROR(kInternal, tenant.name + ": " + out.status().message() + "\nrgpud's log:\n" + daemon.log_tail());
-    const Bins* bins = find_bins(*out, kCompletions);
+    RGPU_ASSIGN_OR_RETURN(WorkerOutput out, tenant_worker(daemon, tenant, spin_args(kernel_us, sync_every, duration_s, epoch)));
+    const Bins* bins = find_bins(out, kCompletions);
     if (!bins) return RGPU_ERROR(kProtocol, tenant.name + ": the worker printed no " + kCompletions + " bins");
-    for (const auto& [key, value] : out->info)
+    for (const auto& [key, value] : out.info)
       if (key == "timing" && value != "device" && !options_.emulate)
         std::fprintf(stderr, "      %s: no GPU timestamps, completions binned by host sync times\n", tenant.name.c_str());
     return *bins;
@@ -364,12 +370,10 @@ class PoolBench {
     std::vector<std::string> args = {"requests", "--kernel-us", std::to_string(run.request_us), "--gap-us",
                                      std::to_string(run.gap_us), "--duration", printf_text("%.9g", run.duration_s)};
     if (epoch) args.insert(args.end(), {"--epoch", std::to_string(*epoch)});
-    auto out = run_worker(worker_, args, client_env(daemon, tenant.token));
-    if (!out.is_ok())
-      return RGPU_ERROR(kInternal, tenant.name + ": " + out.status().message() + "\nrgpud's log:\n" + daemon.log_tail());
-    const Measurement* p50 = find(out->metrics, "request_p50");
-    const Measurement* p99 = find(out->metrics, "request_p99");
-    const Measurement* busy = find(out->metrics, "request_busy");
+    RGPU_ASSIGN_OR_RETURN(WorkerOutput out, tenant_worker(daemon, tenant, args));
+    const Measurement* p50 = find(out.metrics, "request_p50");
+    const Measurement* p99 = find(out.metrics, "request_p99");
+    const Measurement* busy = find(out.metrics, "request_busy");
     if (!p50 || !p99 || !busy) return RGPU_ERROR(kProtocol, tenant.name + ": the requests worker printed no latency figures");
     std::fprintf(stderr, "      %s: p50 %.1f us, p99 %.1f us, busy %.1f %%\n", tenant.name.c_str(), p50->value, p99->value,
                  100.0 * busy->value);

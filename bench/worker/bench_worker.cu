@@ -251,11 +251,16 @@ int64_t gpu_clock_offset(cudaStream_t stream) {
   return offset;
 }
 
-void spin(const SpinOptions& o, cudaStream_t stream) {
+// The current device's SM count: one spinning block each keeps the whole GPU busy.
+int sm_count() {
   int device = 0, sms = 0;
   CHECK(cudaGetDevice(&device));
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  sms = std::max(sms, 1);
+  return std::max(sms, 1);
+}
+
+void spin(const SpinOptions& o, cudaStream_t stream) {
+  const int sms = sm_count();
   const uint64_t kernel_ns = static_cast<uint64_t>(o.kernel_us) * 1000;
   const int64_t duration_ns = static_cast<int64_t>(o.duration_s * 1e9);
   const int64_t width_ns = o.bin_ms * 1000000;
@@ -352,10 +357,7 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
 // from --epoch for --duration seconds. Prints each request's latency as its client sees it (launch
 // to the sync's return) as percentiles, and the fraction of wall time its kernels kept the GPU.
 void requests(const SpinOptions& o, int64_t gap_us, cudaStream_t stream) {
-  int device = 0, sms = 0;
-  CHECK(cudaGetDevice(&device));
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  sms = std::max(sms, 1);
+  const int sms = sm_count();
   const uint64_t kernel_ns = static_cast<uint64_t>(o.kernel_us) * 1000;
   uint64_t* stamps = nullptr;
   CHECK(cudaMalloc(&stamps, 2 * sizeof(uint64_t)));

@@ -106,25 +106,30 @@ int ComputeArbiter::top_priority() const {
   return top;
 }
 
-bool ComputeArbiter::starved(const Entry& e, TimePoint now) const {
-  if (params_.min_share <= 0 || params_.min_share >= 1 || e.state != State::kWaiting) return false;
-  if (e.priority >= top_priority()) return false;  // its own class is served by the shares
-  const double wait = ns(params_.quantum) * (1.0 / params_.min_share - 1.0);
-  return ns(now - e.waiting_since) >= wait;
+std::optional<Duration> ComputeArbiter::guard_wait() const {
+  if (params_.min_share <= 0 || params_.min_share >= 1) return std::nullopt;
+  return ceil_ns(ns(params_.quantum) * (1.0 / params_.min_share - 1.0));
 }
 
-int ComputeArbiter::rank(const Entry& e, TimePoint now) const {
-  return starved(e, now) ? std::numeric_limits<int>::max() : e.priority;
+bool ComputeArbiter::starved(const Entry& e, TimePoint now, int top) const {
+  const std::optional<Duration> wait = guard_wait();
+  // Its own class (the top one) is served by the shares.
+  return wait && e.state == State::kWaiting && e.priority < top && now - e.waiting_since >= *wait;
+}
+
+int ComputeArbiter::rank(const Entry& e, TimePoint now, int top) const {
+  return starved(e, now, top) ? std::numeric_limits<int>::max() : e.priority;
 }
 
 std::optional<uint64_t> ComputeArbiter::best_waiter(TimePoint now) const {
+  const int top = top_priority();
   std::optional<uint64_t> best;
   int best_rank = 0;
   double best_key = 0;
   uint64_t best_seq = 0;
   for (const auto& [id, e] : sessions_) {
     if (e.state != State::kWaiting || !eligible(e, now)) continue;
-    const int r = rank(e, now);
+    const int r = rank(e, now, top);
     double k = key(e);
     if (!best || r > best_rank || (r == best_rank && (k < best_key || (k == best_key && e.seq < best_seq)))) {
       best = id;
@@ -145,7 +150,7 @@ std::optional<TimePoint> ComputeArbiter::switch_time(uint64_t best, TimePoint no
   const Entry& b = sessions_.at(best);
   const TimePoint quantum_end = turn_start_ + params_.quantum;
   if (guard_turn_) return quantum_end;
-  const int br = rank(b, now);
+  const int br = rank(b, now, top_priority());
   if (br == std::numeric_limits<int>::max()) return std::max(quantum_end, now);
   if (br > h.priority) return now;
   if (br < h.priority) return std::nullopt;
@@ -194,7 +199,7 @@ void ComputeArbiter::end_turn(State next, TimePoint now) {
 void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
   Entry& e = sessions_.at(session);
   if (e.cap < 100) settle_bucket(e, now, Duration::zero());
-  guard_turn_ = starved(e, now);
+  guard_turn_ = starved(e, now, top_priority());
   set_state(e, State::kHolding);
   holder_ = session;
   turn_ = Turn::kRunning;
@@ -318,7 +323,7 @@ void ComputeArbiter::released(uint64_t session, Duration held, TimePoint now) {
   // it (and its credit) at every sync. The kept time is charged to it (poll / end_turn). A lower
   // priority waiting gets the GPU at once: should the holder come back, it takes the GPU back.
   std::optional<uint64_t> best = best_waiter(now);
-  if (best && rank(sessions_.at(*best), now) >= h.priority) {
+  if (best && rank(sessions_.at(*best), now, top_priority()) >= h.priority) {
     piece_start_ = now;
     piece_charged_ = Duration::zero();
     std::optional<TimePoint> until = switch_time(*best, now);
@@ -396,11 +401,10 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
     if (r && (!refill || *r < *refill)) refill = r;
   }
   // A session held back by higher priorities becomes due its guard turn without a message.
-  if (holder_ && params_.min_share > 0 && params_.min_share < 1) {
+  if (const std::optional<Duration> wait = guard_wait(); holder_ && wait) {
     const int top = top_priority();
-    const Duration wait = ceil_ns(ns(params_.quantum) * (1.0 / params_.min_share - 1.0));
     for (const auto& [id, e] : sessions_)
-      if (e.state == State::kWaiting && e.priority < top && !starved(e, now)) earliest(e.waiting_since + wait);
+      if (e.state == State::kWaiting && e.priority < top && !starved(e, now, top)) earliest(e.waiting_since + *wait);
   }
   best = best_waiter(now);
   if (!holder_) {

@@ -137,9 +137,11 @@ class ComputeArbiter {
   std::optional<uint64_t> best_waiter(TimePoint now) const;
   // when the holder should yield to best
   std::optional<TimePoint> switch_time(uint64_t best, TimePoint now) const;
-  int top_priority() const;                            // the highest among holder and waiters
-  bool starved(const Entry& e, TimePoint now) const;   // due a guard turn
-  int rank(const Entry& e, TimePoint now) const;       // its priority, or above all when starved
+  int top_priority() const;                     // the highest among holder and waiters
+  std::optional<Duration> guard_wait() const;   // how long a held-back session waits for a guard turn
+  // Due a guard turn (`top`: top_priority()); rank: its priority, or above all when starved.
+  bool starved(const Entry& e, TimePoint now, int top) const;
+  int rank(const Entry& e, TimePoint now, int top) const;
   std::optional<TimePoint> exhaust_time(TimePoint now) const;
   void settle_bucket(Entry& e, TimePoint now, Duration used);
   void charge(Entry& e, Duration d);

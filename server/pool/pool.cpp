@@ -109,13 +109,14 @@ struct Pool::Queued {
   Slice slice;  // derived from the tenant's spec at admission; placed when it starts
   TimePoint since;
   std::optional<TimePoint> deadline;
-  uint64_t seq = 0;
 };
 
 struct Pool::GpuLoad {
   uint64_t reserved = 0, used = 0;
   uint32_t compute = 0;
   size_t sessions = 0;
+  uint64_t free_memory(uint64_t total) const { return total > reserved ? total - reserved : 0; }
+  uint32_t free_compute() const { return compute >= 100 ? 0 : 100 - compute; }
 };
 
 Pool::Pool(std::vector<GpuInfo> gpus, DaemonConfig config) : gpus_(std::move(gpus)), config_(std::move(config)) {
@@ -154,9 +155,8 @@ int Pool::place(const Slice& slice, const std::vector<GpuLoad>& load) const {
   uint64_t best_mem = 0;
   uint32_t best_compute = 0;
   for (size_t g = 0; g < gpus_.size(); ++g) {
-    const uint64_t total = gpus_[g].total_bytes;
-    const uint64_t free_mem = total > load[g].reserved ? total - load[g].reserved : 0;
-    const uint32_t free_compute = load[g].compute >= 100 ? 0 : 100 - load[g].compute;
+    const uint64_t free_mem = load[g].free_memory(gpus_[g].total_bytes);
+    const uint32_t free_compute = load[g].free_compute();
     // A session without a memory slice reserves none, but still needs some memory free.
     const bool fits = (slice.memory_bytes == 0 ? free_mem > 0 : slice.memory_bytes <= free_mem) &&
                       slice.compute <= free_compute;
@@ -176,12 +176,9 @@ int Pool::place(const Slice& slice, const std::vector<GpuLoad>& load) const {
 std::string Pool::free_text(const std::vector<GpuLoad>& load) const {
   if (gpus_.empty()) return "no GPUs";
   std::string out;
-  for (size_t g = 0; g < gpus_.size(); ++g) {
-    const uint64_t total = gpus_[g].total_bytes;
+  for (size_t g = 0; g < gpus_.size(); ++g)
     out += std::string(g ? ", " : "") + "GPU " + std::to_string(g) + " " +
-           format_mib(total > load[g].reserved ? total - load[g].reserved : 0) + " " +
-           std::to_string(load[g].compute >= 100 ? 0 : 100 - load[g].compute) + "%";
-  }
+           format_mib(load[g].free_memory(gpus_[g].total_bytes)) + " " + std::to_string(load[g].free_compute()) + "%";
   return out;
 }
 
@@ -223,17 +220,17 @@ Result<Admission> Pool::admit(const SessionRequest& request, TimePoint now) {
     return Admission{slice, 0, std::nullopt};
   }
 
+  if (gpus_.empty())
+    return refuse(Code::kUnavailable, "this rgpud has no GPUs: no session of tenant " + t.name + " can start here");
   // Waiting makes sense only for what an empty GPU could hold.
   const bool ever = std::any_of(gpus_.begin(), gpus_.end(), [&](const GpuInfo& g) {
     return slice.memory_bytes == 0 ? g.total_bytes > 0 : slice.memory_bytes <= g.total_bytes;
   });
-  const std::vector<GpuLoad> load = loads();
-  if (gpus_.empty())
-    return refuse(Code::kUnavailable, "this rgpud has no GPUs: no session of tenant " + t.name + " can start here");
   if (!ever)
     return refuse(Code::kUnavailable, "no GPU of this pool can ever take a session of tenant " + t.name + ": it asks " +
                                           asks_text(slice) + "; the GPUs have " + free_text(std::vector<GpuLoad>(gpus_.size())) +
                                           " when empty (ask for less with RGPU_MEMORY, or have the admin lower the tenant's memory)");
+  const std::vector<GpuLoad> load = loads();
   // Its place: behind every queued session of its priority or higher.
   auto pos = std::find_if(queue_.begin(), queue_.end(), [&](const Queued& q) { return q.slice.priority < slice.priority; });
   if (pos == queue_.begin()) {
@@ -260,7 +257,6 @@ Result<Admission> Pool::admit(const SessionRequest& request, TimePoint now) {
   q.slice = slice;
   q.since = now;
   if (timeout) q.deadline = now + *timeout;
-  q.seq = ++queue_seq_;
   const size_t position = static_cast<size_t>(pos - queue_.begin()) + 1;
   queue_.insert(pos, std::move(q));
   return Admission{std::nullopt, position, next_deadline()};
@@ -300,18 +296,20 @@ std::optional<TimePoint> Pool::next_deadline() const {
   return out;
 }
 
+QueueStatus Pool::status_at(size_t index, TimePoint now, const std::string& free) const {
+  const Queued& q = queue_[index];
+  QueueStatus st;
+  st.position = index + 1;
+  st.waiting_for = asks_text(q.slice) + " on one GPU (free: " + free + ")";
+  if (index > 0) st.waiting_for += ", behind " + std::to_string(index) + " session" + (index == 1 ? "" : "s");
+  st.waited = now - q.since;
+  if (q.deadline) st.timeout = *q.deadline - q.since;
+  return st;
+}
+
 std::optional<QueueStatus> Pool::queue_status(uint64_t session, TimePoint now) const {
-  for (size_t i = 0; i < queue_.size(); ++i) {
-    const Queued& q = queue_[i];
-    if (q.request.session_id != session) continue;
-    QueueStatus st;
-    st.position = i + 1;
-    st.waiting_for = asks_text(q.slice) + " on one GPU (free: " + free_text(loads()) + ")";
-    if (i > 0) st.waiting_for += ", behind " + std::to_string(i) + " session" + (i == 1 ? "" : "s");
-    st.waited = now - q.since;
-    if (q.deadline) st.timeout = *q.deadline - q.since;
-    return st;
-  }
+  for (size_t i = 0; i < queue_.size(); ++i)
+    if (queue_[i].request.session_id == session) return status_at(i, now, free_text(loads()));
   return std::nullopt;
 }
 
@@ -470,12 +468,12 @@ Result<Actions> Pool::set(std::string_view target, const SliceChange& change, Ti
     if (after[g].reserved > total && after[g].reserved > before[g].reserved)
       return refuse(Code::kUnavailable, what + ": GPU " + std::to_string(g) + " cannot hold it: its reservations would add up to " +
                                             format_mib(after[g].reserved) + " of " + format_mib(total) + " (" +
-                                            format_mib(total > before[g].reserved ? total - before[g].reserved : 0) +
+                                            format_mib(before[g].free_memory(total)) +
                                             " free now); ask for less, or end sessions on that GPU first");
     if (after[g].compute > 100 && after[g].compute > before[g].compute)
       return refuse(Code::kUnavailable, what + ": GPU " + std::to_string(g) + " cannot hold it: its compute guarantees would add up to " +
                                             std::to_string(after[g].compute) + "% (" +
-                                            std::to_string(before[g].compute >= 100 ? 0 : 100 - before[g].compute) +
+                                            std::to_string(before[g].free_compute()) +
                                             "% free now); ask for less, or end sessions on that GPU first");
   }
 
@@ -550,7 +548,9 @@ PoolView Pool::view(TimePoint now, const std::string* tenant) const {
     sv.age_s = std::chrono::duration<double>(now - e->started).count();
     v.sessions.push_back(std::move(sv));
   }
-  for (const Queued& q : queue_) {
+  const std::string free = free_text(load);
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    const Queued& q = queue_[i];
     const std::string& name = config_.tenants[q.request.tenant].name;
     if (tenant && *tenant != name) continue;
     QueuedView qv;
@@ -560,7 +560,7 @@ PoolView Pool::view(TimePoint now, const std::string* tenant) const {
     qv.program = q.request.program;
     qv.pid = q.request.pid;
     qv.slice = q.slice;
-    qv.status = *queue_status(qv.id, now);
+    qv.status = status_at(i, now, free);
     v.queue.push_back(std::move(qv));
   }
   return v;

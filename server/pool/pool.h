@@ -173,13 +173,14 @@ class Pool {
   // Admits queued sessions from the head while they fit; their Actions go into `into`.
   void drain_queue(TimePoint now, Actions* into);
   std::optional<TimePoint> next_deadline() const;
+  // queue_[index]'s place, with `free` (free_text of the loads now) in what it waits for.
+  QueueStatus status_at(size_t index, TimePoint now, const std::string& free) const;
 
   std::vector<GpuInfo> gpus_;
   DaemonConfig config_;
   std::vector<std::unique_ptr<ComputeArbiter>> arbiters_;  // one per GPU
   std::map<uint64_t, std::unique_ptr<SessionEntry>> sessions_;
   std::vector<Queued> queue_;  // in start order
-  uint64_t queue_seq_ = 0;
 };
 
 }  // namespace rgpu::pool
