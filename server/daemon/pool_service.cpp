@@ -168,6 +168,12 @@ void PoolService::apply(const pool::Actions& actions) {
   }
   for (uint64_t s : actions.grant) send_to(s, LinkMessage(LinkKind::kGrant));
   for (uint64_t s : actions.revoke) send_to(s, LinkMessage(LinkKind::kRevoke));
+  for (const pool::ComputeArbiter::Hint& h : actions.hints) {
+    LinkMessage hint(LinkKind::kHint);
+    hint.ok = h.hurry;
+    hint.value = h.bounded;
+    send_to(h.session, hint);
+  }
   for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));
   arm(actions.wake);
 }

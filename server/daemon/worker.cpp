@@ -190,8 +190,10 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     if (config.backend == "emulated") setenv("RGPU_EMULATED_DEVICES", "1", 1);
     else setenv("CUDA_VISIBLE_DEVICES", std::to_string(slice->gpu).c_str(), 1);
   }
+  const auto admitted = std::chrono::steady_clock::now();
   std::unique_ptr<Backend> backend = config.backend == "emulated" ? make_emulated_backend() : make_cuda_backend();
   st = backend->init();
+  const auto backend_ready = std::chrono::steady_clock::now();
   if (!st.is_ok()) {
     std::string why = st.message().substr(0, st.message().find('\n'));
     RGPU_LOG_ERROR("session %llu: the %s backend failed to start: %s", static_cast<unsigned long long>(session_id),
@@ -209,8 +211,11 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
                                d.minor});
   st = transport::send_welcome(*conn, welcome);
   if (!st.is_ok()) return 1;
-  RGPU_LOG_INFO("session %llu start: %s pid %u on %s (%s backend, %zu devices)", static_cast<unsigned long long>(session_id),
-                client.host.c_str(), client.pid, conn->peer().c_str(), backend->name(), welcome.devices.size());
+  auto ms = [](auto d) { return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
+  RGPU_LOG_INFO("session %llu start: %s pid %u on %s (%s backend, %zu devices; admitted after %lld ms, backend "
+                "started in %lld ms)",
+                static_cast<unsigned long long>(session_id), client.host.c_str(), client.pid, conn->peer().c_str(),
+                backend->name(), welcome.devices.size(), ms(admitted - started), ms(backend_ready - admitted));
 
   auto output = OutputCapture::start();
   if (!output.is_ok()) RGPU_LOG_WARN("device printf output will not reach the client: %s", output.status().message().c_str());

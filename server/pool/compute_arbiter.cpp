@@ -194,6 +194,7 @@ void ComputeArbiter::end_turn(State next, TimePoint now) {
   holder_.reset();
   rewant_ = false;
   guard_turn_ = false;
+  hinted_.reset();
 }
 
 void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
@@ -206,7 +207,19 @@ void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
   turn_start_ = piece_start_ = bucket_from_ = now;
   piece_charged_ = Duration::zero();
   rewant_ = false;
+  hinted_.reset();
   d.grant.push_back(session);
+}
+
+ComputeArbiter::Hint ComputeArbiter::holder_hint(TimePoint now) const {
+  Hint h{.session = *holder_};
+  const Entry& me = sessions_.at(*holder_);
+  for (const auto& [id, e] : sessions_) {
+    if (id == *holder_) continue;
+    if (e.state == State::kWaiting) h.hurry = true;
+    if (e.priority > me.priority && (e.state != State::kIdle || usage_sum(e.usage, now) > 0)) h.bounded = true;
+  }
+  return h;
 }
 
 // Time never goes back here, whatever a caller's clock did: a stale `now` counts as the latest.
@@ -387,6 +400,13 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
   if (!holder_) {
     best = best_waiter(now);
     if (best) grant(*best, now, d);
+  }
+  if (holder_ && turn_ == Turn::kRunning) {
+    const Hint h = holder_hint(now);
+    if (!hinted_ || !(*hinted_ == h)) {
+      hinted_ = h;
+      d.hints.push_back(h);
+    }
   }
 
   // When something can next change without a message: the holder's quantum or switch time,

@@ -38,6 +38,12 @@
 //   guard: a session below the top priority that has waited quantum x (1 / min_share - 1) gets one
 //   quantum ahead of the others (a guard turn, not preempted), so each gets at least about
 //   min_share of the GPU's time while higher priorities saturate it.
+// - Hints to the holder (Decision::hints, sent whenever they change within a turn, and right
+//   after each grant): `hurry` while another session waits, so the holder gives its turn back as
+//   soon as its client pauses rather than after the idle release (a high-priority tenant between
+//   requests leaves the GPU to the ones below it at once); `bounded` while a session of a higher
+//   priority on this GPU has been active within the window, so the holder keeps at most one call's
+//   work on the GPU at a time and a preempting session waits for that much, not for a backlog.
 #pragma once
 
 #include <array>
@@ -63,9 +69,16 @@ class ComputeArbiter {
     double min_share = 0.05;
   };
   // What the caller must tell workers; `wake` is when to call poll() again at the latest.
+  struct Hint {
+    uint64_t session = 0;
+    bool hurry = false;
+    bool bounded = false;
+    bool operator==(const Hint&) const = default;
+  };
   struct Decision {
     std::vector<uint64_t> grant;
     std::vector<uint64_t> revoke;
+    std::vector<Hint> hints;
     std::optional<TimePoint> wake;
   };
 
@@ -143,6 +156,7 @@ class ComputeArbiter {
   bool starved(const Entry& e, TimePoint now, int top) const;
   int rank(const Entry& e, TimePoint now, int top) const;
   std::optional<TimePoint> exhaust_time(TimePoint now) const;
+  Hint holder_hint(TimePoint now) const;  // what the running holder should be told now
   void settle_bucket(Entry& e, TimePoint now, Duration used);
   void charge(Entry& e, Duration d);
   void end_turn(State next, TimePoint now);
@@ -164,6 +178,7 @@ class ComputeArbiter {
   TimePoint bucket_from_{};  // the bucket counts this piece's use from here (a cap set mid-turn)
   bool rewant_ = false;      // the reserved holder asked again
   bool guard_turn_ = false;  // the holder's turn is a starvation guard's: it runs its quantum
+  std::optional<Hint> hinted_;  // the last hint sent in this turn (none yet after a grant)
   double v_last_ = 0;
   uint64_t next_seq_ = 0;
   int active_ = 0;  // sessions waiting or holding

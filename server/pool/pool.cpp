@@ -146,6 +146,7 @@ Actions Pool::poll(int gpu, TimePoint now) {
   ComputeArbiter::Decision d = arbiters_[static_cast<size_t>(gpu)]->poll(now);
   a.grant = std::move(d.grant);
   a.revoke = std::move(d.revoke);
+  a.hints = std::move(d.hints);
   a.wake = d.wake;
   return a;
 }

@@ -56,6 +56,7 @@ struct Slice {
 struct Actions {
   std::vector<uint64_t> grant;                      // may now run work on its GPU
   std::vector<uint64_t> revoke;                     // must stop, drain, and report released()
+  std::vector<ComputeArbiter::Hint> hints;          // how the holder should use its turn now
   std::vector<std::pair<uint64_t, Slice>> reslice;  // a live change: the worker's new limits
   std::vector<std::pair<uint64_t, Slice>> admitted;        // left the queue: its session starts
   std::vector<std::pair<uint64_t, std::string>> refused;  // gave up waiting in the queue: why

@@ -40,7 +40,12 @@ bool ComputeGate::enter() {
   return true;
 }
 
-void ComputeGate::leave() { session_lock_.unlock(); }
+void ComputeGate::leave() {
+  // Bounded: the call's work completes inside the call, so at most one call's kernels are ever on
+  // the GPU when a higher priority takes the turn.
+  if (bounded_) drain(backend_.cudart());
+  session_lock_.unlock();
+}
 
 void ComputeGate::release(bool revoked) {
   Clock::time_point granted;
@@ -69,15 +74,17 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
   uint64_t calls_seen = 0;
   Clock::time_point last_call = Clock::now();
   Clock::time_point next_second = last_call + std::chrono::seconds(1);
-  const auto tick = std::max(std::chrono::milliseconds(1), idle_release_ / 2);
+  const std::chrono::microseconds tick = std::max(std::chrono::milliseconds(1), idle_release_ / 2);
   for (;;) {
-    bool held;
+    bool held, hurried;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopped_ || unscheduled_) return;
       held = held_;
+      hurried = hurried_;
     }
-    Result<LinkMessage> m = link_.receive(held ? tick : std::chrono::milliseconds(1000));
+    Result<LinkMessage> m = link_.receive(!held ? std::chrono::microseconds(std::chrono::seconds(1))
+                                                : hurried ? kHurriedTick : tick);
     const Clock::time_point now = Clock::now();
     if (now >= next_second) {
       every_second();
@@ -101,7 +108,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
         if (calls != calls_seen) {
           calls_seen = calls;
           last_call = now;
-        } else if (now - last_call >= idle_release_) {
+        } else if (now - last_call >= (hurried ? std::chrono::microseconds(kHurriedIdle) : idle_release_)) {
           release(false);
         }
       }
@@ -113,6 +120,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
         {
           std::lock_guard<std::mutex> lock(mu_);
           held_ = true;
+          hurried_ = bounded_ = false;  // until this turn's hint
           idle = !wanted_;
           wanted_ = false;
           granted_at_ = now;
@@ -128,6 +136,12 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
       case LinkKind::kRevoke:
         release(true);
         break;
+      case LinkKind::kHint: {
+        std::lock_guard<std::mutex> lock(mu_);  // bounded_ changes between calls, never inside one
+        hurried_ = m->ok;
+        bounded_ = m->value != 0;
+        break;
+      }
       case LinkKind::kReslice:
         on_reslice(*m);
         break;

@@ -11,6 +11,11 @@
 // `idle_release`, it waits for the call in progress, stops the session thread at its next call,
 // waits until the session's work on the GPU has completed (Backend::drain) and reports how long the
 // turn held the GPU: the grant to that completion, exactly the GPU time no other session could use.
+//
+// The parent's hints shape a turn (compute_arbiter.h): hurried (another session waits), the holder
+// gives the turn back once its client has sent nothing for kHurriedIdle instead of idle_release;
+// bounded (a higher priority is active on the GPU), each call's work completes before the next call
+// runs, so a preempting session waits for at most one call's kernels, not for a backlog.
 #pragma once
 
 #include <chrono>
@@ -28,6 +33,12 @@ class Backend;
 class ComputeGate {
  public:
   using Clock = std::chrono::steady_clock;
+
+  // A hurried holder's idle release, and how often its gate thread looks: short enough that a
+  // latency-bound tenant between requests leaves the GPU to the others within a fraction of a
+  // millisecond, and only while somebody waits.
+  static constexpr std::chrono::microseconds kHurriedIdle{100};
+  static constexpr std::chrono::microseconds kHurriedTick{50};
 
   ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release);
 
@@ -56,6 +67,8 @@ class ComputeGate {
   bool releasing_ = false;  // the gate thread is draining: it sends the Want after its Released
   bool stopped_ = false;      // the session is ending: no call runs any more
   bool unscheduled_ = false;  // the parent is gone: calls run without turns
+  bool hurried_ = false;      // the turn's hints (reset by each grant)
+  bool bounded_ = false;
   Clock::time_point granted_at_{};
   uint64_t calls_ = 0;      // calls entered, to tell an idle holder
 };

@@ -33,6 +33,7 @@ const char* link_kind_name(LinkKind kind) {
     case LinkKind::kReslice: return "Reslice";
     case LinkKind::kQueued: return "Queued";
     case LinkKind::kQueueQuery: return "QueueQuery";
+    case LinkKind::kHint: return "Hint";
   }
   return "unknown";
 }
@@ -65,7 +66,7 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   wire::Decoder d({data, size});
   LinkMessage m;
   const uint32_t kind = d.get<uint32_t>();
-  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kQueueQuery))
+  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kHint))
     return RGPU_ERROR(kProtocol, "pool link: unknown message kind " + std::to_string(kind));
   m.kind = static_cast<LinkKind>(kind);
   m.tenant = d.get<uint32_t>();
@@ -121,11 +122,13 @@ Status PoolLink::send(const LinkMessage& message) const {
   }
 }
 
-Result<LinkMessage> PoolLink::receive(std::chrono::milliseconds timeout) const {
+Result<LinkMessage> PoolLink::receive(std::chrono::microseconds timeout) const {
   if (timeout.count() >= 0) {
     pollfd p{fd_, POLLIN, 0};
+    // ppoll: a hurried turn's holder waits in steps shorter than a millisecond (compute_gate.cpp).
+    const timespec ts{static_cast<time_t>(timeout.count() / 1000000), static_cast<long>(timeout.count() % 1000000 * 1000)};
     int r;
-    do r = ::poll(&p, 1, static_cast<int>(timeout.count()));
+    do r = ::ppoll(&p, 1, &ts, nullptr);
     while (r < 0 && errno == EINTR);
     if (r == 0) return RGPU_ERROR(kUnavailable, "pool link: no message in time");
   }

@@ -9,7 +9,7 @@
 //                   turn), Released (a turn ended: GPU time held), QueueQuery (a queued session's
 //                   place, asked every 10 s for its client).
 // parent -> worker: Queued* then Admitted | Refused, ControlReply, Grant, Revoke, Reslice (a live
-//                   change).
+//                   change), Hint (how to use the turn held: server/pool/compute_arbiter.h).
 #pragma once
 
 #include <chrono>
@@ -35,6 +35,7 @@ enum class LinkKind : uint32_t {
   kReslice,
   kQueued,
   kQueueQuery,
+  kHint,
 };
 const char* link_kind_name(LinkKind kind);
 
@@ -63,6 +64,8 @@ struct LinkMessage {
   std::string verb, text;
   std::vector<std::string> args;
   // kMemory: bytes held. kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1).
+  // kHint: ok = hurry (give the turn back as soon as the client pauses), value = bounded (1: one
+  // call's work on the GPU at a time).
   uint64_t value = 0;
 };
 
@@ -82,7 +85,7 @@ class PoolLink {
   Status send(const LinkMessage& message) const;
   // Blocks for the next message (timeout < 0: forever); kClosed when the other end is gone,
   // kUnavailable on timeout.
-  Result<LinkMessage> receive(std::chrono::milliseconds timeout = std::chrono::milliseconds(-1)) const;
+  Result<LinkMessage> receive(std::chrono::microseconds timeout = std::chrono::microseconds(-1)) const;
 
  private:
   int fd_ = -1;

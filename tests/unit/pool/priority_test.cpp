@@ -100,3 +100,39 @@ TEST_CASE("priorities, call by call", "[arbiter][priority]") {
     CHECK(arb.poll(t0 + 3 * q).revoke.empty());
   }
 }
+
+TEST_CASE("the holder's hints: hurried while somebody waits, bounded while a higher priority is active",
+          "[arbiter][priority]") {
+  const TimePoint t0{std::chrono::seconds(100)};
+  using Hint = ComputeArbiter::Hint;
+  ComputeArbiter arb;
+  arb.add(1, 50, 100, t0);  // low
+  arb.add(2, 50, 100, t0);  // high
+  arb.set_priority(1, -50, t0);
+  arb.set_priority(2, 50, t0);
+  arb.want(1, t0);
+  ComputeArbiter::Decision d = arb.poll(t0);
+  CHECK(d.grant == std::vector<uint64_t>{1});
+  // Nobody waits and the high one never ran: a plain turn, hinted once right after the grant.
+  CHECK(d.hints == std::vector<Hint>{Hint{1, false, false}});
+  CHECK(arb.poll(t0 + 1ms).hints.empty());  // unchanged: nothing sent again
+
+  // The high one wants: the low holder is revoked at once. The high holder is not bounded (nobody
+  // is above it) but hurried: the revoked low one still waits, so the high one hands the GPU back
+  // as soon as its client pauses.
+  arb.want(2, t0 + 2ms);
+  CHECK(arb.poll(t0 + 2ms).revoke == std::vector<uint64_t>{1});
+  arb.released(1, 2ms, t0 + 3ms);
+  d = arb.poll(t0 + 3ms);
+  CHECK(d.grant == std::vector<uint64_t>{2});
+  CHECK(d.hints == std::vector<Hint>{Hint{2, true, false}});
+  CHECK(arb.poll(t0 + 4ms).revoke.empty());  // a lower waiter never takes the turn itself
+  arb.released(2, 1ms, t0 + 5ms);
+  d = arb.poll(t0 + 5ms);
+  CHECK(d.grant == std::vector<uint64_t>{1});
+  // The low one's turn now is bounded: the high one was active within the window.
+  CHECK(d.hints == std::vector<Hint>{Hint{1, false, true}});
+  // A second after the high one's last use its bound is lifted (hinted at the next decision).
+  d = arb.poll(t0 + 5ms + ComputeArbiter::Params{}.window + 100ms);
+  CHECK(d.hints == std::vector<Hint>{Hint{1, false, false}});
+}

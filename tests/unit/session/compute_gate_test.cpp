@@ -99,6 +99,26 @@ TEST_CASE("compute gate: an idle holder gives its turn back; a grant nobody wait
   CHECK_FALSE(released.ok);
 }
 
+TEST_CASE("compute gate: a hurried holder gives its turn back as soon as its client pauses") {
+  // An idle release of a second (policy.idle_release_ms's maximum): only the hurry can end the turn
+  // before this test's wait for the Released is over.
+  Rig rig(1000ms);
+  auto call = std::async(std::launch::async, [&] {
+    REQUIRE(rig.gate->enter());
+    rig.gate->leave();
+  });
+  CHECK(rig.next() == LinkKind::kWant);
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+  call.get();
+  LinkMessage hint(LinkKind::kHint);
+  hint.ok = true;  // hurried
+  REQUIRE(rig.parent.send(hint).is_ok());
+  auto released = rig.parent.receive(900ms);
+  REQUIRE(released.is_ok());
+  CHECK(released->kind == LinkKind::kReleased);
+  CHECK_FALSE(released->ok);  // given back, not revoked
+}
+
 TEST_CASE("compute gate: live changes reach the worker; stop() lets a waiting call go unrun") {
   Rig rig(10000ms);
   LinkMessage change(LinkKind::kReslice);
