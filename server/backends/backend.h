@@ -110,6 +110,31 @@ class Backend {
                                               unsigned flags, int* num_blocks) = 0;
   // Bytes of device memory this process holds now (for the session-end log line).
   virtual uint64_t memory_in_use() = 0;
+
+  // Movable device memory, for swapping an idle session out to host memory (server/session/
+  // swap_space.h): an address range whose physical backing can be released and made again at the
+  // same address, so the device pointers a program holds stay valid (the driver's virtual memory
+  // API). Sizes are multiples of movable_granularity(). cudaError_t values; the defaults answer
+  // cudaErrorNotSupported (801).
+  virtual uint64_t movable_granularity() { return 2u << 20; }
+  virtual int32_t movable_alloc(uint64_t size, uint64_t* address) {
+    (void)size, (void)address;
+    return 801;
+  }
+  virtual int32_t movable_free(uint64_t address) {
+    (void)address;
+    return 801;
+  }
+  // Gives the range's physical memory back (its contents are lost); the range stays reserved.
+  virtual int32_t movable_release(uint64_t address) {
+    (void)address;
+    return 801;
+  }
+  // Backs a released range again (contents undefined until written).
+  virtual int32_t movable_restore(uint64_t address) {
+    (void)address;
+    return 801;
+  }
 };
 
 std::unique_ptr<Backend> make_cuda_backend();

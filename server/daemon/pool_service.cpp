@@ -16,6 +16,7 @@ LinkMessage slice_message(LinkKind kind, const pool::Slice& s) {
   m.compute = s.compute;
   m.compute_limit = s.compute_limit;
   m.priority = s.priority;
+  m.ok = s.movable;
   return m;
 }
 
@@ -64,7 +65,8 @@ void PoolService::on_message(Worker& w, const LinkMessage& m) {
   switch (m.kind) {
     case LinkKind::kAdmit: return admit(w, m);
     case LinkKind::kControl: return control(w, m);
-    case LinkKind::kMemory: return apply(pool_->note_memory(w.session, m.value, now()));
+    case LinkKind::kMemory: return apply(pool_->note_memory(w.session, m.value, now(), m.memory));
+    case LinkKind::kSwapped: return apply(pool_->swapped(w.session, m.ok, m.value, now()));
     case LinkKind::kQueueQuery: return send_queue_status(w);
     case LinkKind::kWant: return apply(pool_->want(w.session, now()));
     case LinkKind::kReleased:
@@ -175,6 +177,7 @@ void PoolService::apply(const pool::Actions& actions) {
     send_to(h.session, hint);
   }
   for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));
+  for (uint64_t s : actions.swap_out) send_to(s, LinkMessage(LinkKind::kSwapOut));
   arm(actions.wake);
 }
 

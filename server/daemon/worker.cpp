@@ -20,6 +20,7 @@
 #include "server/session/compute_gate.h"
 #include "server/session/output_capture.h"
 #include "server/session/session.h"
+#include "server/session/swap_space.h"
 #include "transports/control_channel.h"
 #include "transports/descriptor_passing.h"
 #include "transports/handshake.h"
@@ -221,16 +222,22 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   if (!output.is_ok()) RGPU_LOG_WARN("device printf output will not reach the client: %s", output.status().message().c_str());
   std::unique_ptr<ComputeGate> gate;
   if (sliced) gate = std::make_unique<ComputeGate>(link, *backend, config.idle_release);
+  // An over-committed GPU (the Admitted's flag): the session's memory may be swapped out while idle.
+  std::unique_ptr<SwapSpace> swap;
+  if (sliced && slice->ok) swap = std::make_unique<SwapSpace>(*backend);
   Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr,
-                  {sliced ? slice->memory : 0, gate.get()});
+                  {sliced ? slice->memory : 0, gate.get(), swap.get()});
   if (gate) {
-    auto report = [&link](uint64_t used) {
+    auto report = [&link, &swap](uint64_t used) {
       LinkMessage m(LinkKind::kMemory);
       m.value = used;
+      m.memory = swap ? swap->movable_bytes() : 0;
       (void)link.send(m);
     };
     session.memory().on_change(report);
     report(session.memory().used());
+    if (swap)
+      gate->set_swap(swap.get(), [&] { session.memory().refresh(); }, [&](const Status& why) { session.abort(why); });
     // The gate's thread runs until the worker exits (below, without unwinding).
     std::thread([&] {
       gate->serve([&](const LinkMessage& m) { session.memory().set_limit(m.memory); },

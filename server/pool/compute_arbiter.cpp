@@ -211,6 +211,12 @@ void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
   d.grant.push_back(session);
 }
 
+std::optional<TimePoint> ComputeArbiter::idle_since(uint64_t session) const {
+  const Entry* e = find(session);
+  if (!e || e->state != State::kIdle) return std::nullopt;
+  return e->idle_since;
+}
+
 ComputeArbiter::Hint ComputeArbiter::holder_hint(TimePoint now) const {
   Hint h{.session = *holder_};
   const Entry& me = sessions_.at(*holder_);
@@ -232,6 +238,7 @@ TimePoint ComputeArbiter::monotonic(TimePoint now) {
 void ComputeArbiter::set_state(Entry& e, State s) {
   active_ += (s != State::kIdle) - (e.state != State::kIdle);
   if (s == State::kWaiting && e.state != State::kWaiting) e.waiting_since = last_now_;
+  if (s == State::kIdle && e.state != State::kIdle) e.idle_since = last_now_;
   e.state = s;
 }
 
@@ -248,7 +255,7 @@ void ComputeArbiter::add(uint64_t session, uint32_t share, uint32_t cap, TimePoi
   e.cap = std::min<uint32_t>(cap, 100);
   e.vt = virtual_time(now);
   e.tokens = ns(bucket_size());  // a new session may start at once
-  e.refilled_at = e.added_at = now;
+  e.refilled_at = e.added_at = e.idle_since = now;
   sessions_.emplace(session, e);
 }
 

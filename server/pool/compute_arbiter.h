@@ -103,6 +103,8 @@ class ComputeArbiter {
   Decision poll(TimePoint now);
 
   std::optional<uint64_t> holder() const;
+  // Since when the session has neither held nor waited for the GPU; nullopt while it does.
+  std::optional<TimePoint> idle_since(uint64_t session) const;
   // Fraction (0..1) of the GPU's time the session used over the last `window`, the current turn
   // counted up to `now`.
   double share(uint64_t session, TimePoint now) const;
@@ -132,6 +134,7 @@ class ComputeArbiter {
     TimePoint added_at{};
     int priority = 0;
     TimePoint waiting_since{};  // when it last began to wait
+    TimePoint idle_since{};     // when it last became idle
     Usage usage;
   };
 

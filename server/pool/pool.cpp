@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "common/memory_size.h"
+#include "server/pool/pool_entry.h"
 
 namespace rgpu::pool {
 namespace {
@@ -84,40 +85,9 @@ bool is_session_id(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-void merge(Actions* into, Actions from) {
-  into->grant.insert(into->grant.end(), from.grant.begin(), from.grant.end());
-  into->revoke.insert(into->revoke.end(), from.revoke.begin(), from.revoke.end());
-  into->reslice.insert(into->reslice.end(), from.reslice.begin(), from.reslice.end());
-  into->admitted.insert(into->admitted.end(), from.admitted.begin(), from.admitted.end());
-  into->refused.insert(into->refused.end(), from.refused.begin(), from.refused.end());
-  if (from.wake && (!into->wake || *from.wake < *into->wake)) into->wake = from.wake;
-}
 
 }  // namespace
 
-struct Pool::SessionEntry {
-  SessionRequest request;  // as asked, for re-deriving the slice when the tenant's slice changes
-  Slice slice;
-  uint64_t used = 0;
-  TimePoint started;
-  // What it holds on its GPU: its slice, or more while a when_free shrink waits for it to free.
-  uint64_t reserved() const { return std::max(slice.memory_bytes, used); }
-};
-
-struct Pool::Queued {
-  SessionRequest request;
-  Slice slice;  // derived from the tenant's spec at admission; placed when it starts
-  TimePoint since;
-  std::optional<TimePoint> deadline;
-};
-
-struct Pool::GpuLoad {
-  uint64_t reserved = 0, used = 0;
-  uint32_t compute = 0;
-  size_t sessions = 0;
-  uint64_t free_memory(uint64_t total) const { return total > reserved ? total - reserved : 0; }
-  uint32_t free_compute() const { return compute >= 100 ? 0 : 100 - compute; }
-};
 
 Pool::Pool(std::vector<GpuInfo> gpus, DaemonConfig config) : gpus_(std::move(gpus)), config_(std::move(config)) {
   ComputeArbiter::Params params;
@@ -156,7 +126,7 @@ int Pool::place(const Slice& slice, const std::vector<GpuLoad>& load) const {
   uint64_t best_mem = 0;
   uint32_t best_compute = 0;
   for (size_t g = 0; g < gpus_.size(); ++g) {
-    const uint64_t free_mem = load[g].free_memory(gpus_[g].total_bytes);
+    const uint64_t free_mem = load[g].free_memory(capacity(g));
     const uint32_t free_compute = load[g].free_compute();
     // A session without a memory slice reserves none, but still needs some memory free.
     const bool fits = (slice.memory_bytes == 0 ? free_mem > 0 : slice.memory_bytes <= free_mem) &&
@@ -179,7 +149,7 @@ std::string Pool::free_text(const std::vector<GpuLoad>& load) const {
   std::string out;
   for (size_t g = 0; g < gpus_.size(); ++g)
     out += std::string(g ? ", " : "") + "GPU " + std::to_string(g) + " " +
-           format_mib(load[g].free_memory(gpus_[g].total_bytes)) + " " + std::to_string(load[g].free_compute()) + "%";
+           format_mib(load[g].free_memory(capacity(g))) + " " + std::to_string(load[g].free_compute()) + "%";
   return out;
 }
 
@@ -238,6 +208,7 @@ Result<Admission> Pool::admit(const SessionRequest& request, TimePoint now) {
     const int gpu = place(slice, load);
     if (gpu >= 0) {
       slice.gpu = gpu;
+      slice.movable = overcommitted();
       start(request, slice, now);
       return Admission{slice, 0, std::nullopt};
     }
@@ -284,6 +255,7 @@ void Pool::drain_queue(TimePoint now, Actions* into) {
     Queued q = std::move(queue_.front());
     queue_.erase(queue_.begin());
     q.slice.gpu = gpu;
+    q.slice.movable = overcommitted();
     start(q.request, q.slice, now);
     into->admitted.emplace_back(q.request.session_id, q.slice);
   }
@@ -328,17 +300,24 @@ Actions Pool::end(uint64_t session, TimePoint now) {
   sessions_.erase(it);
   if (gpu < 0) return actions;
   arbiters_[static_cast<size_t>(gpu)]->remove(session, now);
-  actions = poll(gpu, now);
+  seat_waiting(gpu, now, &actions);
+  merge(&actions, poll(gpu, now));
   drain_queue(now, &actions);
   return actions;
 }
 
-Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now) {
+Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, uint64_t movable_bytes) {
   Actions actions;
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return actions;
-  const bool freed = used_bytes < it->second->used;
-  it->second->used = used_bytes;
+  SessionEntry& e = *it->second;
+  const bool freed = used_bytes < e.used;
+  e.used = used_bytes;
+  e.movable = movable_bytes;
+  if (freed && e.slice.sliced()) {
+    seat_waiting(e.slice.gpu, now, &actions);
+    merge(&actions, poll(e.slice.gpu, now));
+  }
   if (freed && !queue_.empty()) drain_queue(now, &actions);
   return actions;
 }
@@ -346,9 +325,17 @@ Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now) 
 Actions Pool::want(uint64_t session, TimePoint now) {
   auto it = sessions_.find(session);
   if (it == sessions_.end() || !it->second->slice.sliced()) return {};
-  const int gpu = it->second->slice.gpu;
-  arbiters_[static_cast<size_t>(gpu)]->want(session, now);
-  return poll(gpu, now);
+  SessionEntry& e = *it->second;
+  const int gpu = e.slice.gpu;
+  if (!overcommitted()) {
+    arbiters_[static_cast<size_t>(gpu)]->want(session, now);
+    return poll(gpu, now);
+  }
+  Actions actions;
+  if (!e.waiting_room) e.waiting_room = now;
+  seat_waiting(gpu, now, &actions);
+  merge(&actions, poll(gpu, now));
+  return actions;
 }
 
 Actions Pool::released(uint64_t session, Duration held, TimePoint now) {
@@ -356,12 +343,21 @@ Actions Pool::released(uint64_t session, Duration held, TimePoint now) {
   if (it == sessions_.end() || !it->second->slice.sliced()) return {};
   const int gpu = it->second->slice.gpu;
   arbiters_[static_cast<size_t>(gpu)]->released(session, held, now);
-  return poll(gpu, now);
+  Actions actions = poll(gpu, now);
+  // Idle now: on an over-committed GPU it may be swapped out after swap_idle (the wake says when).
+  swap_idle(gpu, now, &actions);
+  seat_waiting(gpu, now, &actions);
+  merge(&actions, poll(gpu, now));
+  return actions;
 }
 
 Actions Pool::tick(TimePoint now) {
   Actions all;
-  for (size_t g = 0; g < arbiters_.size(); ++g) merge(&all, poll(static_cast<int>(g), now));
+  for (size_t g = 0; g < arbiters_.size(); ++g) {
+    swap_idle(static_cast<int>(g), now, &all);
+    seat_waiting(static_cast<int>(g), now, &all);
+    merge(&all, poll(static_cast<int>(g), now));
+  }
   drain_queue(now, &all);
   return all;
 }
@@ -465,7 +461,7 @@ Result<Actions> Pool::set(std::string_view target, const SliceChange& change, Ti
     l.compute = l.compute - e->slice.compute + s.compute;
   }
   for (size_t g = 0; g < gpus_.size(); ++g) {
-    const uint64_t total = gpus_[g].total_bytes;
+    const uint64_t total = capacity(g);
     if (after[g].reserved > total && after[g].reserved > before[g].reserved)
       return refuse(Code::kUnavailable, what + ": GPU " + std::to_string(g) + " cannot hold it: its reservations would add up to " +
                                             format_mib(after[g].reserved) + " of " + format_mib(total) + " (" +
@@ -545,6 +541,7 @@ PoolView Pool::view(TimePoint now, const std::string* tenant) const {
     sv.pid = e->request.pid;
     sv.slice = e->slice;
     sv.memory_used = e->used;
+    sv.memory_host = e->residence == SessionEntry::Residence::kSwapped ? e->host : 0;
     sv.share = e->slice.sliced() ? arbiters_[static_cast<size_t>(e->slice.gpu)]->share(id, now) : 0.0;
     sv.age_s = std::chrono::duration<double>(now - e->started).count();
     v.sessions.push_back(std::move(sv));

@@ -49,6 +49,7 @@ struct Slice {
   uint32_t compute = 0;
   uint32_t compute_limit = 100;
   int priority = kPriorityNormal;
+  bool movable = false;  // on an over-committed GPU: its memory may be swapped out while idle
   bool sliced() const { return gpu >= 0; }
 };
 
@@ -57,6 +58,7 @@ struct Actions {
   std::vector<uint64_t> grant;                      // may now run work on its GPU
   std::vector<uint64_t> revoke;                     // must stop, drain, and report released()
   std::vector<ComputeArbiter::Hint> hints;          // how the holder should use its turn now
+  std::vector<uint64_t> swap_out;                   // idle: move its memory to the host (then swapped())
   std::vector<std::pair<uint64_t, Slice>> reslice;  // a live change: the worker's new limits
   std::vector<std::pair<uint64_t, Slice>> admitted;        // left the queue: its session starts
   std::vector<std::pair<uint64_t, std::string>> refused;  // gave up waiting in the queue: why
@@ -101,6 +103,7 @@ struct SessionView {
   uint32_t pid = 0;
   Slice slice;
   uint64_t memory_used = 0;
+  uint64_t memory_host = 0;       // swapped out to host memory
   double share = 0;               // achieved fraction of its GPU's time (last window)
   double age_s = 0;
 };
@@ -139,14 +142,27 @@ class Pool {
   // The session ended, however (a queued one: its client gave up): its reservation and its turn
   // return to the pool at once, and queued sessions that now fit are admitted.
   Actions end(uint64_t session, TimePoint now);
-  // Its worker's latest figure of the device memory it holds (what nvidia-smi shows for it). A
-  // when_free shrink that this completes may let queued sessions start.
-  Actions note_memory(uint64_t session, uint64_t used_bytes, TimePoint now);
+  // Its worker's latest figure of the device memory it holds (what nvidia-smi shows for it), and how
+  // much of it is movable (what a swap-out would move). A when_free shrink that this completes may
+  // let queued sessions start.
+  Actions note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, uint64_t movable_bytes = 0);
   // A queued session's place now; nullopt when it is not queued.
   std::optional<QueueStatus> queue_status(uint64_t session, TimePoint now) const;
   // The compute arbitration of a sliced session (ComputeArbiter's want/released).
+  //
+  // Memory over-commit (policy.memory_overcommit > 1): the slices on a GPU may add up to that many
+  // times its memory, so a session's turn also needs physical room: a session runs only while its
+  // whole slice fits beside what the others hold (an active one: its slice; an idle one: what it
+  // holds; a swapped-out one: what could not move). A want without room waits (first come first
+  // served), and the longest-idle sessions idle for policy.swap_idle_ms or more are swapped out
+  // (Actions::swap_out) until it fits; a swapped-out session's want brings it back the same way.
+  // While the slices on a GPU add up to more than it has, its sessions idle that long are swapped
+  // out anyway, so the next one to run finds its room.
   Actions want(uint64_t session, TimePoint now);
   Actions released(uint64_t session, Duration held, TimePoint now);
+  // A worker's answer to swap_out: ok (its memory, `bytes`, is on the host now) or not (it became
+  // busy, or the copy failed: it stays).
+  Actions swapped(uint64_t session, bool ok, uint64_t bytes, TimePoint now);
   Actions tick(TimePoint now);
 
   // tick() also ends the wait of queued sessions whose queue timeout passed (Actions::refused).
@@ -174,6 +190,17 @@ class Pool {
   // Admits queued sessions from the head while they fit; their Actions go into `into`.
   void drain_queue(TimePoint now, Actions* into);
   std::optional<TimePoint> next_deadline() const;
+  // Over-commit (pool_swap.cpp).
+  uint64_t capacity(size_t gpu) const;  // what the slices on it may add up to
+  bool overcommitted() const { return config_.policy.memory_overcommit > 1.0; }
+  // Device memory it holds or may take now; `projected`: as it will be once the swap-outs under
+  // way have completed.
+  uint64_t footprint(const SessionEntry& e, bool projected = false) const;
+  bool has_room(const SessionEntry& e, bool projected = false) const;  // its whole slice fits beside the others
+  // Passes the waiting wants on a GPU that now fit to its arbiter (the caller polls it after), and
+  // swaps idle sessions out for the first that does not.
+  void seat_waiting(int gpu, TimePoint now, Actions* into);
+  void swap_idle(int gpu, TimePoint now, Actions* into);  // idle long enough on an over-promised GPU
   // queue_[index]'s place, with `free` (free_text of the loads now) in what it waits for.
   QueueStatus status_at(size_t index, TimePoint now, const std::string& free) const;
 

@@ -207,7 +207,7 @@ std::string view_text(const PoolView& v, const std::string& heading) {
   out += "\n";
   out += queue_text(v);
   if (v.sessions.empty()) return out + "no sessions\n";
-  // MEMORY: used / slice MiB ("-": no memory limit). COMPUTE: achieved / guaranteed / cap percent.
+  // MEMORY: used / slice MiB ("-": no memory limit), "+N on host" while swapped out. COMPUTE: achieved / guaranteed / cap percent.
   Table sessions({"SESSION", "TENANT", "HOST:PID", "PROGRAM", "GPU", "MEMORY USED/SLICE", "COMPUTE NOW/SHARE/CAP",
                   "PRIORITY", "AGE"},
                  {true, false, false, false, true, true, true, false, true});
@@ -215,7 +215,8 @@ std::string view_text(const PoolView& v, const std::string& heading) {
     const Slice& sl = s.slice;
     sessions.add({std::to_string(s.id), printable(s.tenant), printable(s.host) + ":" + std::to_string(s.pid),
                   printable(s.program), sl.sliced() ? std::to_string(sl.gpu) : "all",
-                  mib(s.memory_used) + "/" + (sl.memory_bytes ? mib(sl.memory_bytes) : "-") + " MiB",
+                  mib(s.memory_used) + "/" + (sl.memory_bytes ? mib(sl.memory_bytes) : "-") + " MiB" +
+                      (s.memory_host ? " +" + mib(s.memory_host) + " on host" : ""),
                   sl.sliced() ? percent(s.share) + "/" + std::to_string(sl.compute) + "/" +
                                     std::to_string(sl.compute_limit) + "%"
                               : "whole GPU",
@@ -246,6 +247,7 @@ std::string view_json(const PoolView& v) {
                            .str("program", s.program)
                            .raw("gpu", s.slice.sliced() ? std::to_string(s.slice.gpu) : "null")
                            .num("memory_used_bytes", s.memory_used)
+                           .num("memory_host_bytes", s.memory_host)
                            .num("memory_slice_bytes", s.slice.memory_bytes)
                            .num("compute_percent", uint64_t{s.slice.compute})
                            .num("compute_limit_percent", uint64_t{s.slice.compute_limit})

@@ -105,7 +105,8 @@ class Parser {
 
   Status policy(const Entry& parent, PoolPolicy* out) const {
     RGPU_ASSIGN_OR_RETURN(auto es, entries(parent.value, parent.key_mark, "policy",
-                                           {"placement", "quantum_ms", "idle_release_ms", "min_share_percent"}));
+                                           {"placement", "quantum_ms", "idle_release_ms", "min_share_percent",
+                                            "memory_overcommit", "swap_idle_ms"}));
     for (const auto& e : es) {
       if (e.key == "placement") {
         RGPU_ASSIGN_OR_RETURN(std::string p, scalar(e, "placement", "pack"));
@@ -118,6 +119,16 @@ class Parser {
         RGPU_ASSIGN_OR_RETURN(out->idle_release_ms, integer(e, "policy.idle_release_ms", 1, 1000, false));
       } else if (e.key == "min_share_percent") {
         RGPU_ASSIGN_OR_RETURN(out->min_share_percent, integer(e, "policy.min_share_percent", 0, 50, true));
+      } else if (e.key == "memory_overcommit") {
+        RGPU_ASSIGN_OR_RETURN(std::string v, scalar(e, "policy.memory_overcommit", "2.0"));
+        double x = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+        if (ec != std::errc() || end != v.data() + v.size() || !(x >= 1.0 && x <= 10.0))
+          return error(e.value_mark(), "policy.memory_overcommit must be a number from 1 (no over-commit) to 10, e.g. 2.0 "
+                                       "(each GPU's memory may be promised twice over), not '" + v + "'");
+        out->memory_overcommit = x;
+      } else if (e.key == "swap_idle_ms") {
+        RGPU_ASSIGN_OR_RETURN(out->swap_idle_ms, integer(e, "policy.swap_idle_ms", 1, 3600000, false));
       }
     }
     return Status::ok();

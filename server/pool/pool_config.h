@@ -9,6 +9,8 @@
 //     quantum_ms: 10                   # longest turn on a contended GPU
 //     idle_release_ms: 10              # a holder that sends no work this long gives its turn back
 //     min_share_percent: 5             # starvation guard: what a lower priority gets at least
+//     memory_overcommit: 2.0           # memory promised per GPU, times what it has (1: none)
+//     swap_idle_ms: 2000               # over-committed: a session idle this long may be swapped out
 //   tenants:
 //     - name: inference
 //       token: tok-inference
@@ -58,6 +60,11 @@ struct PoolPolicy {
   // The starvation guard: a session held back by higher priorities gets at least about this
   // share of its GPU's time (0: none; strict priorities).
   uint32_t min_share_percent = 5;
+  // Memory over-commit: the memory slices on a GPU may add up to this many times its memory; idle
+  // sessions are then swapped out to host memory to make room for active ones (pool.h).
+  double memory_overcommit = 1.0;
+  // An over-committed GPU's session that has not run for this long may be swapped out.
+  uint32_t swap_idle_ms = 2000;
 };
 
 struct DaemonConfig {

@@ -4,6 +4,7 @@
 #include "common/log.h"
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
+#include "server/session/swap_space.h"
 
 namespace rgpu::server {
 namespace {
@@ -69,6 +70,34 @@ void ComputeGate::release(bool revoked) {
   if (wanted_) (void)link_.send(LinkMessage(LinkKind::kWant));
 }
 
+void ComputeGate::set_swap(SwapSpace* swap, std::function<void()> report, std::function<void(const Status&)> lost) {
+  swap_ = swap;
+  report_ = std::move(report);
+  lost_ = std::move(lost);
+}
+
+void ComputeGate::swap_out() {
+  LinkMessage reply(LinkKind::kSwapped);
+  {
+    std::lock_guard<std::mutex> lock(mu_);  // no call starts meanwhile
+    // Busy again since the parent decided (a call waits for a turn): it stays.
+    if (swap_ && !held_ && !wanted_ && !releasing_ && !stopped_) {
+      const auto start = Clock::now();
+      Result<uint64_t> moved = swap_->swap_out();
+      reply.ok = moved.is_ok();
+      if (moved.is_ok()) {
+        reply.value = *moved;
+        RGPU_LOG_INFO("swapped %.1f MiB out to host memory in %.1f ms", static_cast<double>(*moved) / (1 << 20),
+                      std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+      } else {
+        RGPU_LOG_WARN("swap-out failed, the session stays on the GPU: %s", moved.status().message().c_str());
+      }
+    }
+  }
+  if (report_) report_();
+  (void)link_.send(reply);
+}
+
 void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslice,
                         const std::function<void()>& every_second) {
   uint64_t calls_seen = 0;
@@ -116,9 +145,24 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
     }
     switch (m->kind) {
       case LinkKind::kGrant: {
-        bool idle;
+        bool idle = false, restored = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
+          // A swapped-out session's memory comes back before its first call (the parent made room).
+          if (swap_ && swap_->swapped()) {
+            const auto start = Clock::now();
+            Status st = swap_->swap_in();
+            if (!st.is_ok()) {
+              RGPU_LOG_ERROR("swap-in failed: %s", st.message().c_str());
+              stopped_ = true;
+              cv_.notify_all();
+              if (lost_) lost_(RGPU_ERROR(kUnavailable, "the session's device memory could not be brought back from host memory: " +
+                                                            st.message()));
+              break;
+            }
+            RGPU_LOG_INFO("swapped back in in %.1f ms", std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+            restored = true;
+          }
           held_ = true;
           hurried_ = bounded_ = false;  // until this turn's hint
           idle = !wanted_;
@@ -128,6 +172,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
           last_call = now;
           cv_.notify_all();
         }
+        if (restored && report_) report_();
         // The arbiter queues a revoked session again by itself; granted with nothing to run, the
         // turn goes straight back rather than idling for idle_release.
         if (idle) release(false);
@@ -135,6 +180,9 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
       }
       case LinkKind::kRevoke:
         release(true);
+        break;
+      case LinkKind::kSwapOut:
+        swap_out();
         break;
       case LinkKind::kHint: {
         std::lock_guard<std::mutex> lock(mu_);  // bounded_ changes between calls, never inside one

@@ -24,11 +24,13 @@
 #include <functional>
 #include <mutex>
 
+#include "common/status.h"
 #include "server/session/pool_link.h"
 
 namespace rgpu::server {
 
 class Backend;
+class SwapSpace;
 
 class ComputeGate {
  public:
@@ -53,8 +55,15 @@ class ComputeGate {
   // Ends serve() and lets a session thread waiting in enter() go: the session is ending.
   void stop();
 
+  // Memory over-commit: the parent's SwapOut moves the session's movable memory to the host while
+  // it holds no turn and no call waits (answered by Swapped, after `report` has sent the new memory
+  // figures); the next grant brings it back before any call runs. `lost` ends the session when its
+  // memory cannot come back. Set before serve().
+  void set_swap(SwapSpace* swap, std::function<void()> report, std::function<void(const Status&)> lost);
+
  private:
   void release(bool revoked);
+  void swap_out();
 
   const PoolLink& link_;
   Backend& backend_;
@@ -71,6 +80,9 @@ class ComputeGate {
   bool bounded_ = false;
   Clock::time_point granted_at_{};
   uint64_t calls_ = 0;      // calls entered, to tell an idle holder
+  SwapSpace* swap_ = nullptr;
+  std::function<void()> report_;
+  std::function<void(const Status&)> lost_;
 };
 
 }  // namespace rgpu::server

@@ -1,6 +1,7 @@
 // Device allocation handlers: the same wire form as the generated dispatchers (the client calls
 // them through generated remote:: forwarders), plus the check against the session's memory slice
-// and the allocation bookkeeping for the end-of-session report.
+// and the allocation bookkeeping for the end-of-session report. On an over-committed GPU, cudaMalloc
+// of 2 MiB and more makes movable memory (swap_space.h); the other allocation calls stay resident.
 #include <algorithm>
 
 #include "codegen/support/gen_marshal.h"
@@ -75,7 +76,9 @@ bool cudaMalloc(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t
   if (!in.ok() || !in.at_end() || !ptr.allocate(1)) return false;
   if (!ctx.cudart.cudaMalloc) return not_available(status);
   if (!fits(ctx, size, MemorySlice::kCommitPiece, status)) return true;
-  status = ctx.cudart.cudaMalloc(ptr.get(), size);
+  // On an over-committed GPU large allocations are movable (swap_space.h).
+  SwapSpace* swap = ctx.session.swap();
+  if (!swap || !swap->allocate(size, ptr.get(), &status)) status = ctx.cudart.cudaMalloc(ptr.get(), size);
   if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
   if (status == cudaSuccess) ptr.write(out);
   return true;
@@ -134,7 +137,8 @@ bool cudaFree(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& 
   auto p = reinterpret_cast<void*>(static_cast<uintptr_t>(in.get<uint64_t>()));
   if (!in.ok() || !in.at_end()) return false;
   if (!ctx.cudart.cudaFree) return not_available(status);
-  status = ctx.cudart.cudaFree(p);
+  SwapSpace* swap = ctx.session.swap();
+  if (!swap || !swap->free(p, &status)) status = ctx.cudart.cudaFree(p);
   if (status == cudaSuccess) ctx.session.note_free(p);
   return true;
 }

@@ -7,9 +7,10 @@
 // worker -> parent: Admit (a new session's request), Control (a `rgpu pool`/`rgpu ls` request),
 //                   Memory (device memory the worker's process holds now), Want (work queued, no
 //                   turn), Released (a turn ended: GPU time held), QueueQuery (a queued session's
-//                   place, asked every 10 s for its client).
+//                   place, asked every 10 s for its client), Swapped (the answer to a SwapOut).
 // parent -> worker: Queued* then Admitted | Refused, ControlReply, Grant, Revoke, Reslice (a live
-//                   change), Hint (how to use the turn held: server/pool/compute_arbiter.h).
+//                   change), Hint (how to use the turn held: server/pool/compute_arbiter.h),
+//                   SwapOut (move the idle session's memory to the host: server/session/swap_space.h).
 #pragma once
 
 #include <chrono>
@@ -36,6 +37,8 @@ enum class LinkKind : uint32_t {
   kQueued,
   kQueueQuery,
   kHint,
+  kSwapOut,
+  kSwapped,
 };
 const char* link_kind_name(LinkKind kind);
 
@@ -63,7 +66,9 @@ struct LinkMessage {
   bool ok = false;
   std::string verb, text;
   std::vector<std::string> args;
-  // kMemory: bytes held. kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1).
+  // kMemory: value = bytes held, memory = movable bytes among them (what a swap-out would move).
+  // kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1). kAdmitted: ok = its GPU is
+  // over-committed (allocate movable memory). kSwapped: ok = swapped out, value = bytes moved.
   // kHint: ok = hurry (give the turn back as soon as the client pauses), value = bounded (1: one
   // call's work on the GPU at a time).
   uint64_t value = 0;

@@ -43,6 +43,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       output_(output),
       memory_(backend, limits.memory),
       gate_(limits.gate),
+      swap_(limits.swap),
       blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);

@@ -25,6 +25,7 @@
 #include "server/session/memory_slice.h"
 #include "server/session/staging_ring.h"
 #include "server/session/stripe_set.h"
+#include "server/session/swap_space.h"
 #include "server/session/handle_table.h"
 #include "server/session/output_capture.h"
 #include "transports/transport.h"
@@ -45,6 +46,7 @@ struct SessionStats {
 struct SessionLimits {
   uint64_t memory = 0;
   ComputeGate* gate = nullptr;
+  SwapSpace* swap = nullptr;  // its GPU is over-committed: large allocations are movable
 };
 
 class Session {
@@ -58,6 +60,8 @@ class Session {
   Backend& backend() { return backend_; }
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
+  // Movable memory (null unless the session's GPU is over-committed).
+  SwapSpace* swap() { return swap_; }
   const SessionStats& stats() const { return stats_; }
 
   // Bookkeeping of device memory the client allocated, for the end-of-session report.
@@ -125,6 +129,7 @@ class Session {
   OutputCapture* output_;
   MemorySlice memory_;
   ComputeGate* gate_;
+  SwapSpace* swap_;
   HandleTable handles_;
   SessionStats stats_;
   std::mutex send_mu_;

@@ -2,7 +2,7 @@
 # The pool end to end against rgpud --config: tenants and their tokens, admission and placement
 # over two virtual GPUs, the memory slice as the tenant's program sees it and as it is enforced,
 # live changes with `rgpu pool set`, the pool view for the admin and for a tenant, and release the
-# moment a client dies.
+# moment a client dies, and memory over-commit (idle sessions swapped out and back, data intact).
 #
 # Usage: run_pool_tests.sh <bin-dir> <programs-dir> [backend]
 #   backend: "emulated" (default, CI; two virtual GPUs of 2048 MiB) or "cuda" (a GPU host).
@@ -219,4 +219,35 @@ left=$?
 check "a client killed while it waits leaves the queue" $left "$(head -c 600 "$WORK/view5.json")"
 
 for n in "${!IN[@]}"; do { echo quit >&"${IN[$n]}"; } 2>/dev/null; done
+
+# 10. Memory over-commit, on a daemon of its own: three 300 MiB slices promised on one 512 MiB GPU
+# (memory_overcommit 2), so only one runs at a time. Each program holds 256 MiB and uses it in
+# rounds with idle pauses: the idle ones are swapped out to host memory and back at their next
+# call, and every program finds its data as it left it.
+cat >"$WORK/overcommit.yaml" <<'YAML'
+admin_token: admin-secret
+policy:
+  memory_overcommit: 2.0
+  swap_idle_ms: 150
+tenants:
+  - name: turns
+    token: tok-turns
+    memory: 300M
+    compute: 30
+    compute_limit: 100
+YAML
+RGPU_EMULATED_DEVICES=1 RGPU_EMULATED_MEMORY_MB=512 start_server --backend "$BACKEND" --config "$WORK/overcommit.yaml" || exit 1
+for i in 1 2 3; do
+  RGPU_TOKEN=tok-turns client timeout 120 "$BIN/rgpu" run -- "$PROGS/take_turns" 256 4 300 "$i" >"$WORK/turns$i.out" 2>&1 &
+  TURNS[$i]=$!
+done
+for i in 1 2 3; do
+  wait "${TURNS[$i]}"
+  rc=$?
+  [[ $rc == 0 ]] && grep -q "^PASS" "$WORK/turns$i.out"
+  check "over-commit: program $i of three taking turns on one GPU finds its data intact every round" $? \
+    "$(tail -5 "$WORK/turns$i.out")"
+done
+check_daemon_log "over-commit: idle sessions were swapped out to host memory" "swapped .* out to host memory"
+check_daemon_log "over-commit: and brought back at their next call" "swapped back in"
 finish

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,8 +60,21 @@ class CudaBackend final : public Backend {
                                       int* num_blocks) override;
   // What nvidia-smi shows for this process (NVML's per-process figure over its devices).
   uint64_t memory_in_use() override;
+  uint64_t movable_granularity() override;
+  int32_t movable_alloc(uint64_t size, uint64_t* address) override;
+  int32_t movable_free(uint64_t address) override;
+  int32_t movable_release(uint64_t address) override;
+  int32_t movable_restore(uint64_t address) override;
 
  private:
+  // A movable range (cuda_backend_movable.cpp): its size and, while backed, its physical handle.
+  struct MovableRange {
+    uint64_t size = 0;
+    CUmemGenericAllocationHandle handle = 0;
+    bool backed = false;
+  };
+  int32_t back_range(uint64_t address, MovableRange& range);
+
   // cuda_backend_nvml.cpp; empty when NVML cannot say.
   std::optional<uint64_t> process_memory_from_nvml();
   Status load_driver();
@@ -90,6 +104,8 @@ class CudaBackend final : public Backend {
   uint64_t free_at_start_ = 0;  // device memory free after init, memory_in_use()'s baseline without NVML
   std::vector<nvmlDevice_t> nvml_devices_;  // this process's devices, found once by PCI bus id
   bool nvml_devices_found_ = false;
+  std::mutex movable_mu_;
+  std::map<uint64_t, MovableRange> movable_;  // by address
 };
 
 }  // namespace rgpu::server::cuda

@@ -33,7 +33,15 @@ namespace rgpu::server::cuda {
   X(cuFuncGetAttribute)                                \
   X(cuFuncSetAttribute)                                \
   X(cuLaunchKernelEx)                                  \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+  X(cuMemGetAllocationGranularity)                     \
+  X(cuMemAddressReserve)                               \
+  X(cuMemAddressFree)                                  \
+  X(cuMemCreate)                                       \
+  X(cuMemRelease)                                      \
+  X(cuMemMap)                                          \
+  X(cuMemUnmap)                                        \
+  X(cuMemSetAccess)
 
 struct DriverApi {
 #define RGPU_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

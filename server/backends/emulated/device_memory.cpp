@@ -3,6 +3,7 @@
 
 #include <sys/mman.h>
 
+#include <cstring>
 #include <new>
 
 #include "server/backends/emulated/device_spec.h"
@@ -71,7 +72,7 @@ cudaError_t DeviceMemory::free(const void* ptr, const Allocation* expected) {
   if (it == by_address_.end() || (expected && it->second.get() != expected)) return cudaErrorInvalidValue;
   victim = std::move(it->second);
   by_address_.erase(it);
-  used_[victim->device] -= victim->footprint;
+  if (victim->backed) used_[victim->device] -= victim->footprint;
   return cudaSuccess;
 }
 
@@ -85,7 +86,32 @@ DeviceRange DeviceMemory::find(const void* address, uint64_t length, int device)
   uint64_t offset = start - it->first;
   if (offset >= a.size || length > a.size - offset) return {};
   if (device >= 0 && a.device != device) return {};
+  if (!a.backed) return {};
   return {it->second, a.data + offset};
+}
+
+cudaError_t DeviceMemory::release_backing(const void* ptr) {
+  std::lock_guard lock(mu_);
+  auto it = by_address_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == by_address_.end()) return cudaErrorInvalidValue;
+  Allocation& a = *it->second;
+  if (!a.backed) return cudaSuccess;
+  if (!a.mapped || madvise(a.data, a.footprint, MADV_DONTNEED) != 0) std::memset(a.data, 0, a.footprint);
+  a.backed = false;
+  used_[a.device] -= a.footprint;
+  return cudaSuccess;
+}
+
+cudaError_t DeviceMemory::restore_backing(const void* ptr) {
+  std::lock_guard lock(mu_);
+  auto it = by_address_.find(reinterpret_cast<uintptr_t>(ptr));
+  if (it == by_address_.end()) return cudaErrorInvalidValue;
+  Allocation& a = *it->second;
+  if (a.backed) return cudaSuccess;
+  if (a.footprint > capacity_ - used_[a.device]) return cudaErrorMemoryAllocation;
+  used_[a.device] += a.footprint;
+  a.backed = true;
+  return cudaSuccess;
 }
 
 bool DeviceMemory::is_device_pointer(const void* address) const { return static_cast<bool>(find(address, 0)); }
@@ -112,7 +138,7 @@ void DeviceMemory::release_device(int device) {
   std::lock_guard lock(mu_);
   for (auto it = by_address_.begin(); it != by_address_.end();) {
     if (it->second->device == device) {
-      used_[device] -= it->second->footprint;
+      if (it->second->backed) used_[device] -= it->second->footprint;
       victims.push_back(std::move(it->second));
       it = by_address_.erase(it);
     } else {

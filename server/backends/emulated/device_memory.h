@@ -27,6 +27,7 @@ struct Allocation {
   uint64_t footprint;       // accounted bytes (size rounded up to the allocation alignment)
   int device;
   bool mapped;              // large allocations are mmap'ed (lazily committed zero pages)
+  bool backed = true;       // false: released (a swapped-out movable range), not to be touched
 };
 
 // A range confirmed to lie inside one allocation; holding it keeps the memory alive even if the
@@ -56,6 +57,12 @@ class DeviceMemory {
   uint64_t capacity() const;
   // Frees every allocation of `device` (cudaDeviceReset).
   void release_device(int device);
+  // A movable range's backing (Backend::movable_release/restore): released, its contents are
+  // dropped (the pages given back, zero when touched again), it no longer counts as used and
+  // find() refuses it, as the GPU faults on an unmapped range; restored, it counts again
+  // (cudaErrorMemoryAllocation when the device has no room).
+  cudaError_t release_backing(const void* ptr);
+  cudaError_t restore_backing(const void* ptr);
 
  private:
   mutable std::mutex mu_;

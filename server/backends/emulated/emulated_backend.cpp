@@ -324,6 +324,28 @@ int32_t EmulatedBackend::occupancy_max_active_blocks(void* function, int block_s
 
 uint64_t EmulatedBackend::memory_in_use() { return state().memory.used_total(); }
 
+// Movable ranges are ordinary allocations whose backing can be dropped and counted again
+// (DeviceMemory::release_backing): what a swap did not copy out is lost, as on the GPU.
+int32_t EmulatedBackend::movable_alloc(uint64_t size, uint64_t* address) {
+  if (size == 0 || size % movable_granularity()) return cudaErrorInvalidValue;
+  void* p = nullptr;
+  cudaError_t st = state().memory.allocate(current_device(), size, &p);
+  if (st == cudaSuccess) *address = reinterpret_cast<uintptr_t>(p);
+  return st;
+}
+
+int32_t EmulatedBackend::movable_free(uint64_t address) {
+  return state().memory.free(reinterpret_cast<const void*>(address));
+}
+
+int32_t EmulatedBackend::movable_release(uint64_t address) {
+  return state().memory.release_backing(reinterpret_cast<const void*>(address));
+}
+
+int32_t EmulatedBackend::movable_restore(uint64_t address) {
+  return state().memory.restore_backing(reinterpret_cast<const void*>(address));
+}
+
 }  // namespace rgpu::server::emulated
 
 namespace rgpu::server {

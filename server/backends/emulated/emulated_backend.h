@@ -45,6 +45,10 @@ class EmulatedBackend final : public Backend {
   int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
                                       int* num_blocks) override;
   uint64_t memory_in_use() override;
+  int32_t movable_alloc(uint64_t size, uint64_t* address) override;
+  int32_t movable_free(uint64_t address) override;
+  int32_t movable_release(uint64_t address) override;
+  int32_t movable_restore(uint64_t address) override;
 
   // Kernel launches executed so far (a launch captured into a graph counts at each replay).
   uint64_t launches() const { return *launches_; }

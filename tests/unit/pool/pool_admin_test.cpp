@@ -291,7 +291,7 @@ TEST_CASE("pool --json: stable keys, base units, escaped strings") {
                                        R"("memory_reserved_bytes":4294967296,"memory_used_bytes":3145728000,)"
                                        R"("compute_reserved_percent":30,"busy_fraction":)"));
   CHECK_THAT(r.text, Catch::Contains(R"({"id":7,"tenant":"inference","host":"node1","pid":4242,"program":"python3","gpu":0,)"
-                                     R"("memory_used_bytes":3145728000,"memory_slice_bytes":4294967296,"compute_percent":30,)"
+                                     R"("memory_used_bytes":3145728000,"memory_host_bytes":0,"memory_slice_bytes":4294967296,"compute_percent":30,)"
                                      R"("compute_limit_percent":60,"share_fraction":)"));
   CHECK_THAT(r.text, Catch::Contains(R"("priority":50,"priority_name":"high","age_seconds":65.000})"));
   CHECK_THAT(r.text, Catch::Contains(R"("program":"train\"x\"\n\u0001\ufffd.py")"));

@@ -43,7 +43,7 @@ TEST_CASE("pool link: a message goes through a socketpair whole") {
 }
 
 TEST_CASE("pool link: flags and values of every kind survive encoding") {
-  for (uint32_t k = static_cast<uint32_t>(LinkKind::kAdmit); k <= static_cast<uint32_t>(LinkKind::kHint); ++k) {
+  for (uint32_t k = static_cast<uint32_t>(LinkKind::kAdmit); k <= static_cast<uint32_t>(LinkKind::kSwapped); ++k) {
     LinkMessage m(static_cast<LinkKind>(k));
     m.admin = k % 2;
     m.json = k % 3 == 0;

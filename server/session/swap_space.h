@@ -1,0 +1,73 @@
+// A session's movable device memory, and its swap to host memory (memory over-commit: the pool may
+// promise a GPU's memory to more sessions than it holds, and swaps idle ones out; server/pool/
+// pool.h says when). Allocations of kMovableFrom and more are made movable (Backend::movable_*:
+// the address range stays reserved while its physical memory is away, so every device pointer the
+// program holds stays valid); smaller ones, the context, module images and library workspaces stay
+// where they are and count as resident.
+//
+// Swapping out copies each range to host memory and releases its physical memory; swapping in
+// backs each range again at its address and copies the data back. Both go through two pinned
+// staging buffers, the GPU copying one while host threads copy the other to or from pageable
+// memory (pinning a session's worth of host memory would cost more than the copy: 3.7 s per 8 GiB
+// on the H200 host). The caller (the compute gate) swaps only between turns, when no call runs and
+// the session's GPU work has completed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+#include "common/status.h"
+
+namespace rgpu::server {
+
+class Backend;
+
+class SwapSpace {
+ public:
+  static constexpr uint64_t kMovableFrom = 2u << 20;
+  static constexpr uint64_t kStagingBytes = 64u << 20;  // each of the two staging buffers
+
+  explicit SwapSpace(Backend& backend);
+  ~SwapSpace();
+  SwapSpace(const SwapSpace&) = delete;
+  SwapSpace& operator=(const SwapSpace&) = delete;
+
+  // An allocation of `size` bytes: false when it is not one for movable memory (too small: the
+  // caller allocates as usual); true with the cudaError_t in *status otherwise.
+  bool allocate(uint64_t size, void** out, int32_t* status);
+  // Frees a movable allocation: false when `p` is not one.
+  bool free(const void* p, int32_t* status);
+
+  uint64_t movable_bytes() const;  // device memory that swap_out() would move
+  uint64_t host_bytes() const;     // what lives in host memory now (0 unless swapped)
+  bool swapped() const;
+
+  // Moves every range to host memory and releases its device memory; the bytes moved.
+  Result<uint64_t> swap_out();
+  // Brings every range back to its address; a failure leaves the ranges not yet restored on the
+  // host, so it may be tried again.
+  Status swap_in();
+
+ private:
+  struct Range {
+    uint64_t size = 0;
+    uint8_t* host = nullptr;  // while swapped out
+  };
+  Status ensure_staging();
+  // Streams `bytes` between device address `device` and `host` through the staging buffers.
+  Status copy(uint64_t device, uint8_t* host, uint64_t bytes, bool to_host);
+
+  Backend& backend_;
+  mutable std::mutex mu_;
+  std::map<uint64_t, Range> ranges_;  // by device address
+  std::atomic<bool> swapped_{false};
+  std::atomic<uint64_t> movable_{0}, host_{0};  // read without the lock (memory reports)
+  bool pinned_ = false;  // the staging buffers came from cudaMallocHost
+  void* staging_[2] = {nullptr, nullptr};
+  void* stream_ = nullptr;  // cudaStream_t
+  void* done_[2] = {nullptr, nullptr};  // cudaEvent_t: each staging buffer's last copy
+};
+
+}  // namespace rgpu::server
