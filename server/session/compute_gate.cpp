@@ -28,10 +28,14 @@ bool ComputeGate::enter() {
   if (stopped_) return false;
   // A loop, not one wait: a turn granted while this thread was not scheduled can be taken back
   // (idle release, revoke) before it wakes, and the grant cleared wanted_; it must want again.
-  while (!held_ && !unscheduled_) {
+  // While the gate thread is taking the turn back (yielding_), the next call waits for it rather
+  // than re-taking the mutex first: std::mutex is not fair, and a session thread running call after
+  // call (each a bounded drain long) kept a revoke waiting for milliseconds on the H200.
+  while (!unscheduled_ && (!held_ || yielding_.load())) {
     if (!wanted_) {
       wanted_ = true;
-      if (!releasing_) (void)link_.send(LinkMessage(LinkKind::kWant));
+      // A holder's Want goes out after its Released (release() sends it).
+      if (!releasing_ && !held_) (void)link_.send(LinkMessage(LinkKind::kWant));
     }
     cv_.wait(lock);
     if (stopped_) return false;
@@ -51,8 +55,13 @@ void ComputeGate::leave() {
 void ComputeGate::release(bool revoked) {
   Clock::time_point granted;
   {
+    yielding_.store(true);
     std::lock_guard<std::mutex> lock(mu_);  // waits for the call in progress
-    if (!held_) return;
+    yielding_.store(false);
+    if (!held_) {
+      cv_.notify_all();
+      return;
+    }
     held_ = false;
     releasing_ = true;
     granted = granted_at_;

@@ -18,6 +18,7 @@
 // runs, so a preempting session waits for at most one call's kernels, not for a backlog.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -76,6 +77,7 @@ class ComputeGate {
   bool releasing_ = false;  // the gate thread is draining: it sends the Want after its Released
   bool stopped_ = false;      // the session is ending: no call runs any more
   bool unscheduled_ = false;  // the parent is gone: calls run without turns
+  std::atomic<bool> yielding_{false};  // the gate thread waits for the mutex to end the turn
   bool hurried_ = false;      // the turn's hints (reset by each grant)
   bool bounded_ = false;
   Clock::time_point granted_at_{};
