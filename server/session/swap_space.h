@@ -6,7 +6,9 @@
 // where they are and count as resident.
 //
 // Swapping out copies each range to host memory and releases its physical memory; swapping in
-// backs each range again at its address and copies the data back. Both go through two pinned
+// backs each range again at its address and copies the data back. A range's host copy is kept for
+// its next swap-out, its pages lazily freed (MADV_FREE) so that the kernel takes them back only if
+// it needs them. Both go through two pinned
 // staging buffers, the GPU copying one while host threads copy the other to or from pageable
 // memory (pinning a session's worth of host memory would cost more than the copy: 3.7 s per 8 GiB
 // on the H200 host). The caller (the compute gate) swaps only between turns, when no call runs and
@@ -53,7 +55,8 @@ class SwapSpace {
  private:
   struct Range {
     uint64_t size = 0;
-    uint8_t* host = nullptr;  // while swapped out
+    uint8_t* host = nullptr;  // its host copy, made at its first swap-out and kept for the next
+    bool out = false;         // swapped out: the data is in `host` only
   };
   Status ensure_staging();
   // Streams `bytes` between device address `device` and `host` through the staging buffers.

@@ -1,0 +1,67 @@
+// Movable memory and its swap against the emulated backend, whose released ranges lose their
+// contents and refuse access as an unmapped GPU range faults: small allocations are left to
+// cudaMalloc, a swapped-out session holds no device memory and its addresses refuse copies, and
+// each swap-in brings back exactly what was there, twice over (the second through the kept host
+// copy).
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "gen/cudart/cudart_api.h"
+#include "server/backends/backend.h"
+#include "server/session/swap_space.h"
+
+using rgpu::server::SwapSpace;
+
+namespace {
+constexpr uint64_t kMiB = 1u << 20;
+
+std::vector<uint8_t> pattern(size_t n, uint8_t seed) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i * 131 + seed);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("swap space: movable memory swaps out and back with its data and address unchanged") {
+  auto backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  const auto& rt = backend->cudart();
+  SwapSpace swap(*backend);
+  void* small = nullptr;
+  int32_t status = -1;
+  CHECK_FALSE(swap.allocate(SwapSpace::kMovableFrom - 1, &small, &status));  // left to cudaMalloc
+
+  // 150 MiB: more than two staging buffers, and not a multiple of one.
+  const size_t bytes = 150 * kMiB + 12345;
+  void* p = nullptr;
+  REQUIRE(swap.allocate(bytes, &p, &status));
+  REQUIRE(status == cudaSuccess);
+  CHECK(swap.movable_bytes() == 152 * kMiB);  // whole 2 MiB granules
+  const uint64_t resident = backend->memory_in_use();
+
+  for (uint8_t round = 1; round <= 2; ++round) {
+    const std::vector<uint8_t> want = pattern(bytes, round);
+    REQUIRE(rt.cudaMemcpy(p, want.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    auto moved = swap.swap_out();
+    REQUIRE(moved.is_ok());
+    CHECK(*moved == 152 * kMiB);
+    CHECK(swap.swapped());
+    CHECK(swap.host_bytes() == 152 * kMiB);
+    CHECK(swap.movable_bytes() == 0);
+    CHECK(backend->memory_in_use() == resident - 152 * kMiB);
+    std::vector<uint8_t> got(bytes);
+    CHECK(rt.cudaMemcpy(got.data(), p, 4096, cudaMemcpyDeviceToHost) != cudaSuccess);  // not backed
+
+    REQUIRE(swap.swap_in().is_ok());
+    CHECK_FALSE(swap.swapped());
+    CHECK(swap.host_bytes() == 0);
+    CHECK(backend->memory_in_use() == resident);
+    REQUIRE(rt.cudaMemcpy(got.data(), p, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(got == want);
+  }
+  REQUIRE(swap.free(p, &status));
+  CHECK(status == cudaSuccess);
+  CHECK(swap.movable_bytes() == 0);
+  CHECK_FALSE(swap.free(p, &status));  // gone: not one of its allocations any more
+}
