@@ -135,6 +135,17 @@ class Backend {
     (void)address;
     return 801;
   }
+
+  // Host memory the GPU reads and writes across the bus (pinned, device-mapped), for a tenant's
+  // memory extension (server/session/host_extension.h): `address` is what kernels and copies use.
+  virtual int32_t host_mapped_alloc(uint64_t size, uint64_t* address) {
+    (void)size, (void)address;
+    return 801;
+  }
+  virtual int32_t host_mapped_free(uint64_t address) {
+    (void)address;
+    return 801;
+  }
 };
 
 std::unique_ptr<Backend> make_cuda_backend();

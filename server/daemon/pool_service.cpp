@@ -17,6 +17,7 @@ LinkMessage slice_message(LinkKind kind, const pool::Slice& s) {
   m.compute_limit = s.compute_limit;
   m.priority = s.priority;
   m.ok = s.movable;
+  m.value = s.memory_host_bytes;
   return m;
 }
 
@@ -65,7 +66,7 @@ void PoolService::on_message(Worker& w, const LinkMessage& m) {
   switch (m.kind) {
     case LinkKind::kAdmit: return admit(w, m);
     case LinkKind::kControl: return control(w, m);
-    case LinkKind::kMemory: return apply(pool_->note_memory(w.session, m.value, now(), m.memory));
+    case LinkKind::kMemory: return apply(pool_->note_memory(w.session, m.value, now(), m.memory, m.host_bytes));
     case LinkKind::kSwapped: return apply(pool_->swapped(w.session, m.ok, m.value, now()));
     case LinkKind::kQueueQuery: return send_queue_status(w);
     case LinkKind::kWant: return apply(pool_->want(w.session, now()));

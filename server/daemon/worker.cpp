@@ -226,12 +226,13 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   std::unique_ptr<SwapSpace> swap;
   if (sliced && slice->ok) swap = std::make_unique<SwapSpace>(*backend);
   Session session(session_id, *conn, *backend, output.is_ok() ? output->get() : nullptr,
-                  {sliced ? slice->memory : 0, gate.get(), swap.get()});
+                  {sliced ? slice->memory : 0, gate.get(), swap.get(), sliced ? slice->value : 0});
   if (gate) {
-    auto report = [&link, &swap](uint64_t used) {
+    auto report = [&link, &swap, &session](uint64_t used) {
       LinkMessage m(LinkKind::kMemory);
       m.value = used;
       m.memory = swap ? swap->movable_bytes() : 0;
+      m.host_bytes = session.host_extension().used();
       (void)link.send(m);
     };
     session.memory().on_change(report);

@@ -29,6 +29,7 @@ Status refuse(Code code, std::string message) { return Status(code, std::move(me
 Result<Slice> derive_slice(const TenantSpec& t, uint64_t asked_memory, uint32_t asked_compute, bool strict) {
   Slice s;
   s.priority = t.priority;
+  s.memory_host_bytes = t.memory_host_bytes;
   if (asked_compute > 100)
     return refuse(Code::kInvalidArgument, "RGPU_COMPUTE asked " + std::to_string(asked_compute) +
                                               "%; it must be 1..100 (percent of one GPU), or 0 for all tenant '" +
@@ -306,7 +307,8 @@ Actions Pool::end(uint64_t session, TimePoint now) {
   return actions;
 }
 
-Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, uint64_t movable_bytes) {
+Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, uint64_t movable_bytes,
+                          uint64_t host_bytes) {
   Actions actions;
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return actions;
@@ -314,6 +316,7 @@ Actions Pool::note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, 
   const bool freed = used_bytes < e.used;
   e.used = used_bytes;
   e.movable = movable_bytes;
+  e.extension = host_bytes;
   if (freed && e.slice.sliced()) {
     seat_waiting(e.slice.gpu, now, &actions);
     merge(&actions, poll(e.slice.gpu, now));
@@ -541,7 +544,7 @@ PoolView Pool::view(TimePoint now, const std::string* tenant) const {
     sv.pid = e->request.pid;
     sv.slice = e->slice;
     sv.memory_used = e->used;
-    sv.memory_host = e->residence == SessionEntry::Residence::kSwapped ? e->host : 0;
+    sv.memory_host = (e->residence == SessionEntry::Residence::kSwapped ? e->host : 0) + e->extension;
     sv.share = e->slice.sliced() ? arbiters_[static_cast<size_t>(e->slice.gpu)]->share(id, now) : 0.0;
     sv.age_s = std::chrono::duration<double>(now - e->started).count();
     v.sessions.push_back(std::move(sv));

@@ -50,6 +50,7 @@ struct Slice {
   uint32_t compute_limit = 100;
   int priority = kPriorityNormal;
   bool movable = false;  // on an over-committed GPU: its memory may be swapped out while idle
+  uint64_t memory_host_bytes = 0;  // host memory beyond the slice (the tenant's memory_host)
   bool sliced() const { return gpu >= 0; }
 };
 
@@ -103,7 +104,7 @@ struct SessionView {
   uint32_t pid = 0;
   Slice slice;
   uint64_t memory_used = 0;
-  uint64_t memory_host = 0;       // swapped out to host memory
+  uint64_t memory_host = 0;       // in host memory: swapped out, or allocated past the slice (memory_host)
   double share = 0;               // achieved fraction of its GPU's time (last window)
   double age_s = 0;
 };
@@ -142,10 +143,12 @@ class Pool {
   // The session ended, however (a queued one: its client gave up): its reservation and its turn
   // return to the pool at once, and queued sessions that now fit are admitted.
   Actions end(uint64_t session, TimePoint now);
-  // Its worker's latest figure of the device memory it holds (what nvidia-smi shows for it), and how
-  // much of it is movable (what a swap-out would move). A when_free shrink that this completes may
+  // Its worker's latest figure of the device memory it holds (what nvidia-smi shows for it), how
+  // much of it is movable (what a swap-out would move), and the host memory it was given past its
+  // slice (memory_host). A when_free shrink that this completes may
   // let queued sessions start.
-  Actions note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, uint64_t movable_bytes = 0);
+  Actions note_memory(uint64_t session, uint64_t used_bytes, TimePoint now, uint64_t movable_bytes = 0,
+                      uint64_t host_bytes = 0);
   // A queued session's place now; nullopt when it is not queued.
   std::optional<QueueStatus> queue_status(uint64_t session, TimePoint now) const;
   // The compute arbitration of a sliced session (ComputeArbiter's want/released).

@@ -137,7 +137,8 @@ class Parser {
   Result<TenantSpec> tenant(const YAML::Node& node, size_t index, const YAML::Mark& list_mark) const {
     const std::string what = "tenant #" + std::to_string(index + 1);
     RGPU_ASSIGN_OR_RETURN(auto es, entries(node, list_mark, what,
-                                           {"name", "token", "memory", "compute", "compute_limit", "priority", "queue_timeout"}));
+                                           {"name", "token", "memory", "memory_host", "compute", "compute_limit", "priority",
+                                            "queue_timeout"}));
     TenantSpec t;
     bool has_name = false, has_token = false, has_compute = false, has_limit = false;
     YAML::Mark limit_mark;
@@ -162,6 +163,11 @@ class Parser {
         auto bytes = parse_memory_size(text);
         if (!bytes.is_ok()) return error(e.value_mark(), what + "'s memory: " + bytes.status().message());
         t.memory_bytes = *bytes;
+      } else if (e.key == "memory_host") {
+        RGPU_ASSIGN_OR_RETURN(std::string text, scalar(e, what + "'s memory_host", "8G"));
+        auto bytes = parse_memory_size(text);
+        if (!bytes.is_ok()) return error(e.value_mark(), what + "'s memory_host: " + bytes.status().message());
+        t.memory_host_bytes = *bytes;
       } else if (e.key == "compute") {
         RGPU_ASSIGN_OR_RETURN(t.compute, integer(e, what + "'s compute", 0, 100, true));
         has_compute = true;

@@ -15,6 +15,7 @@
 //     - name: inference
 //       token: tok-inference
 //       memory: 4096M                  # MiB (plain number), or with M/MiB, G/GiB; 0 or absent: a whole GPU
+//       memory_host: 8G                # beyond the slice: pinned host memory the GPU reads across the bus
 //       compute: 30                    # guaranteed percent of one GPU when contended
 //       compute_limit: 100             # cap, percent (default: equal to compute)
 //       priority: high                 # high, normal, low, or a number (-100..100)
@@ -42,6 +43,9 @@ struct TenantSpec {
   std::string name;
   std::string token;             // the secret its clients prove; unique among tenants
   uint64_t memory_bytes = 0;     // the memory slice (a multiple of 1 MiB); 0: a whole GPU, unsliced
+  // Memory extension: allocations past the slice are served from pinned, device-mapped host memory
+  // up to this much (server/session/host_extension.h); 0: none.
+  uint64_t memory_host_bytes = 0;
   uint32_t compute = 0;          // guaranteed percent of one GPU's time when it is contended (0..100)
   uint32_t compute_limit = 100;  // the cap, percent (compute..100)
   int priority = kPriorityNormal;

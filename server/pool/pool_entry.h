@@ -18,6 +18,7 @@ struct Pool::SessionEntry {
   enum class Residence { kResident, kSwappingOut, kSwapped } residence = Residence::kResident;
   uint64_t movable = 0;
   uint64_t host = 0;  // on the host while swapped out
+  uint64_t extension = 0;  // host memory allocated past its slice (memory_host)
   std::optional<TimePoint> waiting_room;  // since when its want waits for room
   // What it holds on its GPU: its slice, or more while a when_free shrink waits for it to free.
   uint64_t reserved() const { return std::max(slice.memory_bytes, used); }

@@ -2,6 +2,8 @@
 // them through generated remote:: forwarders), plus the check against the session's memory slice
 // and the allocation bookkeeping for the end-of-session report. On an over-committed GPU, cudaMalloc
 // of 2 MiB and more makes movable memory (swap_space.h); the other allocation calls stay resident.
+// A cudaMalloc past the slice is served from the tenant's memory extension when it has one
+// (host_extension.h).
 #include <algorithm>
 
 #include "codegen/support/gen_marshal.h"
@@ -75,10 +77,17 @@ bool cudaMalloc(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t
   auto size = in.get<size_t>();
   if (!in.ok() || !in.at_end() || !ptr.allocate(1)) return false;
   if (!ctx.cudart.cudaMalloc) return not_available(status);
-  if (!fits(ctx, size, MemorySlice::kCommitPiece, status)) return true;
-  // On an over-committed GPU large allocations are movable (swap_space.h).
-  SwapSpace* swap = ctx.session.swap();
-  if (!swap || !swap->allocate(size, ptr.get(), &status)) status = ctx.cudart.cudaMalloc(ptr.get(), size);
+  if (!ctx.session.memory().admit(size, MemorySlice::kCommitPiece)) {
+    // Past the slice: the tenant's memory extension, if it has room, or a full GPU's answer.
+    if (!ctx.session.host_extension().allocate(size, ptr.get(), &status)) {
+      status = cudaErrorMemoryAllocation;
+      return true;
+    }
+    ctx.session.memory().refresh();  // the pool hears where the session's memory lives
+  } else if (SwapSpace* swap = ctx.session.swap(); !swap || !swap->allocate(size, ptr.get(), &status)) {
+    // On an over-committed GPU large allocations are movable (swap_space.h).
+    status = ctx.cudart.cudaMalloc(ptr.get(), size);
+  }
   if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
   if (status == cudaSuccess) ptr.write(out);
   return true;
@@ -138,7 +147,8 @@ bool cudaFree(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& 
   if (!in.ok() || !in.at_end()) return false;
   if (!ctx.cudart.cudaFree) return not_available(status);
   SwapSpace* swap = ctx.session.swap();
-  if (!swap || !swap->free(p, &status)) status = ctx.cudart.cudaFree(p);
+  if (ctx.session.host_extension().free(p, &status)) ctx.session.memory().refresh();
+  else if (!swap || !swap->free(p, &status)) status = ctx.cudart.cudaFree(p);
   if (status == cudaSuccess) ctx.session.note_free(p);
   return true;
 }

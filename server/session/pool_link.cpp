@@ -54,6 +54,7 @@ std::vector<uint8_t> encode_link_message(const LinkMessage& m) {
   e.put<int64_t>(m.timeout_ms);
   e.put<uint8_t>(static_cast<uint8_t>(m.admin | (m.json << 1) | (m.ok << 2)));
   e.put<uint64_t>(m.value);
+  e.put<uint64_t>(m.host_bytes);
   put_string(e, m.host);
   put_string(e, m.program);
   put_string(e, m.verb);
@@ -85,6 +86,7 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   m.json = flags & 2;
   m.ok = flags & 4;
   m.value = d.get<uint64_t>();
+  m.host_bytes = d.get<uint64_t>();
   m.host = d.get_string();
   m.program = d.get_string();
   m.verb = d.get_string();

@@ -66,12 +66,14 @@ struct LinkMessage {
   bool ok = false;
   std::string verb, text;
   std::vector<std::string> args;
-  // kMemory: value = bytes held, memory = movable bytes among them (what a swap-out would move).
+  // kMemory: value = bytes held, memory = movable bytes among them (what a swap-out would move),
+  // host_bytes = host memory allocated past the slice. kAdmitted: value = memory_host (bytes).
   // kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1). kAdmitted: ok = its GPU is
   // over-committed (allocate movable memory). kSwapped: ok = swapped out, value = bytes moved.
   // kHint: ok = hurry (give the turn back as soon as the client pauses), value = bounded (1: one
   // call's work on the GPU at a time).
   uint64_t value = 0;
+  uint64_t host_bytes = 0;
 };
 
 // The largest message either end sends or accepts (a pool view for many sessions fits).

@@ -42,6 +42,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       backend_(backend),
       output_(output),
       memory_(backend, limits.memory),
+      host_extension_(backend, limits.memory_host),
       gate_(limits.gate),
       swap_(limits.swap),
       blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {

@@ -27,6 +27,7 @@
 #include "server/session/stripe_set.h"
 #include "server/session/swap_space.h"
 #include "server/session/handle_table.h"
+#include "server/session/host_extension.h"
 #include "server/session/output_capture.h"
 #include "transports/transport.h"
 
@@ -47,6 +48,7 @@ struct SessionLimits {
   uint64_t memory = 0;
   ComputeGate* gate = nullptr;
   SwapSpace* swap = nullptr;  // its GPU is over-committed: large allocations are movable
+  uint64_t memory_host = 0;   // the memory extension past the slice (host_extension.h)
 };
 
 class Session {
@@ -62,6 +64,8 @@ class Session {
   MemorySlice& memory() { return memory_; }
   // Movable memory (null unless the session's GPU is over-committed).
   SwapSpace* swap() { return swap_; }
+  // Host memory past the slice (the tenant's memory_host; takes nothing when it has none).
+  HostExtension& host_extension() { return host_extension_; }
   const SessionStats& stats() const { return stats_; }
 
   // Bookkeeping of device memory the client allocated, for the end-of-session report.
@@ -128,6 +132,7 @@ class Session {
   Backend& backend_;
   OutputCapture* output_;
   MemorySlice memory_;
+  HostExtension host_extension_;
   ComputeGate* gate_;
   SwapSpace* swap_;
   HandleTable handles_;

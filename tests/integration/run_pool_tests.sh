@@ -2,7 +2,8 @@
 # The pool end to end against rgpud --config: tenants and their tokens, admission and placement
 # over two virtual GPUs, the memory slice as the tenant's program sees it and as it is enforced,
 # live changes with `rgpu pool set`, the pool view for the admin and for a tenant, and release the
-# moment a client dies, and memory over-commit (idle sessions swapped out and back, data intact).
+# moment a client dies, memory over-commit (idle sessions swapped out and back, data intact) and the
+# memory extension (memory_host).
 #
 # Usage: run_pool_tests.sh <bin-dir> <programs-dir> [backend]
 #   backend: "emulated" (default, CI; two virtual GPUs of 2048 MiB) or "cuda" (a GPU host).
@@ -235,6 +236,11 @@ tenants:
     memory: 300M
     compute: 30
     compute_limit: 100
+  - name: ext
+    token: tok-ext
+    memory: 100M
+    memory_host: 512M
+    compute: 10
 YAML
 RGPU_EMULATED_DEVICES=1 RGPU_EMULATED_MEMORY_MB=512 start_server --backend "$BACKEND" --config "$WORK/overcommit.yaml" || exit 1
 for i in 1 2 3; do
@@ -250,4 +256,25 @@ for i in 1 2 3; do
 done
 check_daemon_log "over-commit: idle sessions were swapped out to host memory" "swapped .* out to host memory"
 check_daemon_log "over-commit: and brought back at their next call" "swapped back in"
+
+# 11. Memory extension: tenant ext has a 100 MiB slice and 512 MiB of host memory past it; a
+# program allocating 300 MiB at once runs to correct results, and the pool view shows where its
+# memory lives.
+RGPU_TOKEN=tok-ext client timeout 60 "$BIN/rgpu" run -- "$PROGS/take_turns" 300 3 700 7 >"$WORK/ext.out" 2>&1 &
+ext=$!
+wait_log "$WORK/ext.out" "^round 1"
+pool --json >"$WORK/view_ext.json" 2>&1
+wait "$ext"
+rc=$?
+[[ $rc == 0 ]] && grep -q "^PASS" "$WORK/ext.out"
+check "memory_host: a program allocating 3 x its slice runs to correct results" $? "$(tail -3 "$WORK/ext.out")"
+python3 - "$WORK/view_ext.json" <<'PY'
+import json, sys
+s = [x for x in json.load(open(sys.argv[1]))["sessions"] if x["tenant"] == "ext"]
+assert s and s[0]["memory_host_bytes"] == 300 << 20, s
+PY
+check "memory_host: the pool view shows the session's memory on the host" $? "$(head -c 600 "$WORK/view_ext.json")"
+RGPU_TOKEN=tok-ext client timeout 60 "$BIN/rgpu" run -- "$PROGS/take_turns" 700 1 0 >"$WORK/ext2.out" 2>&1
+grep -q "^FAIL: cudaMalloc of 700 MiB" "$WORK/ext2.out"
+check "memory_host: an allocation past the slice and the extension fails as on a full GPU" $? "$(cat "$WORK/ext2.out")"
 finish

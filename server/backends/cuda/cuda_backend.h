@@ -65,6 +65,8 @@ class CudaBackend final : public Backend {
   int32_t movable_free(uint64_t address) override;
   int32_t movable_release(uint64_t address) override;
   int32_t movable_restore(uint64_t address) override;
+  int32_t host_mapped_alloc(uint64_t size, uint64_t* address) override;
+  int32_t host_mapped_free(uint64_t address) override;
 
  private:
   // A movable range (cuda_backend_movable.cpp): its size and, while backed, its physical handle.
@@ -106,6 +108,7 @@ class CudaBackend final : public Backend {
   bool nvml_devices_found_ = false;
   std::mutex movable_mu_;
   std::map<uint64_t, MovableRange> movable_;  // by address
+  std::map<uint64_t, void*> host_mapped_;     // host pointers by device address
 };
 
 }  // namespace rgpu::server::cuda

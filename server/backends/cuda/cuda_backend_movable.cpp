@@ -1,4 +1,4 @@
-// Movable device memory (Backend::movable_*): a reserved address range backed by one physical
+// Movable device memory (Backend::movable_*) and device-mapped host memory (host_mapped_*): a reserved address range backed by one physical
 // allocation of the driver's virtual memory API, mapped read-write for the session's device. To
 // swap out, the physical allocation is unmapped and released while the range stays reserved; to
 // swap in, a new one is made and mapped at the same address. The H200 costs (DESIGN.md): create +
@@ -100,6 +100,38 @@ int32_t CudaBackend::movable_restore(uint64_t address) {
   auto it = movable_.find(address);
   if (it == movable_.end()) return cudaErrorInvalidValue;
   return it->second.backed ? cudaSuccess : back_range(address, it->second);
+}
+
+// Device-mapped host memory (a tenant's memory extension): pinned, portable, mapped into the
+// device's address space; with unified addressing the device address is the host address.
+int32_t CudaBackend::host_mapped_alloc(uint64_t size, uint64_t* address) {
+  if (!ready_ || !make_context_current()) return cudaErrorInitializationError;
+  void* host = nullptr;
+  if (CUresult r = driver_.cuMemHostAlloc(&host, size, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+      r != CUDA_SUCCESS)
+    return cu_to_cuda_error(r);
+  CUdeviceptr device = 0;
+  if (CUresult r = driver_.cuMemHostGetDevicePointer_v2(&device, host, 0); r != CUDA_SUCCESS) {
+    driver_.cuMemFreeHost(host);
+    return cu_to_cuda_error(r);
+  }
+  std::lock_guard<std::mutex> lock(movable_mu_);
+  host_mapped_[device] = host;
+  *address = device;
+  return cudaSuccess;
+}
+
+int32_t CudaBackend::host_mapped_free(uint64_t address) {
+  void* host = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(movable_mu_);
+    auto it = host_mapped_.find(address);
+    if (it == host_mapped_.end()) return cudaErrorInvalidValue;
+    host = it->second;
+    host_mapped_.erase(it);
+  }
+  if (!make_context_current()) return cudaErrorInitializationError;
+  return cu_to_cuda_error(driver_.cuMemFreeHost(host));
 }
 
 }  // namespace rgpu::server::cuda

@@ -41,7 +41,10 @@ namespace rgpu::server::cuda {
   X(cuMemRelease)                                      \
   X(cuMemMap)                                          \
   X(cuMemUnmap)                                        \
-  X(cuMemSetAccess)
+  X(cuMemSetAccess)                                    \
+  X(cuMemHostAlloc)                                    \
+  X(cuMemHostGetDevicePointer_v2)                      \
+  X(cuMemFreeHost)
 
 struct DriverApi {
 #define RGPU_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

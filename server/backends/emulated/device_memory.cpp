@@ -64,6 +64,20 @@ cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
   return cudaSuccess;
 }
 
+cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, void** out) {
+  *out = nullptr;
+  if (size == 0) return cudaSuccess;
+  const uint64_t footprint = (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  auto allocation = std::make_shared<Allocation>(device, size, footprint);
+  if (!allocation->data) return cudaErrorMemoryAllocation;
+  allocation->counted = false;
+  std::lock_guard lock(mu_);
+  if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
+  *out = allocation->data;
+  by_address_.emplace(reinterpret_cast<uintptr_t>(allocation->data), std::move(allocation));
+  return cudaSuccess;
+}
+
 cudaError_t DeviceMemory::free(const void* ptr, const Allocation* expected) {
   if (!ptr) return cudaSuccess;
   std::shared_ptr<Allocation> victim;  // destroyed after the lock is released
@@ -72,7 +86,7 @@ cudaError_t DeviceMemory::free(const void* ptr, const Allocation* expected) {
   if (it == by_address_.end() || (expected && it->second.get() != expected)) return cudaErrorInvalidValue;
   victim = std::move(it->second);
   by_address_.erase(it);
-  if (victim->backed) used_[victim->device] -= victim->footprint;
+  if (victim->backed && victim->counted) used_[victim->device] -= victim->footprint;
   return cudaSuccess;
 }
 
@@ -138,7 +152,7 @@ void DeviceMemory::release_device(int device) {
   std::lock_guard lock(mu_);
   for (auto it = by_address_.begin(); it != by_address_.end();) {
     if (it->second->device == device) {
-      if (it->second->backed) used_[device] -= it->second->footprint;
+      if (it->second->backed && it->second->counted) used_[device] -= it->second->footprint;
       victims.push_back(std::move(it->second));
       it = by_address_.erase(it);
     } else {

@@ -28,6 +28,7 @@ struct Allocation {
   int device;
   bool mapped;              // large allocations are mmap'ed (lazily committed zero pages)
   bool backed = true;       // false: released (a swapped-out movable range), not to be touched
+  bool counted = true;      // false: host memory mapped for the device, not the device's own
 };
 
 // A range confirmed to lie inside one allocation; holding it keeps the memory alive even if the
@@ -45,6 +46,9 @@ class DeviceMemory {
   // cudaErrorMemoryAllocation past the device's capacity (or when the host has no memory).
   // A zero-byte request succeeds with a null pointer, as CUDA does.
   cudaError_t allocate(int device, uint64_t size, void** out);
+  // Device-mapped host memory (Backend::host_mapped_alloc): usable as device memory, not counted
+  // against the device's capacity. Freed by free().
+  cudaError_t allocate_host_mapped(int device, uint64_t size, void** out);
   // cudaErrorInvalidValue unless `ptr` is the start of a live allocation (and that allocation is
   // `expected`, when given); null is a no-op.
   cudaError_t free(const void* ptr, const Allocation* expected = nullptr);

@@ -346,6 +346,17 @@ int32_t EmulatedBackend::movable_restore(uint64_t address) {
   return state().memory.restore_backing(reinterpret_cast<const void*>(address));
 }
 
+int32_t EmulatedBackend::host_mapped_alloc(uint64_t size, uint64_t* address) {
+  void* p = nullptr;
+  cudaError_t st = state().memory.allocate_host_mapped(current_device(), size, &p);
+  if (st == cudaSuccess) *address = reinterpret_cast<uintptr_t>(p);
+  return st;
+}
+
+int32_t EmulatedBackend::host_mapped_free(uint64_t address) {
+  return state().memory.free(reinterpret_cast<const void*>(address));
+}
+
 }  // namespace rgpu::server::emulated
 
 namespace rgpu::server {

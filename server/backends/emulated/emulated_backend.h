@@ -49,6 +49,8 @@ class EmulatedBackend final : public Backend {
   int32_t movable_free(uint64_t address) override;
   int32_t movable_release(uint64_t address) override;
   int32_t movable_restore(uint64_t address) override;
+  int32_t host_mapped_alloc(uint64_t size, uint64_t* address) override;
+  int32_t host_mapped_free(uint64_t address) override;
 
   // Kernel launches executed so far (a launch captured into a graph counts at each replay).
   uint64_t launches() const { return *launches_; }

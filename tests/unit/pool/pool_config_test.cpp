@@ -257,3 +257,24 @@ TEST_CASE("default_config is one whole-GPU tenant whose token is also the admin'
   CHECK(c.tenants[0].whole_gpu());
   CHECK(c.policy.placement == Placement::kPack);
 }
+
+TEST_CASE("over-commit and the memory extension: policy and tenant keys, their defaults and their errors") {
+  auto r = parse_config("policy:\n  memory_overcommit: 2.5\n  swap_idle_ms: 300\ntenants:\n  - name: a\n    token: t\n"
+                        "    memory: 4G\n    memory_host: 8G\n    compute: 10\n",
+                        "x.yaml");
+  INFO(r.status().message());
+  REQUIRE(r.is_ok());
+  CHECK(r->policy.memory_overcommit == 2.5);
+  CHECK(r->policy.swap_idle_ms == 300);
+  CHECK(r->tenants[0].memory_host_bytes == 8192 * kMiB);
+  auto d = parse_config("tenants:\n  - name: a\n    token: t\n", "x.yaml");
+  REQUIRE(d.is_ok());
+  CHECK(d->policy.memory_overcommit == 1.0);  // no over-commit unless asked
+  CHECK(d->policy.swap_idle_ms == 2000);
+  CHECK(d->tenants[0].memory_host_bytes == 0);
+  CHECK_THAT(refusal("policy:\n  memory_overcommit: 0.5\ntenants:\n  - name: a\n    token: t\n"),
+             Catch::Contains("policy.memory_overcommit must be a number from 1") && Catch::Contains("not '0.5'"));
+  CHECK_THAT(refusal("policy:\n  memory_overcommit: lots\ntenants:\n  - name: a\n    token: t\n"),
+             Catch::Contains("policy.memory_overcommit"));
+  CHECK_THAT(refusal("tenants:\n  - name: a\n    token: t\n    memory_host: much\n"), Catch::Contains("memory_host"));
+}

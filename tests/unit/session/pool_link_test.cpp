@@ -49,6 +49,7 @@ TEST_CASE("pool link: flags and values of every kind survive encoding") {
     m.json = k % 3 == 0;
     m.ok = true;
     m.value = 1000ull * k;
+    m.host_bytes = 7000ull * k + 1;
     m.gpu = static_cast<int32_t>(k) - 5;
     m.text = "reply " + std::to_string(k);
     m.position = k;
@@ -61,6 +62,7 @@ TEST_CASE("pool link: flags and values of every kind survive encoding") {
     CHECK(back->json == m.json);
     CHECK(back->ok);
     CHECK(back->value == m.value);
+    CHECK(back->host_bytes == m.host_bytes);
     CHECK(back->gpu == m.gpu);
     CHECK(back->text == m.text);
     CHECK(back->position == m.position);

@@ -2,13 +2,14 @@
 // contents and refuse access as an unmapped GPU range faults: small allocations are left to
 // cudaMalloc, a swapped-out session holds no device memory and its addresses refuse copies, and
 // each swap-in brings back exactly what was there, twice over (the second through the kept host
-// copy).
+// copy); and the memory extension, host memory the device uses past the slice.
 #include <catch2/catch.hpp>
 
 #include <vector>
 
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
+#include "server/session/host_extension.h"
 #include "server/session/swap_space.h"
 
 using rgpu::server::SwapSpace;
@@ -64,4 +65,31 @@ TEST_CASE("swap space: movable memory swaps out and back with its data and addre
   CHECK(status == cudaSuccess);
   CHECK(swap.movable_bytes() == 0);
   CHECK_FALSE(swap.free(p, &status));  // gone: not one of its allocations any more
+}
+
+TEST_CASE("memory extension: allocations up to its size come from device-mapped host memory") {
+  auto backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  const auto& rt = backend->cudart();
+  rgpu::server::HostExtension ext(*backend, 10 * kMiB);
+  void* a = nullptr;
+  void* b = nullptr;
+  int32_t status = -1;
+  REQUIRE(ext.allocate(6 * kMiB, &a, &status));
+  REQUIRE(status == cudaSuccess);
+  CHECK(ext.used() == 6 * kMiB);
+  CHECK(backend->memory_in_use() == 0);  // host memory: not the device's
+  CHECK_FALSE(ext.allocate(5 * kMiB, &b, &status));  // 11 MiB would pass the extension
+  // It is used as device memory: copies to and from it work.
+  const std::vector<uint8_t> want = pattern(6 * kMiB, 9);
+  REQUIRE(rt.cudaMemcpy(a, want.data(), want.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+  std::vector<uint8_t> got(want.size());
+  REQUIRE(rt.cudaMemcpy(got.data(), a, got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(got == want);
+  REQUIRE(ext.free(a, &status));
+  CHECK(status == cudaSuccess);
+  CHECK(ext.used() == 0);
+  CHECK_FALSE(ext.free(a, &status));
+  rgpu::server::HostExtension none(*backend, 0);
+  CHECK_FALSE(none.allocate(1, &b, &status));  // no extension: nothing is taken
 }
