@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/cli/format.h"
 #include "bench/cli/run_worker.h"
 
 namespace rgpu::bench {
@@ -109,9 +110,20 @@ PoolConfig priority_config() {
                      PoolTenant{"low", random_token(), kTenantMemoryMib, 50, 100, "low"}}};
 }
 
+PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms) {
+  PoolConfig c{random_token(), {}, 2.0, swap_idle_ms};
+  for (int i = 0; i < n; ++i) c.tenants.push_back(PoolTenant{"o" + std::to_string(i), random_token(), memory_mib, 30, 100, "normal"});
+  return c;
+}
+
 std::string pool_config_yaml(const PoolConfig& config) {
   std::string out = "# written by rgpu bench pool; removed when the run ends\n";
   out += "admin_token: " + config.admin_token + "\n";
+  if (config.memory_overcommit > 1.0 || config.swap_idle_ms > 0) {
+    out += "policy:\n";
+    if (config.memory_overcommit > 1.0) out += "  memory_overcommit: " + printf_text("%.2f", config.memory_overcommit) + "\n";
+    if (config.swap_idle_ms > 0) out += "  swap_idle_ms: " + std::to_string(config.swap_idle_ms) + "\n";
+  }
   out += "tenants:\n";
   for (const auto& t : config.tenants) {
     out += "  - name: " + t.name + "\n";
@@ -236,11 +248,15 @@ void Daemon::stop() {
   pid_ = -1;
 }
 
-std::string Daemon::log_tail() const {
+std::string Daemon::log_text() const {
   std::ifstream in(log_);
   std::stringstream text;
   text << in.rdbuf();
-  std::string s = text.str();
+  return text.str();
+}
+
+std::string Daemon::log_tail() const {
+  const std::string s = log_text();
   constexpr size_t kMax = 3000;
   return s.size() <= kMax ? s : "..." + s.substr(s.size() - kMax);
 }

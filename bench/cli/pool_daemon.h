@@ -29,6 +29,8 @@ struct PoolTenant {
 struct PoolConfig {
   std::string admin_token;
   std::vector<PoolTenant> tenants;
+  double memory_overcommit = 1.0;  // policy (1: none)
+  int swap_idle_ms = 0;            // policy; 0: rgpud's default
 };
 
 // Memory per tenant in the share runs: 16 tenants of 4 GiB fit any 80 GB GPU.
@@ -44,6 +46,9 @@ PoolConfig lone_config(int pct, uint64_t memory_mib);
 // Tenant "high" (priority high) and tenant "low" (priority low), compute 50 and compute_limit 100
 // each, kTenantMemoryMib each.
 PoolConfig priority_config();
+// `n` tenants o0, o1, ... of `memory_mib` each (compute 30, compute_limit 100) on a GPU promised
+// twice over (memory_overcommit 2), idle sessions swapped after `swap_idle_ms`.
+PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms);
 
 // The configuration file's text (no `listen`: the daemon gets --listen).
 std::string pool_config_yaml(const PoolConfig& config);
@@ -79,6 +84,7 @@ class Daemon {
 
   const std::string& address() const { return address_; }  // 127.0.0.1:PORT
   std::string log_tail() const;
+  std::string log_text() const;  // its whole log so far
   // SIGTERM to the group, SIGKILL after a grace period, reaped. Idempotent.
   void stop();
 

@@ -9,7 +9,7 @@ namespace rgpu::bench {
 const char* const kPoolUsage =
     "usage: rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]\n"
     "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]\n"
-    "                       [--priority] [--torch DIR] [--emulate] [--json]\n"
+    "                       [--priority] [--overcommit [--hold MIB]] [--torch DIR] [--emulate] [--json]\n"
     "  Starts its own rgpud with a pool configuration (tenants t0, t1, ... with compute = their share), runs\n"
     "  a spin-kernel worker per tenant alone and then all together, and prints each tenant's share of its\n"
     "  solo throughput against its target (shares normalised to 100).\n"
@@ -24,6 +24,10 @@ const char* const kPoolUsage =
     "  --torch DIR      the PyTorch step workloads' folder (default: the installed GPU suite's torch/)\n"
     "  --priority       only the priority run: a high-priority tenant's 200 us requests, 2 ms apart, beside a\n"
     "                   low-priority one saturating the GPU (--kernel-us, --sync-every)\n"
+    "  --overcommit     only the over-commit run: three tenants, each slice 60 % of the GPU's memory on a GPU\n"
+    "                   promised twice over, holding --hold MIB each (default: what the GPU and the host's\n"
+    "                   free memory allow) and taking turns: swap-out and swap-in GB/s, the pause a tenant\n"
+    "                   sees, and whether each found its data intact\n"
     "  --emulate        rgpud --emulate: checks the plumbing without a GPU (the figures mean nothing)\n"
     "  --json           the report as JSON\n";
 
@@ -91,6 +95,12 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
       o.overhead = true;
     } else if (a == "--priority") {
       o.priority = true;
+    } else if (a == "--overcommit") {
+      o.overcommit = true;
+    } else if (a == "--hold") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long mib, whole(a, v, 16, 1 << 22));
+      o.hold_mib = static_cast<int>(mib);
     } else if (a == "--torch") {
       RGPU_ASSIGN_OR_RETURN(o.torch_dir, value());
     } else if (a == "--emulate") {
@@ -130,7 +140,11 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
   const int tenants = static_cast<int>(o.shares.size());
   if (o.suite && (o.overhead || o.priority))
     return RGPU_ERROR(kInvalidArgument, "--suite already holds the --overhead and --priority runs");
-  if (o.overhead && o.priority) return RGPU_ERROR(kInvalidArgument, "--overhead and --priority are separate runs: pick one");
+  if (o.overhead + o.priority + o.overcommit + o.suite > 1)
+    return RGPU_ERROR(kInvalidArgument, "--suite, --overhead, --priority and --overcommit are separate runs: pick one");
+  if (o.hold_mib && !o.overcommit) return RGPU_ERROR(kInvalidArgument, "--hold is the --overcommit run's: add --overcommit");
+  if (o.overcommit && (shares_given || o.cap || o.change || o.sync_each))
+    return RGPU_ERROR(kInvalidArgument, "--overcommit sets its own three tenants: no --shares, --cap, --change or --sync-each");
   if (o.priority && (shares_given || o.cap || o.change || o.sync_each))
     return RGPU_ERROR(kInvalidArgument, "--priority sets its own two tenants: no --shares, --cap, --change or --sync-each");
   if (o.overhead && (shares_given || o.cap || o.change || o.sync_each))

@@ -1,7 +1,7 @@
 // The command line of `rgpu bench pool` (docs/bench.md, "rgpu bench pool"):
 //   rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]
 //                   [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]
-//                   [--priority] [--torch DIR] [--emulate] [--json]
+//                   [--priority] [--overcommit [--hold MIB]] [--torch DIR] [--emulate] [--json]
 #pragma once
 
 #include <optional>
@@ -30,6 +30,8 @@ struct PoolOptions {
   bool suite = false;     // the whole bar table
   bool overhead = false;  // only the scheduler-overhead run
   bool priority = false;  // only the priority run
+  bool overcommit = false;  // only the over-commit run
+  std::optional<int> hold_mib;  // the over-commit run's memory per tenant (default: from the GPU and host)
   // Where the PyTorch suite's step workloads are (mlp_item.py, ...); unset: the installed suite,
   // <prefix>/libexec/rgpu/gpu-tests/torch, when it is there.
   std::optional<std::string> torch_dir;

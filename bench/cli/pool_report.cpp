@@ -188,6 +188,49 @@ PoolRow step_time_row(const std::string& workload, double sliced_ms, double whol
   return row;
 }
 
+SwapRates parse_swap_log(const std::string& log) {
+  SwapRates r;
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string line = log.substr(start, end - start);
+    start = end + 1;
+    double mib = 0, ms = 0;
+    const size_t at = line.find("swapped ");
+    if (at == std::string::npos) continue;
+    const char* text = line.c_str() + at;
+    bool out = std::sscanf(text, "swapped %lf MiB out to host memory in %lf ms", &mib, &ms) == 2;
+    bool in = !out && std::sscanf(text, "swapped %lf MiB back in from host memory in %lf ms", &mib, &ms) == 2;
+    if ((!out && !in) || ms <= 0) continue;
+    (out ? r.out_gbps : r.in_gbps).push_back(mib * 1048576.0 / (ms * 1e6));
+  }
+  return r;
+}
+
+std::vector<PoolRow> overcommit_rows(const std::string& run, const SwapRates& swaps, double max_pause_ms, bool intact,
+                                     int tenants_intact, int tenants) {
+  std::vector<PoolRow> rows;
+  auto rate = [&](const char* which, const std::vector<double>& gbps) {
+    PoolRow row{run + ": " + which + " GB/s (median of " + std::to_string(gbps.size()) + ")", "", "GB/s", {}, {}, {},
+                ">= " + printf_text("%.0f", kSwapRateBar) + " GB/s", Verdict::kNone, "no swap seen"};
+    if (!gbps.empty()) {
+      row.achieved = median(gbps);
+      row.verdict = judge(*row.achieved >= kSwapRateBar);
+      row.detail = "slowest " + printf_text("%.1f", *std::min_element(gbps.begin(), gbps.end())) + ", fastest " +
+                   printf_text("%.1f", *std::max_element(gbps.begin(), gbps.end())) + " GB/s";
+    }
+    rows.push_back(std::move(row));
+  };
+  rate("swap-out", swaps.out_gbps);
+  rate("swap-in", swaps.in_gbps);
+  rows.push_back(PoolRow{run + ": pause at the first call after idling (longest)", "", "ms", {}, max_pause_ms, {},
+                         "(measured, no bar)", Verdict::kNone, "its swap-in and any wait for another's swap-out"});
+  rows.push_back(PoolRow{run + ": every tenant's data intact after its swaps", "", "", {}, {}, {}, "all tenants",
+                         judge(intact), std::to_string(tenants_intact) + " of " + std::to_string(tenants) + " intact"});
+  return rows;
+}
+
 std::vector<PoolRow> priority_rows(const std::string& run, const RequestFigures& alone, const RequestFigures& beside,
                                    double low_solo_rate, double low_beside_rate) {
   std::vector<PoolRow> rows;

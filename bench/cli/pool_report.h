@@ -110,6 +110,20 @@ inline constexpr double kLowThroughputBar = 0.9;
 std::vector<PoolRow> priority_rows(const std::string& run, const RequestFigures& alone, const RequestFigures& beside,
                                    double low_solo_rate, double low_beside_rate);
 
+// The over-commit run's swaps, from rgpud's log: the gate's lines "swapped N MiB out to host
+// memory in T ms" and "swapped N MiB back in from host memory in T ms" (server/session/
+// compute_gate.cpp), as GB/s each.
+struct SwapRates {
+  std::vector<double> out_gbps, in_gbps;
+};
+SwapRates parse_swap_log(const std::string& log);
+inline constexpr double kSwapRateBar = 20.0;  // GB/s, each way (a 40 GiB session on the H200)
+// The over-commit run's rows: swap-out and swap-in GB/s (median, bar >= kSwapRateBar, the slowest
+// in the detail), the longest pause a tenant saw at its first call after idling, and whether every
+// tenant found its data intact.
+std::vector<PoolRow> overcommit_rows(const std::string& run, const SwapRates& swaps, double max_pause_ms, bool intact,
+                                     int tenants_intact, int tenants);
+
 struct PoolHeader {
   std::string date_utc;
   std::string host;

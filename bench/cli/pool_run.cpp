@@ -18,6 +18,7 @@
 #include "bench/cli/pool_report.h"
 #include "bench/cli/run_worker.h"
 #include "bench/cli/transport_probe_client.h"
+#include "common/host_memory.h"
 
 namespace rgpu::bench {
 namespace {
@@ -106,6 +107,7 @@ class PoolBench {
     if (const auto* s = std::get_if<ShareRun>(&run)) return 2 * static_cast<int>(s->shares.size()) + 1;
     if (std::holds_alternative<CapRun>(run)) return 2;
     if (std::holds_alternative<PriorityRun>(run)) return 3;
+    if (std::holds_alternative<OvercommitRun>(run)) return 2;
     const auto& o = std::get<OverheadRun>(run);
     return 2 * o.rounds + 2 * o.torch_rounds * static_cast<int>(torch_scripts_.size());
   }
@@ -403,6 +405,54 @@ class PoolBench {
     return Status::ok();
   }
 
+  // The over-commit run: its tenants' slices are 60 % of the GPU's memory, which a first session
+  // on a whole-GPU daemon tells; what each holds is bounded by the host's free memory, since all
+  // but one of them may be swapped out at once.
+  Status run_one(const std::string& label, const OvercommitRun& run) {
+    step(label + ": the GPU's memory");
+    uint64_t gpu_mib = 0;
+    {
+      RGPU_ASSIGN_OR_RETURN(auto whole, start_daemon(std::nullopt));
+      RGPU_ASSIGN_OR_RETURN(ServerInfo info, query_server(ServerEndpoint{whole->address(), "", std::chrono::seconds(60)}));
+      gpu_mib = info.memory_bytes >> 20;
+    }
+    const uint64_t slice_mib = gpu_mib * 6 / 10;
+    uint64_t hold = run.hold_mib > 0 ? static_cast<uint64_t>(run.hold_mib) : slice_mib - std::min<uint64_t>(slice_mib, 1024);
+    if (const std::optional<uint64_t> host = host_available_bytes(); run.hold_mib == 0 && host)
+      hold = std::min(hold, (*host >> 20) * 8 / 10 / static_cast<uint64_t>(run.tenants));
+    if (hold + 1024 > slice_mib)
+      return RGPU_ERROR(kInvalidArgument, "--hold " + std::to_string(hold) + " MiB does not fit a slice of " +
+                                              std::to_string(slice_mib) + " MiB (60 % of the GPU, less 1 GiB for the context)");
+    const PoolConfig config = overcommit_config(run.tenants, slice_mib, run.swap_idle_ms);
+    RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
+    step(label + ": " + std::to_string(run.tenants) + " tenants holding " + std::to_string(hold) + " MiB each take turns");
+    std::vector<std::optional<Result<WorkerOutput>>> outs(config.tenants.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < config.tenants.size(); ++i)
+      threads.emplace_back([&, i] {
+        outs[i] = tenant_worker(*daemon, config.tenants[i],
+                                {"turns", "--mib", std::to_string(hold), "--rounds", std::to_string(run.rounds),
+                                 "--idle-ms", std::to_string(run.idle_ms)});
+      });
+    for (std::thread& t : threads) t.join();
+    double max_pause = 0;
+    int intact = 0;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (!outs[i]->is_ok()) return outs[i]->status();
+      const Measurement* ok = find((*outs[i])->metrics, "turns_intact");
+      const Measurement* pause = find((*outs[i])->metrics, "turn_pause_max");
+      if (!ok || !pause) return RGPU_ERROR(kProtocol, config.tenants[i].name + ": the turns worker printed no figures");
+      intact += ok->value == 1;
+      max_pause = std::max(max_pause, pause->value);
+      std::fprintf(stderr, "      %s: data %s, longest pause %.0f ms\n", config.tenants[i].name.c_str(),
+                   ok->value == 1 ? "intact" : "CHANGED", pause->value);
+    }
+    const SwapRates swaps = parse_swap_log(daemon->log_text());
+    for (PoolRow& row : overcommit_rows(label, swaps, max_pause, intact == run.tenants, intact, run.tenants))
+      rows_.push_back(std::move(row));
+    return Status::ok();
+  }
+
   const PoolOptions options_;
   const std::string dir_;
   PoolHeader header_;
@@ -418,6 +468,11 @@ class PoolBench {
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   if (o.overhead) return {OverheadRun{}};
   if (o.priority) return {PriorityRun{200, 2000, o.kernel_us, o.sync_every, o.duration_s}};
+  if (o.overcommit) {
+    OvercommitRun run;
+    if (o.hold_mib) run.hold_mib = *o.hold_mib;
+    return {run};
+  }
   if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s}};
   if (!o.suite) return {ShareRun{o.shares, o.kernel_us, o.sync_every, o.sync_each, o.duration_s, o.change}};
   const double d = o.duration_s;
@@ -456,6 +511,9 @@ std::string run_label(const PoolRun& run) {
   if (const auto* p = std::get_if<PriorityRun>(&run))
     return "priority: high's " + std::to_string(p->request_us) + " us requests, " + std::to_string(p->gap_us) +
            " us apart, beside a saturating low (" + mix_text(p->kernel_us, p->sync_every) + ")";
+  if (const auto* c = std::get_if<OvercommitRun>(&run))
+    return "over-commit: " + std::to_string(c->tenants) + " tenants x 60 % of the memory, promised 2 x, " +
+           std::to_string(c->rounds) + " turns " + std::to_string(c->idle_ms) + " ms apart";
   return "overhead: launch rate, lone slice (compute 100, " + std::to_string(kOverheadMemoryMib / 1024) + "G) / whole GPU";
 }
 

@@ -54,7 +54,19 @@ struct PriorityRun {
   double duration_s = 3;
 };
 
-using PoolRun = std::variant<ShareRun, CapRun, OverheadRun, PriorityRun>;
+// Tenants whose slices (60 % of the GPU's memory each) add up to more than the GPU on a GPU
+// promised twice over, each holding `hold_mib` (0: 60 % of the GPU, less if the host's free memory
+// could not take the swapped ones) and using it in `rounds` with `idle_ms` pauses: they take turns,
+// swapped out while idle and back at their next call.
+struct OvercommitRun {
+  int tenants = 3;
+  int hold_mib = 0;
+  int rounds = 3;
+  int idle_ms = 3000;
+  int swap_idle_ms = 500;
+};
+
+using PoolRun = std::variant<ShareRun, CapRun, OverheadRun, PriorityRun, OvercommitRun>;
 
 // What the options ask for: one run, or with --suite the whole bar table.
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& options);

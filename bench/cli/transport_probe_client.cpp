@@ -136,9 +136,10 @@ Result<double> stream_gbps(std::vector<Stream>& streams, bool sink, uint64_t tot
 Result<ServerInfo> query_server(const ServerEndpoint& server) {
   transport::Welcome welcome;
   RGPU_ASSIGN_OR_RETURN(auto conn, open(server, transport::Role::kCallPipe, &welcome));
-  ServerInfo info{welcome.backend, "no device"};
+  ServerInfo info{welcome.backend, "no device", 0};
   if (!welcome.devices.empty()) {
     info.device = welcome.devices[0].name;
+    info.memory_bytes = welcome.devices[0].total_memory;
     if (welcome.devices.size() > 1) info.device += " (+ " + std::to_string(welcome.devices.size() - 1) + " more)";
   }
   return info;

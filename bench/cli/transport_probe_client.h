@@ -21,6 +21,7 @@ struct ServerEndpoint {
 struct ServerInfo {
   std::string backend;  // "cuda" or "emulated"
   std::string device;   // the first device's name ("+ N more" when there are several)
+  uint64_t memory_bytes = 0;  // the first device's memory, as the session sees it
 };
 
 // Asks rgpud who it is, with an ordinary session handshake (what `rgpu ls` does), since the

@@ -2,9 +2,10 @@
 // dynamically, so the driver runs it natively (the real library first on LD_LIBRARY_PATH) and
 // remotely (rgpu's shim first) and compares like with like.
 //
-//   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch, spin, requests
+//   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch, spin, requests, turns
 //   spin's options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]
 //   requests' options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]
+//   turns' options: [--mib N] [--rounds N] [--idle-ms N]
 //
 // stdout carries only machine-readable lines, parsed by rgpu-bench (bench/cli/worker_output.h):
 //   info device <name>
@@ -14,6 +15,7 @@
 // Times are host wall-clock times (what a program sees), not CUDA events: the remote cost we
 // measure is the time the calling thread spends, which device-side events would not show.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -392,11 +394,55 @@ void requests(const SpinOptions& o, int64_t gap_us, cudaStream_t stream) {
   std::fflush(stdout);
 }
 
+// --- turns: a tenant of `rgpu bench pool --overcommit` ------------------------------------------
+//
+// Holds one allocation of --mib MiB and uses it in --rounds rounds with --idle-ms pauses between
+// them (over an over-committed pool it is swapped out while idle and back at its next call): each
+// round's first call reads samples of what the last round wrote, timed (the pause a swapped tenant
+// sees: its swap-in and any wait for room), and writes a new value over all of it.
+void turns(int64_t mib, int rounds, int64_t idle_ms) {
+  const size_t bytes = static_cast<size_t>(mib) << 20, sample = 1 << 20;
+  constexpr int kSamples = 16;
+  unsigned char* p = nullptr;
+  CHECK(cudaMalloc(&p, bytes));
+  std::vector<unsigned char> buf(sample);
+  auto intact = [&](unsigned char value) {
+    for (int i = 0; i < kSamples; ++i) {
+      CHECK(cudaMemcpy(buf.data(), p + (bytes - sample) / (kSamples - 1) * i, sample, cudaMemcpyDeviceToHost));
+      for (unsigned char b : buf)
+        if (b != value) return false;
+    }
+    return true;
+  };
+  bool ok = true;
+  std::vector<double> pauses_ms;
+  unsigned char value = 0;
+  for (int r = 0; r < rounds && ok; ++r) {
+    if (r > 0) {
+      const int64_t start = monotonic_ns();
+      ok = intact(value);
+      pauses_ms.push_back(static_cast<double>(monotonic_ns() - start) / 1e6);
+    }
+    value = static_cast<unsigned char>(r * 37 + 11);
+    CHECK(cudaMemset(p, value, bytes));
+    CHECK(cudaDeviceSynchronize());
+    usleep(static_cast<useconds_t>(idle_ms) * 1000);
+  }
+  ok = ok && intact(value);
+  CHECK(cudaFree(p));
+  std::sort(pauses_ms.begin(), pauses_ms.end());
+  metric("turns_intact", ok ? 1 : 0, "bool");
+  metric("turn_pause_median", pauses_ms.empty() ? 0 : pauses_ms[pauses_ms.size() / 2], "ms");
+  metric("turn_pause_max", pauses_ms.empty() ? 0 : pauses_ms.back(), "ms");
+  std::fflush(stdout);
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin|requests...\n"
+               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin|requests|turns...\n"
                "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]\n"
-               "       requests options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]\n");
+               "       requests options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]\n"
+               "       turns options: [--mib N] [--rounds N] [--idle-ms N]\n");
   return 2;
 }
 
@@ -415,13 +461,17 @@ int main(int argc, char** argv) {
   bool quick = false;
   SpinOptions spin_options;
   int64_t gap_us = 1000;
+  int64_t turns_mib = 256, turns_rounds = 3, turns_idle_ms = 1000;
   std::vector<std::string> scenarios;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     long long v = 0;
     const bool has_value = i + 1 < argc;
     if (a == "--quick") quick = true;
-    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin" || a == "requests") scenarios.push_back(a);
+    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin" || a == "requests" || a == "turns") scenarios.push_back(a);
+    else if (a == "--mib" && has_value && parse_number(argv[++i], 2, 1 << 24, v)) turns_mib = v;
+    else if (a == "--rounds" && has_value && parse_number(argv[++i], 1, 1000, v)) turns_rounds = v;
+    else if (a == "--idle-ms" && has_value && parse_number(argv[++i], 0, 600000, v)) turns_idle_ms = v;
     else if (a == "--gap-us" && has_value && parse_number(argv[++i], 0, 10000000, v)) gap_us = v;
     else if (a == "--kernel-us" && has_value && parse_number(argv[++i], 1, 10000000, v)) spin_options.kernel_us = v;
     else if (a == "--sync-every" && has_value && parse_number(argv[++i], 1, 1000000, v)) spin_options.sync_every = static_cast<int>(v);
@@ -447,6 +497,7 @@ int main(int argc, char** argv) {
     else if (s == "latency") latency(quick, stream);
     else if (s == "spin") spin(spin_options, stream);
     else if (s == "requests") requests(spin_options, gap_us, stream);
+    else if (s == "turns") turns(turns_mib, static_cast<int>(turns_rounds), turns_idle_ms);
     else launch(quick, stream);
   }
   CHECK(cudaStreamDestroy(stream));

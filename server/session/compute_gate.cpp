@@ -160,6 +160,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
           // A swapped-out session's memory comes back before its first call (the parent made room).
           if (swap_ && swap_->swapped()) {
             const auto start = Clock::now();
+            const uint64_t bytes = swap_->host_bytes();
             Status st = swap_->swap_in();
             if (!st.is_ok()) {
               RGPU_LOG_ERROR("swap-in failed: %s", st.message().c_str());
@@ -169,7 +170,9 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
                                                             st.message()));
               break;
             }
-            RGPU_LOG_INFO("swapped back in in %.1f ms", std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+            // `rgpu bench pool --overcommit` reads this line and the swap-out's (pool_report.h).
+            RGPU_LOG_INFO("swapped %.1f MiB back in from host memory in %.1f ms", static_cast<double>(bytes) / (1 << 20),
+                          std::chrono::duration<double, std::milli>(Clock::now() - start).count());
             restored = true;
           }
           held_ = true;

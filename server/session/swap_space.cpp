@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/host_memory.h"
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
 
@@ -207,6 +208,15 @@ Result<uint64_t> SwapSpace::swap_out() {
   std::lock_guard<std::mutex> lock(mu_);
   if (swapped_) return host_.load();
   RGPU_TRY(ensure_staging());
+  // Host memory the move needs that is not there yet must be free: a swap-out that filled the
+  // host's memory would have the kernel kill a process instead.
+  uint64_t fresh = 0;
+  for (const auto& [address, r] : ranges_) fresh += r.host ? 0 : r.size;
+  constexpr uint64_t kHostReserve = 1ull << 30;
+  if (std::optional<uint64_t> free_host = host_available_bytes(); fresh > 0 && free_host && *free_host < fresh + kHostReserve)
+    return RGPU_ERROR(kUnavailable, "the host has " + std::to_string(*free_host >> 20) + " MiB free; swapping out " +
+                                        std::to_string(fresh >> 20) + " MiB would leave it less than 1 GiB (give the GPU host more "
+                                        "memory, or lower policy.memory_overcommit)");
   uint64_t moved = 0;
   for (auto& [address, r] : ranges_) {
     // The host copy of an earlier swap is kept (its pages lazily freed), so this one rarely faults.

@@ -71,6 +71,20 @@ assert rows[2]["unit"] == "%" and 0 < rows[2]["target"] <= 100, rows
 PY
 echo "ok: priority rows"
 
+# 2c. The over-commit run: three tenants take turns on a GPU promised twice over; swap rates seen,
+# every tenant's data intact.
+client timeout 200 "$BIN/rgpu" bench pool --emulate --overcommit --hold 64 --json >"$WORK/oc.json" 2>"$WORK/oc.err" ||
+  fail "over-commit run exited $?: $(cat "$WORK/oc.err")"
+python3 - "$WORK/oc.json" <<'PY' || fail "over-commit JSON: $(cat "$WORK/oc.json")"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 4, rows
+assert "swap-out" in rows[0]["run"] and isinstance(rows[0]["achieved"], (int, float)), rows
+assert "swap-in" in rows[1]["run"] and isinstance(rows[1]["achieved"], (int, float)), rows
+assert rows[3]["verdict"] == "ok", rows
+PY
+echo "ok: over-commit rows"
+
 # 3. Nothing left behind: no daemon with our folder in its command line, no configuration file.
 sleep 0.5
 if pgrep -f "$WORK/rgpu-bench-pool" >/dev/null; then fail "an rgpud is still running: $(pgrep -af "$WORK/rgpu-bench-pool")"; fi

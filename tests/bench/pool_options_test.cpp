@@ -86,6 +86,10 @@ TEST_CASE("pool options: bad values and combinations are refused, saying what is
            {{"--priority", "--shares", "50,50"}, "--priority"},
            {{"--overhead", "--cap", "30"}, "--overhead"},
            {{"--overhead", "--shares", "50,50"}, "--overhead"},
+           {{"--overcommit", "--priority"}, "pick one"},
+           {{"--overcommit", "--shares", "50,50"}, "--overcommit"},
+           {{"--hold", "100"}, "add --overcommit"},
+           {{"--overcommit", "--hold", "8"}, "from 16"},
            {{"--torch"}, "needs a value"},
            {{"--bogus"}, "unknown argument '--bogus'"},
        }) {

@@ -236,6 +236,31 @@ TEST_CASE("priority rows: the high tenant's latency against alone, the low one's
   CHECK(priority_rows("p", {}, {}, 0, 0)[2].verdict == Verdict::kNone);
 }
 
+TEST_CASE("over-commit rows: swap rates from rgpud's log against 20 GB/s, the longest pause, data intact") {
+  const std::string log =
+      "rgpud[1] info: session 1 start: ...\n"
+      "rgpud[7] info: swapped 40960.0 MiB out to host memory in 2000.0 ms\n"
+      "rgpud[8] info: swapped 40960.0 MiB out to host memory in 1000.0 ms\n"
+      "rgpud[7] info: swapped 40960.0 MiB back in from host memory in 4000.0 ms\n"
+      "rgpud[7] warn: swap-out failed, the session stays on the GPU: no host memory\n";
+  SwapRates r = parse_swap_log(log);
+  REQUIRE(r.out_gbps.size() == 2);
+  REQUIRE(r.in_gbps.size() == 1);
+  CHECK(r.out_gbps[0] == Approx(21.47).epsilon(0.01));  // 40 GiB in 2 s
+  CHECK(r.in_gbps[0] == Approx(10.74).epsilon(0.01));
+  auto rows = overcommit_rows("oc", r, 1234, true, 3, 3);
+  REQUIRE(rows.size() == 4);
+  CHECK(rows[0].verdict == Verdict::kOk);  // median of 21.5 and 42.9
+  CHECK(rows[1].verdict == Verdict::kMiss);
+  CHECK(*rows[2].achieved == 1234);
+  CHECK(rows[2].verdict == Verdict::kNone);
+  CHECK(rows[3].verdict == Verdict::kOk);
+  auto none = overcommit_rows("oc", SwapRates{}, 0, false, 2, 3);
+  CHECK(none[0].verdict == Verdict::kNone);  // no swap seen: nothing judged
+  CHECK(none[3].verdict == Verdict::kMiss);
+  CHECK(none[3].detail == "2 of 3 intact");
+}
+
 TEST_CASE("the spin worker's arguments") {
   CHECK(spin_args(1000, 8, 3, std::nullopt) ==
         std::vector<std::string>{"spin", "--kernel-us", "1000", "--sync-every", "8", "--duration", "3", "--bin-ms", "10"});

@@ -255,7 +255,7 @@ for i in 1 2 3; do
     "$(tail -5 "$WORK/turns$i.out")"
 done
 check_daemon_log "over-commit: idle sessions were swapped out to host memory" "swapped .* out to host memory"
-check_daemon_log "over-commit: and brought back at their next call" "swapped back in"
+check_daemon_log "over-commit: and brought back at their next call" "swapped .* back in from host memory"
 
 # 11. Memory extension: tenant ext has a 100 MiB slice and 512 MiB of host memory past it; a
 # program allocating 300 MiB at once runs to correct results, and the pool view shows where its
