@@ -46,7 +46,7 @@ PoolConfig lone_config(int pct, uint64_t memory_mib);
 // Tenant "high" (priority high) and tenant "low" (priority low), compute 50 and compute_limit 100
 // each, kTenantMemoryMib each.
 PoolConfig priority_config();
-// `n` tenants o0, o1, ... of `memory_mib` each (compute 30, compute_limit 100) on a GPU promised
+// `n` tenants t0, t1, ... of `memory_mib` each (compute 30, compute_limit 100) on a GPU promised
 // twice over (memory_overcommit 2), idle sessions swapped after `swap_idle_ms`.
 PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms);
 
