@@ -146,6 +146,16 @@ class Backend {
     (void)address;
     return 801;
   }
+  // Pins host memory the process mapped itself, for copies at the bus's speed (a swapped session's
+  // host copy). The emulated backend, whose device memory is host memory, needs none.
+  virtual int32_t host_register(void* host, uint64_t size) {
+    (void)host, (void)size;
+    return 801;
+  }
+  virtual int32_t host_unregister(void* host) {
+    (void)host;
+    return 801;
+  }
 };
 
 std::unique_ptr<Backend> make_cuda_backend();

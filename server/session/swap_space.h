@@ -6,13 +6,12 @@
 // where they are and count as resident.
 //
 // Swapping out copies each range to host memory and releases its physical memory; swapping in
-// backs each range again at its address and copies the data back. A range's host copy is kept for
-// its next swap-out, its pages lazily freed (MADV_FREE) so that the kernel takes them back only if
-// it needs them. Both go through two pinned
-// staging buffers, the GPU copying one while host threads copy the other to or from pageable
-// memory (pinning a session's worth of host memory would cost more than the copy: 3.7 s per 8 GiB
-// on the H200 host). The caller (the compute gate) swaps only between turns, when no call runs and
-// the session's GPU work has completed.
+// backs each range again at its address and copies the data back. A range's host copy is made at
+// its first swap-out (its pages made by parallel threads, then pinned: 31 and 35 GB/s on the H200
+// host, where cudaHostAlloc pins at 1.9 GB/s) and kept, pinned, for the session's later swaps, which
+// then copy at the bus's speed (55 GB/s) in both directions: a once-swapped session holds its
+// movable size of host memory until it frees that memory or ends. The caller (the compute gate)
+// swaps only between turns, when no call runs and the session's GPU work has completed.
 #pragma once
 
 #include <atomic>
@@ -29,7 +28,6 @@ class Backend;
 class SwapSpace {
  public:
   static constexpr uint64_t kMovableFrom = 2u << 20;
-  static constexpr uint64_t kStagingBytes = 64u << 20;  // each of the two staging buffers
 
   explicit SwapSpace(Backend& backend);
   ~SwapSpace();
@@ -55,11 +53,13 @@ class SwapSpace {
  private:
   struct Range {
     uint64_t size = 0;
-    uint8_t* host = nullptr;  // its host copy, made at its first swap-out and kept for the next
+    uint8_t* host = nullptr;  // its pinned host copy, made at its first swap-out and kept
     bool out = false;         // swapped out: the data is in `host` only
   };
-  Status ensure_staging();
-  // Streams `bytes` between device address `device` and `host` through the staging buffers.
+  Status ensure_stream();
+  Status ensure_host(Range& r);
+  void drop_host(Range& r);
+  // One range's copy between device address `device` and its host copy, on the swap stream.
   Status copy(uint64_t device, uint8_t* host, uint64_t bytes, bool to_host);
 
   Backend& backend_;
@@ -67,10 +67,7 @@ class SwapSpace {
   std::map<uint64_t, Range> ranges_;  // by device address
   std::atomic<bool> swapped_{false};
   std::atomic<uint64_t> movable_{0}, host_{0};  // read without the lock (memory reports)
-  bool pinned_ = false;  // the staging buffers came from cudaMallocHost
-  void* staging_[2] = {nullptr, nullptr};
   void* stream_ = nullptr;  // cudaStream_t
-  void* done_[2] = {nullptr, nullptr};  // cudaEvent_t: each staging buffer's last copy
 };
 
 }  // namespace rgpu::server

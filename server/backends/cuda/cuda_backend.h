@@ -67,6 +67,8 @@ class CudaBackend final : public Backend {
   int32_t movable_restore(uint64_t address) override;
   int32_t host_mapped_alloc(uint64_t size, uint64_t* address) override;
   int32_t host_mapped_free(uint64_t address) override;
+  int32_t host_register(void* host, uint64_t size) override;
+  int32_t host_unregister(void* host) override;
 
  private:
   // A movable range (cuda_backend_movable.cpp): its size and, while backed, its physical handle.

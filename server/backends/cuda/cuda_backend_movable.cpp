@@ -134,4 +134,14 @@ int32_t CudaBackend::host_mapped_free(uint64_t address) {
   return cu_to_cuda_error(driver_.cuMemFreeHost(host));
 }
 
+int32_t CudaBackend::host_register(void* host, uint64_t size) {
+  if (!ready_ || !make_context_current()) return cudaErrorInitializationError;
+  return cu_to_cuda_error(driver_.cuMemHostRegister_v2(host, size, CU_MEMHOSTREGISTER_PORTABLE));
+}
+
+int32_t CudaBackend::host_unregister(void* host) {
+  if (!make_context_current()) return cudaErrorInitializationError;
+  return cu_to_cuda_error(driver_.cuMemHostUnregister(host));
+}
+
 }  // namespace rgpu::server::cuda

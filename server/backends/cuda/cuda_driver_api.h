@@ -44,7 +44,9 @@ namespace rgpu::server::cuda {
   X(cuMemSetAccess)                                    \
   X(cuMemHostAlloc)                                    \
   X(cuMemHostGetDevicePointer_v2)                      \
-  X(cuMemFreeHost)
+  X(cuMemFreeHost)                                     \
+  X(cuMemHostRegister_v2)                              \
+  X(cuMemHostUnregister)
 
 struct DriverApi {
 #define RGPU_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
