@@ -114,13 +114,8 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
   Clock::time_point next_second = last_call + std::chrono::seconds(1);
   const std::chrono::microseconds tick = std::max(std::chrono::milliseconds(1), idle_release_ / 2);
   for (;;) {
-    bool held, hurried;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stopped_ || unscheduled_) return;
-      held = held_;
-      hurried = hurried_;
-    }
+    if (stopped_ || unscheduled_) return;
+    const bool held = held_, hurried = hurried_;
     Result<LinkMessage> m = link_.receive(!held ? std::chrono::microseconds(std::chrono::seconds(1))
                                                 : hurried ? kHurriedTick : tick);
     const Clock::time_point now = Clock::now();
@@ -138,11 +133,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
       }
       // No message: a holder whose client sent nothing for idle_release gives its turn back.
       if (held) {
-        uint64_t calls;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          calls = calls_;
-        }
+        const uint64_t calls = calls_;
         if (calls != calls_seen) {
           calls_seen = calls;
           last_call = now;
@@ -196,12 +187,11 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
       case LinkKind::kSwapOut:
         swap_out();
         break;
-      case LinkKind::kHint: {
-        std::lock_guard<std::mutex> lock(mu_);  // bounded_ changes between calls, never inside one
+      case LinkKind::kHint:
+        // Without the lock (a call may be draining): a bound set mid-call applies from its end on.
         hurried_ = m->ok;
         bounded_ = m->value != 0;
         break;
-      }
       case LinkKind::kReslice:
         on_reslice(*m);
         break;

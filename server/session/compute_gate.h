@@ -72,16 +72,19 @@ class ComputeGate {
   std::mutex mu_;
   std::condition_variable cv_;
   std::unique_lock<std::mutex> session_lock_;  // the session thread's, between enter() and leave()
-  bool held_ = false;
+  // Written under mu_; the gate thread's loop reads the atomic ones without it, since the session
+  // thread holds mu_ through a whole call (a bounded call's drain included): a loop that took mu_ to
+  // look would wait for the call in progress before it could read the parent's next message.
+  std::atomic<bool> held_{false};
   bool wanted_ = false;     // the session thread waits for a turn
   bool releasing_ = false;  // the gate thread is draining: it sends the Want after its Released
-  bool stopped_ = false;      // the session is ending: no call runs any more
-  bool unscheduled_ = false;  // the parent is gone: calls run without turns
+  std::atomic<bool> stopped_{false};      // the session is ending: no call runs any more
+  std::atomic<bool> unscheduled_{false};  // the parent is gone: calls run without turns
   std::atomic<bool> yielding_{false};  // the gate thread waits for the mutex to end the turn
-  bool hurried_ = false;      // the turn's hints (reset by each grant)
-  bool bounded_ = false;
+  std::atomic<bool> hurried_{false};  // the turn's hints (reset by each grant)
+  std::atomic<bool> bounded_{false};
   Clock::time_point granted_at_{};
-  uint64_t calls_ = 0;      // calls entered, to tell an idle holder
+  std::atomic<uint64_t> calls_{0};  // calls entered, to tell an idle holder
   SwapSpace* swap_ = nullptr;
   std::function<void()> report_;
   std::function<void(const Status&)> lost_;
