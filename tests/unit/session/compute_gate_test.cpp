@@ -49,6 +49,16 @@ struct Rig {
     close(fds[0]);
     close(fds[1]);
   }
+  // One call through the gate: it wants the turn, is granted it, runs and leaves (the turn held).
+  void one_call_granted() {
+    auto call = std::async(std::launch::async, [&] {
+      REQUIRE(gate->enter());
+      gate->leave();
+    });
+    CHECK(next() == LinkKind::kWant);
+    REQUIRE(parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+    call.get();
+  }
   LinkKind next(LinkMessage* out = nullptr) {
     auto m = parent.receive(2000ms);
     REQUIRE(m.is_ok());
@@ -83,13 +93,7 @@ TEST_CASE("compute gate: a call waits for its turn; a revoked turn is drained an
 
 TEST_CASE("compute gate: an idle holder gives its turn back; a grant nobody waits for goes straight back") {
   Rig rig(5ms);
-  auto call = std::async(std::launch::async, [&] {
-    REQUIRE(rig.gate->enter());
-    rig.gate->leave();
-  });
-  CHECK(rig.next() == LinkKind::kWant);
-  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
-  call.get();
+  rig.one_call_granted();
   LinkMessage released;
   CHECK(rig.next(&released) == LinkKind::kReleased);  // after idle_release without a call
   CHECK_FALSE(released.ok);
@@ -103,13 +107,7 @@ TEST_CASE("compute gate: a hurried holder gives its turn back as soon as its cli
   // An idle release of a second (policy.idle_release_ms's maximum): only the hurry can end the turn
   // before this test's wait for the Released is over.
   Rig rig(1000ms);
-  auto call = std::async(std::launch::async, [&] {
-    REQUIRE(rig.gate->enter());
-    rig.gate->leave();
-  });
-  CHECK(rig.next() == LinkKind::kWant);
-  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
-  call.get();
+  rig.one_call_granted();
   LinkMessage hint(LinkKind::kHint);
   hint.ok = true;  // hurried
   REQUIRE(rig.parent.send(hint).is_ok());
