@@ -510,7 +510,7 @@ std::string run_label(const PoolRun& run) {
     return "cap " + std::to_string(c->cap) + " %, lone tenant (" + mix_text(c->kernel_us, c->sync_every) + ")";
   if (const auto* p = std::get_if<PriorityRun>(&run))
     return "priority: high's " + std::to_string(p->request_us) + " us requests, " + std::to_string(p->gap_us) +
-           " us apart, beside a saturating low (" + mix_text(p->kernel_us, p->sync_every) + ")";
+           " us apart on average, beside a saturating low (" + mix_text(p->kernel_us, p->sync_every) + ")";
   if (const auto* c = std::get_if<OvercommitRun>(&run))
     return "over-commit: " + std::to_string(c->tenants) + " tenants x 60 % of the memory, promised 2 x, " +
            std::to_string(c->rounds) + " turns " + std::to_string(c->idle_ms) + " ms apart";

@@ -44,8 +44,9 @@ struct OverheadRun {
 inline constexpr const char* kTorchStepScripts[] = {"mlp_item.py", "resnet18_train.py", "transformer_train.py"};
 
 // A high-priority tenant answering requests one at a time (a request_us kernel, then a sync; the
-// next gap_us later) beside a low-priority tenant saturating the GPU with the spin mix: the high
-// one's latency against its own alone, the low one's throughput against what the high one leaves.
+// next 0.5 to 1.5 x gap_us later) beside a low-priority tenant saturating the GPU with the spin
+// mix: the high one's latency against its own alone, the low one's throughput against what the
+// high one leaves.
 struct PriorityRun {
   int request_us = 200;
   int gap_us = 2000;

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <ctime>
 #include <string>
 #include <vector>
@@ -355,8 +356,10 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
 // --- requests: a latency-bound tenant for `rgpu bench pool --priority` ------------------------
 //
 // One request = one spin kernel of --kernel-us on every SM, then cudaStreamSynchronize; the next
-// request comes --gap-us after the last one's answer (a service answering one query at a time),
-// from --epoch for --duration seconds. Prints each request's latency as its client sees it (launch
+// request comes a gap after the last one's answer (a service answering one query at a time), from
+// --epoch for --duration seconds. The gaps are drawn evenly from 0.5 to 1.5 x --gap-us (a fixed
+// seed): requests 2 ms apart exactly arrived in step with a neighbour's 1 ms kernels on the H200,
+// and their wait then depended on the phase alone (1.07 to 1.72 ms p50 for gaps of 2.75 and 3.1 ms). Prints each request's latency as its client sees it (launch
 // to the sync's return) as percentiles, and the fraction of wall time its kernels kept the GPU.
 void requests(const SpinOptions& o, int64_t gap_us, cudaStream_t stream) {
   const int sms = sm_count();
@@ -370,6 +373,8 @@ void requests(const SpinOptions& o, int64_t gap_us, cudaStream_t stream) {
   const int64_t deadline = epoch + static_cast<int64_t>(o.duration_s * 1e9);
   std::vector<double> latency_us;
   latency_us.reserve(1 << 16);
+  std::mt19937 random(1);
+  std::uniform_int_distribution<int64_t> gap(gap_us / 2, gap_us + gap_us / 2);
   const int64_t from = monotonic_ns();
   int64_t now = from;
   while (now < deadline) {
@@ -378,7 +383,7 @@ void requests(const SpinOptions& o, int64_t gap_us, cudaStream_t stream) {
     CHECK(cudaStreamSynchronize(stream));
     now = monotonic_ns();
     latency_us.push_back(static_cast<double>(now - sent) / 1e3);
-    sleep_until(now + gap_us * 1000);
+    sleep_until(now + gap(random) * 1000);
     now = monotonic_ns();
   }
   CHECK(cudaGetLastError());

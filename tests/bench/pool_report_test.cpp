@@ -193,7 +193,7 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
                       "10/20/30/40 (5000 us kernels, sync every 8)",
                       "cap 30 %, lone tenant (1000 us kernels, sync every 8)",
                       "change t0 10 -> 60 % at 1.5 s, 10/40 (1000 us kernels, sync every 8)",
-                      "priority: high's 200 us requests, 2000 us apart, beside a saturating low (1000 us kernels, sync every 8)",
+                      "priority: high's 200 us requests, 2000 us apart on average, beside a saturating low (1000 us kernels, sync every 8)",
                       "overhead: launch rate, lone slice (compute 100, 16G) / whole GPU",
                   });
   CHECK(std::get<ShareRun>(plan[3]).duration_s == 9);  // the 1 % tenant's run is longer
