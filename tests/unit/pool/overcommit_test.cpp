@@ -89,7 +89,8 @@ TEST_CASE("over-commit: taking turns swaps the idle session out for the one that
   // A's memory is on the host: B gets its turn; the view shows where A's memory lives.
   a = o.swapped_out(1, ta + std::chrono::milliseconds(50));
   CHECK(a.grant == std::vector<uint64_t>{2});
-  const SessionView* va = find_session(o.pool.view(ta + std::chrono::milliseconds(50)), 1);
+  PoolView view = o.pool.view(ta + std::chrono::milliseconds(50));
+  const SessionView* va = find_session(view, 1);
   REQUIRE(va);
   CHECK(va->memory_host == 6 * kGiB - 512 * kMiB);
   CHECK(va->memory_used == 512 * kMiB);
@@ -103,7 +104,8 @@ TEST_CASE("over-commit: taking turns swaps the idle session out for the one that
   CHECK(a.swap_out == std::vector<uint64_t>{2});
   a = o.swapped_out(2, tc + std::chrono::milliseconds(20) + kSwapIdle);
   CHECK(a.grant == std::vector<uint64_t>{1});
-  va = find_session(o.pool.view(tc + std::chrono::milliseconds(20) + kSwapIdle), 1);
+  view = o.pool.view(tc + std::chrono::milliseconds(20) + kSwapIdle);
+  va = find_session(view, 1);
   REQUIRE(va);
   CHECK(va->memory_host == 0);  // on its way back
 }
@@ -141,7 +143,8 @@ TEST_CASE("over-commit: a session busy again refuses its swap-out and keeps its 
   // been idle for swap_idle again.
   Actions a = o.pool.swapped(1, false, 0, t + std::chrono::milliseconds(5));
   CHECK(a.grant.empty());
-  const SessionView* va = find_session(o.pool.view(t + std::chrono::milliseconds(5)), 1);
+  const PoolView view = o.pool.view(t + std::chrono::milliseconds(5));
+  const SessionView* va = find_session(view, 1);
   REQUIRE(va);
   CHECK(va->memory_host == 0);
   CHECK(va->memory_used == 6 * kGiB);

@@ -71,6 +71,7 @@ inline std::string admit_refused(Pool& pool, const SessionRequest& r) {
   return s.status().message();
 }
 
+// The session's row in `v` (which must outlive the pointer: keep the view in a variable).
 inline const SessionView* find_session(const PoolView& v, uint64_t id) {
   for (const auto& s : v.sessions)
     if (s.id == id) return &s;
