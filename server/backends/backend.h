@@ -68,6 +68,10 @@ class Backend {
   virtual const char* name() const = 0;
   // Called once in the worker before the first call; loads libraries, creates the context.
   virtual Status init() = 0;
+  // The part of init() that holds no GPU memory (the cuda backend: loading the driver and the
+  // runtime, cuInit), which a session waiting in the pool's queue may do ahead; init() then does the
+  // rest. Optional: init() alone does everything.
+  virtual Status prepare() { return Status::ok(); }
   virtual const gen::cudart::Api& cudart() const = 0;
   // cuBLAS entry points; null entries answer CUBLAS_STATUS_NOT_SUPPORTED. The table may be empty
   // until load_cublas(), which the session calls before each cuBLAS call (the first one loads

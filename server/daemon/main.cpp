@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rgpud: %s\n", gpus.status().message().c_str());
     return 1;
   }
+  worker_config.gpus = gpus->size();
   signal(SIGPIPE, SIG_IGN);
   RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
                 backend.c_str(), gpus->size(), tokens ? "token required" : "no token", config.tenants.size(),

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <cstdlib>
+#include <functional>
 #include <thread>
 
 #include "common/log.h"
@@ -119,7 +120,7 @@ Result<LinkMessage> next_from_parent(const PoolLink& link, transport::Connection
 // client hears its place when it joins and every transport::kQueueNoticeEvery. A refusal's reason goes to
 // the client.
 Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientIdentity& client, const Caller& caller,
-                          const PoolLink& link) {
+                          const PoolLink& link, const std::function<void()>& on_queued) {
   LinkMessage m(LinkKind::kAdmit);
   m.tenant = caller.tenant;
   m.memory = client.memory_request;
@@ -138,6 +139,7 @@ Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientId
     if (!answer.is_ok()) return answer.status();
     if (answer->kind == LinkKind::kQueued) {
       RGPU_TRY(transport::send_queued(conn, {answer->position, answer->text, answer->value, answer->timeout_ms}));
+      on_queued();
       continue;
     }
     if (answer->kind == LinkKind::kRefused) return RGPU_ERROR(kUnavailable, answer->text);
@@ -179,20 +181,35 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   const Caller caller = identify(client, config);
   if (client.role == transport::Role::kControl) return serve_control(*conn, caller, link);
 
-  Result<LinkMessage> slice = admit(*conn, client, caller, link);
+  // The backend, for the GPU the session sees as its device 0 (-1: every GPU, a whole-GPU session).
+  std::unique_ptr<Backend> backend;
+  auto make_backend = [&](int gpu) {
+    if (gpu >= 0) {
+      if (config.backend == "emulated") setenv("RGPU_EMULATED_DEVICES", "1", 1);
+      else setenv("CUDA_VISIBLE_DEVICES", std::to_string(gpu).c_str(), 1);
+    }
+    backend = config.backend == "emulated" ? make_emulated_backend() : make_cuda_backend();
+  };
+  // Waiting in the queue on a one-GPU host: the GPU is known, so the driver loads meanwhile.
+  auto prepare_while_queued = [&] {
+    if (backend || config.gpus != 1) return;
+    make_backend(0);
+    if (Status st = backend->prepare(); !st.is_ok()) {
+      RGPU_LOG_WARN("session %llu: loading the driver while queued failed (it is tried again at the start): %s",
+                    static_cast<unsigned long long>(session_id), st.message().c_str());
+      backend.reset();
+    }
+  };
+  Result<LinkMessage> slice = admit(*conn, client, caller, link, prepare_while_queued);
   if (!slice.is_ok()) {
     std::string why = slice.status().message().substr(0, slice.status().message().find('\n'));
     (void)transport::send_refused(*conn, why);
     return 1;
   }
   const bool sliced = slice->gpu >= 0;
-  if (sliced) {
-    // The session sees the one GPU it was placed on, as its device 0.
-    if (config.backend == "emulated") setenv("RGPU_EMULATED_DEVICES", "1", 1);
-    else setenv("CUDA_VISIBLE_DEVICES", std::to_string(slice->gpu).c_str(), 1);
-  }
   const auto admitted = std::chrono::steady_clock::now();
-  std::unique_ptr<Backend> backend = config.backend == "emulated" ? make_emulated_backend() : make_cuda_backend();
+  // A sliced session sees the one GPU it was placed on, as its device 0.
+  if (!backend) make_backend(slice->gpu);
   st = backend->init();
   const auto backend_ready = std::chrono::steady_clock::now();
   if (!st.is_ok()) {

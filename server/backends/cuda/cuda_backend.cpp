@@ -34,10 +34,17 @@ void* resolve_runtime_symbol(const char* name, void* library) {
 CudaBackend::CudaBackend() = default;
 CudaBackend::~CudaBackend() = default;
 
-Status CudaBackend::init() {
-  if (ready_) return Status::ok();
+Status CudaBackend::prepare() {
+  if (prepared_) return Status::ok();
   RGPU_TRY(load_driver());
   RGPU_TRY(load_runtime());
+  prepared_ = true;
+  return Status::ok();
+}
+
+Status CudaBackend::init() {
+  if (ready_) return Status::ok();
+  RGPU_TRY(prepare());
   RGPU_TRY(start_context());
   ready_ = true;
   return Status::ok();

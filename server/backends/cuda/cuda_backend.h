@@ -37,6 +37,7 @@ class CudaBackend final : public Backend {
 
   const char* name() const override { return "cuda"; }
   Status init() override;
+  Status prepare() override;
   const gen::cudart::Api& cudart() const override;
   const gen::cublas::Api& cublas() const override { return cublas_.api; }
   void load_cublas() override;  // cuda_backend_cublas.cpp
@@ -93,6 +94,7 @@ class CudaBackend final : public Backend {
   cudaError_t read_param_layout(CUfunction function, std::vector<KernelParam>* params);
 
   bool ready_ = false;
+  bool prepared_ = false;  // prepare() done: the driver and the runtime are loaded
   SharedLibrary driver_library_;
   SharedLibrary runtime_library_;
   DriverApi driver_;
