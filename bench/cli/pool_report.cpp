@@ -13,6 +13,18 @@
 namespace rgpu::bench {
 namespace {
 
+// The lines of `text` (without their '\n').
+std::vector<std::string_view> lines_of(const std::string& text) {
+  std::vector<std::string_view> out;
+  for (size_t start = 0; start < text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out.emplace_back(text.data() + start, end - start);
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string rate_text(double per_s) { return printf_text(per_s >= 100 ? "%.0f/s" : "%.2f/s", per_s); }
 
 std::string tolerance_text(double pp) { return printf_text("%g", pp); }
@@ -152,12 +164,7 @@ PoolRow latency_row(const std::string& run, double sliced_us, double whole_us) {
 std::vector<StepTime> parse_step_times(const std::string& text) {
   static constexpr std::string_view kSuffix = " ms/step";
   std::vector<StepTime> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string_view line(text.data() + start, end - start);
-    start = end + 1;
+  for (const std::string_view line : lines_of(text)) {
     const size_t colon = line.rfind(": ");
     if (colon == std::string_view::npos || !line.ends_with(kSuffix)) continue;
     const std::string number(line.substr(colon + 2, line.size() - kSuffix.size() - colon - 2));
@@ -190,12 +197,8 @@ PoolRow step_time_row(const std::string& workload, double sliced_ms, double whol
 
 SwapRates parse_swap_log(const std::string& log) {
   SwapRates r;
-  size_t start = 0;
-  while (start < log.size()) {
-    size_t end = log.find('\n', start);
-    if (end == std::string::npos) end = log.size();
-    const std::string line = log.substr(start, end - start);
-    start = end + 1;
+  for (const std::string_view view : lines_of(log)) {
+    const std::string line(view);  // sscanf needs its end
     double mib = 0, ms = 0;
     const size_t at = line.find("swapped ");
     if (at == std::string::npos) continue;

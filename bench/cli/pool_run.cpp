@@ -157,6 +157,7 @@ class PoolBench {
                                                              "\n" + daemon->log_tail());
       header_.backend = info->backend;
       header_.device = info->device;
+      if (!config) gpu_memory_bytes_ = info->memory_bytes;  // a whole GPU: its memory
     }
     return daemon;
   }
@@ -410,12 +411,10 @@ class PoolBench {
   // but one of them may be swapped out at once.
   Status run_one(const std::string& label, const OvercommitRun& run) {
     step(label + ": the GPU's memory");
-    uint64_t gpu_mib = 0;
-    {
-      RGPU_ASSIGN_OR_RETURN(auto whole, start_daemon(std::nullopt));
-      RGPU_ASSIGN_OR_RETURN(ServerInfo info, query_server(ServerEndpoint{whole->address(), "", std::chrono::seconds(60)}));
-      gpu_mib = info.memory_bytes >> 20;
-    }
+    // The session that fills the report's header tells the GPU's memory too, when its daemon has
+    // whole GPUs (the over-commit run is a plan of its own, so its first daemon is that one).
+    if (gpu_memory_bytes_ == 0) RGPU_TRY(start_daemon(std::nullopt).status());
+    const uint64_t gpu_mib = gpu_memory_bytes_ >> 20;
     const uint64_t slice_mib = gpu_mib * 6 / 10;
     uint64_t hold = run.hold_mib > 0 ? static_cast<uint64_t>(run.hold_mib) : slice_mib - std::min<uint64_t>(slice_mib, 1024);
     if (const std::optional<uint64_t> host = host_available_bytes(); run.hold_mib == 0 && host)
@@ -460,6 +459,7 @@ class PoolBench {
   std::string rgpud_, rgpu_, worker_, torch_dir_;
   std::vector<std::string> torch_scripts_;
   int step_ = 0, total_steps_ = 0, daemons_ = 0;
+  uint64_t gpu_memory_bytes_ = 0;  // the first GPU's memory, when the first daemon had no --config
   bool failed_ = false;
 };
 

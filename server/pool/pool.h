@@ -204,6 +204,10 @@ class Pool {
   // swaps idle sessions out for the first that does not.
   void seat_waiting(int gpu, TimePoint now, Actions* into);
   void swap_idle(int gpu, TimePoint now, Actions* into);  // idle long enough on an over-promised GPU
+  // The resident sessions on `gpu` (but `except`) with movable memory, idle for swap_idle_ms or
+  // more, longest idle first; *next: when the next idle one will be (unchanged if none).
+  std::vector<SessionEntry*> swap_candidates(int gpu, TimePoint now, const SessionEntry* except,
+                                             std::optional<TimePoint>* next) const;
   // queue_[index]'s place, with `free` (free_text of the loads now) in what it waits for.
   QueueStatus status_at(size_t index, TimePoint now, const std::string& free) const;
 

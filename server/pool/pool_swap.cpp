@@ -51,24 +51,33 @@ void Pool::seat_waiting(int gpu, TimePoint now, Actions* into) {
   }
   if (!unseated) return;
   // Room is made for the oldest want that does not fit: the longest-idle sessions go first.
-  std::vector<std::pair<TimePoint, SessionEntry*>> idle;
   std::optional<TimePoint> next;
-  const Duration swap_after = std::chrono::milliseconds(config_.policy.swap_idle_ms);
-  for (auto& [id, o] : sessions_) {
-    if (o.get() == unseated || o->slice.gpu != gpu || o->residence != R::kResident || o->waiting_room || o->movable == 0)
-      continue;
-    const std::optional<TimePoint> since = arbiter.idle_since(id);
-    if (!since) continue;
-    if (now - *since >= swap_after) idle.emplace_back(*since, o.get());
-    else if (!next || *since + swap_after < *next) next = *since + swap_after;
-  }
-  std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [since, victim] : idle) {
+  for (SessionEntry* victim : swap_candidates(gpu, now, unseated, &next)) {
     if (has_room(*unseated, true)) break;
     victim->residence = R::kSwappingOut;
     into->swap_out.push_back(victim->request.session_id);
   }
   if (!has_room(*unseated, true) && next && (!into->wake || *next < *into->wake)) into->wake = next;
+}
+
+std::vector<Pool::SessionEntry*> Pool::swap_candidates(int gpu, TimePoint now, const SessionEntry* except,
+                                                       std::optional<TimePoint>* next) const {
+  const Duration swap_after = std::chrono::milliseconds(config_.policy.swap_idle_ms);
+  const ComputeArbiter& arbiter = *arbiters_[static_cast<size_t>(gpu)];
+  std::vector<std::pair<TimePoint, SessionEntry*>> idle;
+  for (const auto& [id, e] : sessions_) {
+    if (e.get() == except || e->slice.gpu != gpu || e->residence != SessionEntry::Residence::kResident ||
+        e->waiting_room || e->movable == 0)
+      continue;
+    const std::optional<TimePoint> since = arbiter.idle_since(id);
+    if (!since) continue;
+    if (now - *since >= swap_after) idle.emplace_back(*since, e.get());
+    else if (!*next || *since + swap_after < **next) *next = *since + swap_after;
+  }
+  std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<SessionEntry*> out;
+  for (const auto& [since, e] : idle) out.push_back(e);
+  return out;
 }
 
 void Pool::swap_idle(int gpu, TimePoint now, Actions* into) {
@@ -77,19 +86,9 @@ void Pool::swap_idle(int gpu, TimePoint now, Actions* into) {
   for (const auto& [id, e] : sessions_)
     if (e->slice.gpu == gpu) promised += e->slice.memory_bytes;
   if (promised <= gpus_[static_cast<size_t>(gpu)].total_bytes) return;
-  const Duration swap_after = std::chrono::milliseconds(config_.policy.swap_idle_ms);
-  const ComputeArbiter& arbiter = *arbiters_[static_cast<size_t>(gpu)];
-  for (auto& [id, e] : sessions_) {
-    if (e->slice.gpu != gpu || e->residence != SessionEntry::Residence::kResident || e->waiting_room || e->movable == 0)
-      continue;
-    const std::optional<TimePoint> since = arbiter.idle_since(id);
-    if (!since) continue;
-    if (now - *since >= swap_after) {
-      e->residence = SessionEntry::Residence::kSwappingOut;
-      into->swap_out.push_back(id);
-    } else if (!into->wake || *since + swap_after < *into->wake) {
-      into->wake = *since + swap_after;
-    }
+  for (SessionEntry* e : swap_candidates(gpu, now, nullptr, &into->wake)) {
+    e->residence = SessionEntry::Residence::kSwappingOut;
+    into->swap_out.push_back(e->request.session_id);
   }
 }
 

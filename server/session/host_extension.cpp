@@ -20,6 +20,7 @@ bool HostExtension::allocate(uint64_t size, void** out, int32_t* status) {
 }
 
 bool HostExtension::free(const void* p, int32_t* status) {
+  if (used_.load() == 0) return false;  // every cudaFree asks: none of its own, no lock
   std::lock_guard<std::mutex> lock(mu_);
   auto it = allocations_.find(reinterpret_cast<uintptr_t>(p));
   if (it == allocations_.end()) return false;
