@@ -1,7 +1,11 @@
 // Locations of the worker, the shim and the real CUDA runtime (see locations.h).
 #include "bench/cli/locations.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "common/config.h"
 
@@ -36,6 +40,18 @@ std::string native_cudart_dir() {
 bool has_gpu() {
   std::error_code ec;
   return std::filesystem::exists("/dev/nvidiactl", ec);
+}
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path ? path : "";
+  while (!rest.empty()) {
+    const size_t colon = rest.find(':');
+    const std::string dir(rest.substr(0, colon));
+    rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace rgpu::bench

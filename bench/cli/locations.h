@@ -24,4 +24,7 @@ std::string native_cudart_dir();
 // Whether this host has an NVIDIA driver with a device node (a native run can be tried).
 bool has_gpu();
 
+// Whether an executable of this name is in one of PATH's folders.
+bool on_path(const std::string& program);
+
 }  // namespace rgpu::bench

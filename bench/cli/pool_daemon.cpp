@@ -104,10 +104,12 @@ PoolConfig shares_config(const std::vector<int>& shares) {
 
 PoolConfig lone_config(int pct, uint64_t memory_mib) { return PoolConfig{random_token(), {tenant(0, memory_mib, pct, pct)}}; }
 
-PoolConfig priority_config() {
-  return PoolConfig{random_token(),
-                    {PoolTenant{"high", random_token(), kTenantMemoryMib, 50, 100, "high"},
-                     PoolTenant{"low", random_token(), kTenantMemoryMib, 50, 100, "low"}}};
+PoolConfig priority_config(bool mps) {
+  PoolConfig c{random_token(),
+               {PoolTenant{"high", random_token(), kTenantMemoryMib, 50, 100, "high"},
+                PoolTenant{"low", random_token(), kTenantMemoryMib, 50, 100, "low"}}};
+  c.mps = mps;
+  return c;
 }
 
 PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms) {
@@ -119,8 +121,9 @@ PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms) {
 std::string pool_config_yaml(const PoolConfig& config) {
   std::string out = "# written by rgpu bench pool; removed when the run ends\n";
   out += "admin_token: " + config.admin_token + "\n";
-  if (config.memory_overcommit > 1.0 || config.swap_idle_ms > 0) {
+  if (config.memory_overcommit > 1.0 || config.swap_idle_ms > 0 || config.mps) {
     out += "policy:\n";
+    if (config.mps) out += "  mps: true\n";
     // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on the chained form.
     if (config.memory_overcommit > 1.0) out.append("  memory_overcommit: ").append(printf_text("%.2f", config.memory_overcommit)).append("\n");
     if (config.swap_idle_ms > 0) out.append("  swap_idle_ms: ").append(std::to_string(config.swap_idle_ms)).append("\n");
@@ -207,7 +210,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const Spec& spec) {
   if (log < 0) return RGPU_ERROR(kIo, errno_text(("open " + spec.log).c_str()));
   // The daemon's settings come from its flags and file only: none inherited from this shell.
   const EnvChanges env = {{"RGPU_TOKEN", std::nullopt}, {"RGPU_LISTEN", std::nullopt}, {"RGPU_BACKEND", std::nullopt}};
-  auto pid = spawn_process(spec.rgpud, args, env, ChildIo{log, log, true});
+  auto pid = spawn_process(spec.rgpud, args, env, ChildIo{log, log, true, spec.cpus});
   close(log);
   if (!pid.is_ok()) return pid.status();
   track(*pid);

@@ -31,6 +31,7 @@ struct PoolConfig {
   std::vector<PoolTenant> tenants;
   double memory_overcommit = 1.0;  // policy (1: none)
   int swap_idle_ms = 0;            // policy; 0: rgpud's default
+  bool mps = false;                // policy
 };
 
 // Memory per tenant in the share runs: 16 tenants of 4 GiB fit any 80 GB GPU.
@@ -45,7 +46,7 @@ PoolConfig shares_config(const std::vector<int>& shares);
 PoolConfig lone_config(int pct, uint64_t memory_mib);
 // Tenant "high" (priority high) and tenant "low" (priority low), compute 50 and compute_limit 100
 // each, kTenantMemoryMib each.
-PoolConfig priority_config();
+PoolConfig priority_config(bool mps);
 // `n` tenants t0, t1, ... of `memory_mib` each (compute 30, compute_limit 100) on a GPU promised
 // twice over (memory_overcommit 2), idle sessions swapped after `swap_idle_ms`.
 PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms);
@@ -74,6 +75,7 @@ class Daemon {
     bool emulate = false;               // --emulate
     std::string log;                    // its stdout and stderr
     std::chrono::milliseconds timeout{20000};
+    std::vector<int> cpus;  // where it runs (empty: anywhere)
   };
   // Starts rgpud on a free loopback port and returns once it accepts connections. An error
   // (it exited, or never accepted) carries the end of its log.

@@ -1,6 +1,7 @@
 // The driver of `rgpu bench pool` (see pool_run.h).
 #include "bench/cli/pool_run.h"
 
+#include <sched.h>
 #include <time.h>
 
 #include <algorithm>
@@ -22,6 +23,37 @@
 
 namespace rgpu::bench {
 namespace {
+
+// Where the overhead run's processes go. A host-bound step (the MLP's, the transformer's) moved by
+// 15-20 % from one process to the next on the H200's 16-vCPU VM when the scheduler placed client,
+// rgpud and worker threads freely, more than the 2 % the run must tell apart; with each client on
+// two CPUs of its own and the daemons on the upper half, its rounds agreed within about 10 %.
+// Hosts of fewer than 8 CPUs are not pinned.
+struct Pinning {
+  std::vector<int> daemons, clients;
+};
+
+Pinning overhead_pinning() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  if (cpus.size() < 8) return {};
+  Pinning p;
+  p.clients = {cpus[2], cpus[3]};
+  p.daemons.assign(cpus.begin() + static_cast<std::ptrdiff_t>(cpus.size() / 2), cpus.end());
+  return p;
+}
+
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string out;
+  for (int c : cpus) {
+    if (!out.empty()) out += ",";
+    out += std::to_string(c);
+  }
+  return out;
+}
 
 std::string shares_text(const std::vector<int>& shares) {
   std::string s;
@@ -140,9 +172,9 @@ class PoolBench {
     std::fprintf(stderr, "[%d/%d] %s ...\n", ++step_, total_steps_, what.c_str());
   }
 
-  Result<std::unique_ptr<Daemon>> start_daemon(const std::optional<PoolConfig>& config) {
+  Result<std::unique_ptr<Daemon>> start_daemon(const std::optional<PoolConfig>& config, const std::vector<int>& cpus = {}) {
     const std::string base = dir_ + "/rgpud" + std::to_string(++daemons_);
-    Daemon::Spec spec{rgpud_, std::nullopt, options_.emulate, base + ".log"};
+    Daemon::Spec spec{rgpud_, std::nullopt, options_.emulate, base + ".log", std::chrono::milliseconds(20000), cpus};
     if (config) {
       spec.config = base + ".yaml";
       RGPU_TRY(write_private_file(*spec.config, pool_config_yaml(*config)));
@@ -181,8 +213,9 @@ class PoolBench {
 
   // One spin worker; its completion bins.
   Result<Bins> spin(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every, double duration_s,
-                    std::optional<int64_t> epoch) {
-    RGPU_ASSIGN_OR_RETURN(WorkerOutput out, tenant_worker(daemon, tenant, spin_args(kernel_us, sync_every, duration_s, epoch)));
+                    std::optional<int64_t> epoch, int block_us = 0) {
+    RGPU_ASSIGN_OR_RETURN(WorkerOutput out,
+                          tenant_worker(daemon, tenant, spin_args(kernel_us, sync_every, duration_s, epoch, block_us)));
     const Bins* bins = find_bins(out, kCompletions);
     if (!bins) return RGPU_ERROR(kProtocol, tenant.name + ": the worker printed no " + kCompletions + " bins");
     for (const auto& [key, value] : out.info)
@@ -192,8 +225,8 @@ class PoolBench {
   }
 
   Result<double> solo_rate(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every,
-                           double duration_s) {
-    RGPU_ASSIGN_OR_RETURN(Bins bins, spin(daemon, tenant, kernel_us, sync_every, duration_s, std::nullopt));
+                           double duration_s, int block_us = 0) {
+    RGPU_ASSIGN_OR_RETURN(Bins bins, spin(daemon, tenant, kernel_us, sync_every, duration_s, std::nullopt, block_us));
     RGPU_ASSIGN_OR_RETURN(Interval iv, steady_interval({&bins}));
     return rate_in(bins, iv);
   }
@@ -301,15 +334,19 @@ class PoolBench {
 
   Status run_one(const std::string& label, const OverheadRun& run) {
     const PoolConfig config = lone_config(100, kOverheadMemoryMib);
-    RGPU_ASSIGN_OR_RETURN(auto sliced, start_daemon(config));
-    RGPU_ASSIGN_OR_RETURN(auto whole, start_daemon(std::nullopt));
+    const Pinning pin = overhead_pinning();
+    if (!pin.clients.empty())
+      std::fprintf(stderr, "      pinned: each client on CPUs %s, both rgpuds on %s\n", cpu_list_text(pin.clients).c_str(),
+                   cpu_list_text(pin.daemons).c_str());
+    RGPU_ASSIGN_OR_RETURN(auto sliced, start_daemon(config, pin.daemons));
+    RGPU_ASSIGN_OR_RETURN(auto whole, start_daemon(std::nullopt, pin.daemons));
     // Best of the rounds: launch throughput (higher is better) and launch + sync latency (lower).
     struct Best {
       double rate = 0;
       double latency_us = 1e30;
     } sliced_best, whole_best;
     auto measure = [&](const Daemon& d, const std::optional<std::string>& token, Best& best) -> Status {
-      RGPU_ASSIGN_OR_RETURN(WorkerOutput out, run_worker(worker_, {"launch", "latency"}, client_env(d, token)));
+      RGPU_ASSIGN_OR_RETURN(WorkerOutput out, run_worker(worker_, {"launch", "latency"}, client_env(d, token), pin.clients));
       const Measurement* rate = find(out.metrics, "launch_throughput");
       const Measurement* latency = find(out.metrics, "latency_launch_sync");
       if (!rate || !latency)
@@ -344,7 +381,7 @@ class PoolBench {
       const std::string name = std::filesystem::path(script).filename().string();
       std::vector<std::pair<std::string, std::vector<double>>> sliced_ms, whole_ms;  // workload, ms per step
       auto measure_steps = [&](const Daemon& d, const std::optional<std::string>& token, auto& samples) -> Status {
-        auto out = run_process(rgpu_, {"run", "--", "python3", script}, client_env(d, token));
+        auto out = run_process(rgpu_, {"run", "--", "python3", script}, client_env(d, token), pin.clients);
         if (!out.is_ok()) return RGPU_ERROR(kInternal, name + ": " + out.status().message() + "\nrgpud's log:\n" + d.log_tail());
         const std::vector<StepTime> steps = parse_step_times(out->err);
         if (steps.empty()) return RGPU_ERROR(kProtocol, name + " printed no 'WORKLOAD: N ms/step' line");
@@ -384,17 +421,23 @@ class PoolBench {
   }
 
   Status run_one(const std::string& label, const PriorityRun& run) {
-    const PoolConfig config = priority_config();
+    if (run.mps && !options_.emulate && !on_path("nvidia-cuda-mps-control")) {
+      std::fprintf(stderr, "      %s: skipped, nvidia-cuda-mps-control is not on PATH (it comes with NVIDIA's compute "
+                   "utilities)\n", label.c_str());
+      return Status::ok();
+    }
+    const PoolConfig config = priority_config(run.mps);
     const PoolTenant &high = config.tenants[0], &low = config.tenants[1];
     RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
     step(label + ": high alone");
     RGPU_ASSIGN_OR_RETURN(RequestFigures alone, requests(*daemon, high, run, std::nullopt));
     step(label + ": low alone");
-    RGPU_ASSIGN_OR_RETURN(double low_solo, solo_rate(*daemon, low, run.kernel_us, run.sync_every, run.duration_s));
+    RGPU_ASSIGN_OR_RETURN(double low_solo, solo_rate(*daemon, low, run.kernel_us, run.sync_every, run.duration_s, run.block_us));
     step(label + ": both");
     const int64_t epoch = monotonic_ns() + kTogetherLeadNs;
     std::optional<Result<Bins>> low_bins;
-    std::thread trainer([&] { low_bins = spin(*daemon, low, run.kernel_us, run.sync_every, run.duration_s, epoch); });
+    std::thread trainer(
+        [&] { low_bins = spin(*daemon, low, run.kernel_us, run.sync_every, run.duration_s, epoch, run.block_us); });
     Result<RequestFigures> beside = requests(*daemon, high, run, epoch);
     trainer.join();
     RGPU_TRY(beside.status());
@@ -465,9 +508,19 @@ class PoolBench {
 
 }  // namespace
 
+// The full-occupancy trainer's block length: short next to its kernel, as a real trainer's are.
+constexpr int kFullTrainerBlockUs = 20;
+
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   if (o.overhead) return {OverheadRun{}};
-  if (o.priority) return {PriorityRun{200, 2000, o.kernel_us, o.sync_every, o.duration_s}};
+  // Priorities three times: the GPU time-sliced between the sessions' contexts; shared through
+  // MPS; and through MPS beside a trainer whose kernels fill every SM with 20 us blocks (no room
+  // beside them until blocks retire, as a real trainer's kernels leave none).
+  const PriorityRun priority{200, 2000, o.kernel_us, o.sync_every, o.duration_s};
+  PriorityRun priority_mps = priority, priority_mps_full = priority;
+  priority_mps.mps = priority_mps_full.mps = true;
+  priority_mps_full.block_us = kFullTrainerBlockUs;
+  if (o.priority) return {priority, priority_mps, priority_mps_full};
   if (o.overcommit) {
     OvercommitRun run;
     if (o.hold_mib) run.hold_mib = *o.hold_mib;
@@ -493,7 +546,7 @@ std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   ShareRun change = shares({10, 40}, d);
   change.change = ComputeChange{0, 60, d / 2};
   plan.insert(plan.end(), {sync_each, short_kernels, long_kernels, CapRun{30, o.kernel_us, o.sync_every, d}, change,
-                           PriorityRun{200, 2000, o.kernel_us, o.sync_every, d}, OverheadRun{}});
+                           priority, priority_mps, priority_mps_full, OverheadRun{}});
   return plan;
 }
 
@@ -509,20 +562,24 @@ std::string run_label(const PoolRun& run) {
   if (const auto* c = std::get_if<CapRun>(&run))
     return "cap " + std::to_string(c->cap) + " %, lone tenant (" + mix_text(c->kernel_us, c->sync_every) + ")";
   if (const auto* p = std::get_if<PriorityRun>(&run))
-    return "priority: high's " + std::to_string(p->request_us) + " us requests, " + std::to_string(p->gap_us) +
-           " us apart on average, beside a saturating low (" + mix_text(p->kernel_us, p->sync_every) + ")";
+    return std::string(p->mps ? "priority, MPS: high's " : "priority: high's ") + std::to_string(p->request_us) +
+           " us requests, " + std::to_string(p->gap_us) + " us apart on average, beside a saturating low (" +
+           mix_text(p->kernel_us, p->sync_every) +
+           (p->block_us > 0 ? ", blocks of " + std::to_string(p->block_us) + " us filling every SM)" : ")");
   if (const auto* c = std::get_if<OvercommitRun>(&run))
     return "over-commit: " + std::to_string(c->tenants) + " tenants x 60 % of the memory, promised 2 x, " +
            std::to_string(c->rounds) + " turns " + std::to_string(c->idle_ms) + " ms apart";
   return "overhead: launch rate, lone slice (compute 100, " + std::to_string(kOverheadMemoryMib / 1024) + "G) / whole GPU";
 }
 
-std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns) {
+std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns,
+                                   int block_us) {
   char duration[32];
   std::snprintf(duration, sizeof duration, "%.9g", duration_s);
   std::vector<std::string> args = {"spin", "--kernel-us", std::to_string(kernel_us), "--sync-every",
                                    std::to_string(sync_every), "--duration", duration, "--bin-ms", "10"};
   if (epoch_ns) args.insert(args.end(), {"--epoch", std::to_string(*epoch_ns)});
+  if (block_us > 0) args.insert(args.end(), {"--block-us", std::to_string(block_us)});
   return args;
 }
 

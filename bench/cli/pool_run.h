@@ -46,13 +46,15 @@ inline constexpr const char* kTorchStepScripts[] = {"mlp_item.py", "resnet18_tra
 // A high-priority tenant answering requests one at a time (a request_us kernel, then a sync; the
 // next 0.5 to 1.5 x gap_us later) beside a low-priority tenant saturating the GPU with the spin
 // mix: the high one's latency against its own alone, the low one's throughput against what the
-// high one leaves.
+// high one leaves. Run twice: the GPU time-sliced between the sessions, and shared through MPS.
 struct PriorityRun {
   int request_us = 200;
   int gap_us = 2000;
   int kernel_us = 1000;
   int sync_every = 8;
   double duration_s = 3;
+  bool mps = false;  // the daemon shares the GPU through MPS (policy mps: true)
+  int block_us = 0;  // > 0: the low one's kernels are waves of blocks this long filling every SM
 };
 
 // Tenants whose slices (60 % of the GPU's memory each) add up to more than the GPU on a GPU
@@ -75,8 +77,10 @@ std::vector<PoolRun> plan_pool_runs(const PoolOptions& options);
 // The run's name in the report: "10/90 (1000 us kernels, sync every 8)".
 std::string run_label(const PoolRun& run);
 
-// The worker's arguments for one tenant's spin mix.
-std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns);
+// The worker's arguments for one tenant's spin mix (block_us > 0: kernels of short blocks filling
+// every SM, the worker's --block-us).
+std::vector<std::string> spin_args(int kernel_us, int sync_every, double duration_s, std::optional<int64_t> epoch_ns,
+                                   int block_us = 0);
 
 // How long before the common epoch the workers of a run together are started: their CUDA
 // initialisation through the shim happens before it.

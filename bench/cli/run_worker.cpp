@@ -3,10 +3,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -31,9 +33,21 @@ struct Pipe {
 
 // The last few lines of the child's stderr: enough to say why it failed, short enough for a
 // one-screen error.
+// The end of a failed child's stderr; when that is cut, the first line that names an error goes
+// in front (a C++ abort's message comes before a stack trace longer than the end kept).
 std::string tail(const std::string& s) {
   constexpr size_t kMax = 2000;
-  return s.size() <= kMax ? s : "..." + s.substr(s.size() - kMax);
+  if (s.size() <= kMax) return s;
+  std::string out;
+  for (const char* mark : {"what():", "Error", "error:"}) {
+    const size_t at = s.find(mark);
+    if (at == std::string::npos || at >= s.size() - kMax) continue;
+    const size_t begin = s.rfind('\n', at) == std::string::npos ? 0 : s.rfind('\n', at) + 1;
+    const size_t end = s.find('\n', at);
+    out.append(s, begin, std::min<size_t>(end - begin, 600)).append("\n");
+    break;
+  }
+  return out.append("...").append(s, s.size() - kMax, kMax);
 }
 
 }  // namespace
@@ -78,19 +92,29 @@ Result<pid_t> spawn_process(const std::string& exe, const std::vector<std::strin
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
     posix_spawnattr_setpgroup(&attr, 0);
   }
+  // A child inherits the spawning thread's CPU mask: this thread takes the child's for the spawn.
+  cpu_set_t before, pinned;
+  const bool pin = !io.cpus.empty() && sched_getaffinity(0, sizeof before, &before) == 0;
+  if (pin) {
+    CPU_ZERO(&pinned);
+    for (int cpu : io.cpus) CPU_SET(cpu, &pinned);
+    (void)sched_setaffinity(0, sizeof pinned, &pinned);
+  }
   pid_t pid = 0;
   int rc = posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), envp.data());
+  if (pin) (void)sched_setaffinity(0, sizeof before, &before);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return RGPU_ERROR(kIo, "cannot run " + exe + ": " + std::strerror(rc));
   return pid;
 }
 
-Result<ProcessOutput> run_process(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env) {
+Result<ProcessOutput> run_process(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env,
+                                  const std::vector<int>& cpus) {
   Pipe out, err;
   if (pipe2(out.fd, O_CLOEXEC) != 0 || pipe2(err.fd, O_CLOEXEC) != 0)
     return RGPU_ERROR(kIo, std::string("pipe: ") + std::strerror(errno));
-  RGPU_ASSIGN_OR_RETURN(pid_t pid, spawn_process(exe, args, env, ChildIo{out.fd[1], err.fd[1], false}));
+  RGPU_ASSIGN_OR_RETURN(pid_t pid, spawn_process(exe, args, env, ChildIo{out.fd[1], err.fd[1], false, cpus}));
   out.close_end(1);
   err.close_end(1);
 
@@ -126,8 +150,9 @@ Result<ProcessOutput> run_process(const std::string& exe, const std::vector<std:
   return result;
 }
 
-Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env) {
-  RGPU_ASSIGN_OR_RETURN(ProcessOutput out, run_process(exe, args, env));
+Result<WorkerOutput> run_worker(const std::string& exe, const std::vector<std::string>& args, const EnvChanges& env,
+                                const std::vector<int>& cpus) {
+  RGPU_ASSIGN_OR_RETURN(ProcessOutput out, run_process(exe, args, env, cpus));
   return parse_worker_output(out.out);
 }
 

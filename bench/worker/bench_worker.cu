@@ -3,7 +3,7 @@
 // remotely (rgpu's shim first) and compares like with like.
 //
 //   rgpu-bench-worker [--quick] SCENARIO...      SCENARIO: copy, latency, launch, spin, requests, turns
-//   spin's options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]
+//   spin's options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N] [--block-us N]
 //   requests' options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]
 //   turns' options: [--mib N] [--rounds N] [--idle-ms N]
 //
@@ -180,13 +180,16 @@ void launch(bool quick, cudaStream_t stream) {
 
 // --- spin: the tenant mix of `rgpu bench pool` -------------------------------------------------
 //
-// A kernel that spins for --kernel-us on every SM (one block per SM), launched in a loop with a
-// cudaStreamSynchronize every --sync-every launches, from --epoch (CLOCK_MONOTONIC ns; default:
+// A kernel that spins for --kernel-us on every SM (one block of 32 threads per SM), launched in a
+// loop with a cudaStreamSynchronize every --sync-every launches, from --epoch (CLOCK_MONOTONIC ns; default:
 // now) until --duration seconds after it. Completions are counted in --bin-ms bins from the
 // epoch, so the driver can line several tenants up on one time axis. Each kernel's block 0 stores
 // its %globaltimer start and end: on a GPU the completions are binned by those (mapped to the host
 // clock), so a bin holds exactly the kernels that ended in it, whatever --sync-every is; without
 // stamps (the emulated backend runs no kernels) by the time each sync returned ("info timing host").
+// With --block-us B the kernel is instead waves of blocks that spin B us each and fill every SM's
+// thread slots (16 blocks of 128 threads per SM), kernel-us / B waves: the shape of a real
+// trainer's kernels, which leave no room on the GPU beside them until their blocks retire.
 
 struct SpinOptions {
   int64_t kernel_us = 1000;
@@ -194,7 +197,17 @@ struct SpinOptions {
   double duration_s = 3;
   int64_t epoch_ns = -1;  // -1: when the loop starts
   int64_t bin_ms = 10;
+  int64_t block_us = 0;  // 0: one block per SM for the whole kernel
 };
+
+// A spin kernel's launch shape (see spin above).
+struct SpinShape {
+  int blocks = 1;
+  int threads = 32;
+  uint64_t block_ns = 0;   // how long each block spins
+  uint64_t kernel_ns = 0;  // how long the kernel spins: its waves of blocks
+};
+constexpr int kFillBlocksPerSm = 16, kFillThreads = 128;  // 2048 threads: a full SM
 
 int64_t monotonic_ns() {
   timespec ts;
@@ -216,17 +229,15 @@ __device__ __forceinline__ uint64_t global_ns() {
   return t;
 }
 
-// Spins until `ns` of GPU time have passed since the block started. The stamps (start, end) of
-// block 0 go to stamps[2 * slot]: the loop's end time depends on the clock it read, so the
-// compiler cannot drop it, and the host checks the stamps say the kernel really spun.
+// Spins until `ns` of GPU time have passed since the block started. The first block's start and
+// the last block's end go to stamps[2 * slot]: the loop's end time depends on the clock it read,
+// so the compiler cannot drop it, and the host checks the stamps say the kernel really spun.
 __global__ void spin_kernel(uint64_t ns, uint64_t* stamps, uint32_t slot) {
   const uint64_t start = global_ns();
   uint64_t now = start;
   while (now - start < ns) now = global_ns();
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    stamps[2 * slot] = start;
-    stamps[2 * slot + 1] = now;
-  }
+  if (threadIdx.x == 0 && blockIdx.x == 0) stamps[2 * slot] = start;
+  if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) stamps[2 * slot + 1] = now;
 }
 
 __global__ void clock_kernel(uint64_t* out) { *out = global_ns(); }
@@ -262,9 +273,18 @@ int sm_count() {
   return std::max(sms, 1);
 }
 
-void spin(const SpinOptions& o, cudaStream_t stream) {
+SpinShape spin_shape(const SpinOptions& o) {
   const int sms = sm_count();
   const uint64_t kernel_ns = static_cast<uint64_t>(o.kernel_us) * 1000;
+  if (o.block_us <= 0 || o.block_us >= o.kernel_us) return SpinShape{sms, 32, kernel_ns, kernel_ns};
+  const int waves = static_cast<int>(o.kernel_us / o.block_us);
+  const uint64_t block_ns = static_cast<uint64_t>(o.block_us) * 1000;
+  return SpinShape{sms * kFillBlocksPerSm * waves, kFillThreads, block_ns, block_ns * static_cast<uint64_t>(waves)};
+}
+
+void spin(const SpinOptions& o, cudaStream_t stream) {
+  const SpinShape shape = spin_shape(o);
+  const uint64_t kernel_ns = shape.kernel_ns;
   const int64_t duration_ns = static_cast<int64_t>(o.duration_s * 1e9);
   const int64_t width_ns = o.bin_ms * 1000000;
   // On a GPU the stream runs its kernels one after another, each at least kernel_ns long, so
@@ -276,14 +296,15 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
   CHECK(cudaMalloc(&stamps, capacity * 2 * sizeof(uint64_t)));
   CHECK(cudaMemset(stamps, 0, capacity * 2 * sizeof(uint64_t)));
   // Warm-up: the module is loaded and the first launch's cost paid before the clock starts.
-  spin_kernel<<<sms, 32, 0, stream>>>(kernel_ns, stamps, 0);
+  spin_kernel<<<shape.blocks, shape.threads, 0, stream>>>(shape.block_ns, stamps, 0);
   CHECK(cudaStreamSynchronize(stream));
   CHECK(cudaGetLastError());
   const int64_t offset = gpu_clock_offset(stream);
 
   const int64_t epoch = o.epoch_ns >= 0 ? o.epoch_ns : monotonic_ns();
-  std::fprintf(stderr, "spin: %d blocks of %lld us, sync every %d, %.2f s%s\n", sms,
-               static_cast<long long>(o.kernel_us), o.sync_every, o.duration_s,
+  std::fprintf(stderr, "spin: %lld us kernels of %d blocks x %d threads spinning %.0f us each, sync every %d, %.2f s%s\n",
+               static_cast<long long>(o.kernel_us), shape.blocks, shape.threads, static_cast<double>(shape.block_ns) / 1e3,
+               o.sync_every, o.duration_s,
                epoch > monotonic_ns() ? ", waiting for the epoch" : "");
   sleep_until(epoch);
   const int64_t deadline = epoch + duration_ns;
@@ -294,7 +315,7 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
   int pending = 0;
   int64_t now = from;
   while (now < deadline) {
-    spin_kernel<<<sms, 32, 0, stream>>>(kernel_ns, stamps, static_cast<uint32_t>(launches % capacity));
+    spin_kernel<<<shape.blocks, shape.threads, 0, stream>>>(shape.block_ns, stamps, static_cast<uint32_t>(launches % capacity));
     ++launches;
     if (++pending == o.sync_every) {
       CHECK(cudaStreamSynchronize(stream));
@@ -321,12 +342,12 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
     spun_us.push_back(static_cast<double>(host[2 * i + 1] - host[2 * i]) / 1e3);
   }
   if (device_timing) {
-    // The check that the kernel spins: on a GPU every kernel lasted its --kernel-us.
+    // The check that the kernel spins: on a GPU every kernel lasted its --kernel-us (its waves).
     double measured = median(spun_us);
     metric("spin_kernel_measured", measured, "us");
-    if (measured < 0.95 * static_cast<double>(o.kernel_us)) {
-      std::fprintf(stderr, "rgpu-bench-worker: the spin kernel ran %.1f us, not %lld us: it does not spin\n",
-                   measured, static_cast<long long>(o.kernel_us));
+    if (measured < 0.95 * static_cast<double>(shape.kernel_ns) / 1e3) {
+      std::fprintf(stderr, "rgpu-bench-worker: the spin kernel ran %.1f us, not %.1f us: it does not spin\n",
+                   measured, static_cast<double>(shape.kernel_ns) / 1e3);
       std::exit(1);
     }
   }
@@ -445,7 +466,7 @@ void turns(int64_t mib, int rounds, int64_t idle_ms) {
 int usage() {
   std::fprintf(stderr,
                "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin|requests|turns...\n"
-               "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N]\n"
+               "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N] [--block-us N]\n"
                "       requests options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]\n"
                "       turns options: [--mib N] [--rounds N] [--idle-ms N]\n");
   return 2;
@@ -482,6 +503,7 @@ int main(int argc, char** argv) {
     else if (a == "--sync-every" && has_value && parse_number(argv[++i], 1, 1000000, v)) spin_options.sync_every = static_cast<int>(v);
     else if (a == "--epoch" && has_value && parse_number(argv[++i], 0, INT64_MAX, v)) spin_options.epoch_ns = v;
     else if (a == "--bin-ms" && has_value && parse_number(argv[++i], 1, 1000, v)) spin_options.bin_ms = v;
+    else if (a == "--block-us" && has_value && parse_number(argv[++i], 1, 10000000, v)) spin_options.block_us = v;
     else if (a == "--duration" && has_value) {
       char* end = nullptr;
       spin_options.duration_s = std::strtod(argv[++i], &end);

@@ -16,6 +16,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "server/daemon/device_inventory.h"
+#include "server/daemon/mps_daemon.h"
 #include "server/daemon/pool_service.h"
 #include "server/daemon/worker.h"
 #include "server/pool/pool_config.h"
@@ -74,6 +75,29 @@ void reap_workers() {
   }
 }
 
+// With MPS, rgpud's end must end its MPS daemon too: SIGINT and SIGTERM are taken by a thread of
+// their own (blocked in every other thread, workers unblock them), which quits MPS and then lets
+// the signal end the process as it would have.
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+void end_with_mps(std::unique_ptr<rgpu::server::MpsDaemon> mps) {
+  const sigset_t set = termination_signals();
+  int sig = 0;
+  while (sigwait(&set, &sig) != 0) {
+  }
+  RGPU_LOG_INFO("%s: stopping the MPS daemon, then exiting", strsignal(sig));
+  mps.reset();
+  signal(sig, SIG_DFL);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -108,6 +132,22 @@ int main(int argc, char** argv) {
     }
     config = std::move(*loaded);
   }
+  std::unique_ptr<rgpu::server::MpsDaemon> mps;
+  if (config.policy.mps && backend == "cuda") {
+    const sigset_t set = termination_signals();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);  // before any thread exists
+    auto started = rgpu::server::MpsDaemon::start();
+    if (!started.is_ok()) {
+      std::fprintf(stderr, "rgpud: %s\n", started.status().message().c_str());
+      return 1;
+    }
+    mps = std::move(*started);
+    RGPU_LOG_INFO("MPS: the sessions share each GPU through rgpud's MPS daemon (%s); a fatal GPU fault in one session "
+                  "ends every session on its GPU", mps->directory().c_str());
+  } else if (config.policy.mps) {
+    RGPU_LOG_INFO("MPS: the %s backend has no GPU to share through it; the pool still preempts as under MPS",
+                  backend.c_str());
+  }
   if (listen.empty()) listen = !config.listen.empty() && !kListen.is_set() ? config.listen : kListen.get();
   auto listener = rgpu::transport::listen(listen);
   if (!listener.is_ok()) {
@@ -119,9 +159,11 @@ int main(int argc, char** argv) {
   worker_config.admin_token = config.admin_token;
   worker_config.daemon_pid = static_cast<int>(getpid());
   worker_config.idle_release = std::chrono::milliseconds(config.policy.idle_release_ms);
+  worker_config.mps = config.policy.mps;
   bool tokens = !config.admin_token.empty();
   for (const rgpu::pool::TenantSpec& t : config.tenants) {
     worker_config.tenant_tokens.push_back(t.token);
+    worker_config.tenant_priorities.push_back(t.priority);
     tokens = tokens || !t.token.empty();
   }
   if (!(*listener)->is_loopback() && !tokens) {
@@ -142,6 +184,7 @@ int main(int argc, char** argv) {
                 backend.c_str(), gpus->size(), tokens ? "token required" : "no token", config.tenants.size(),
                 config.source.empty() ? "" : " from ", config.source.c_str());
   std::thread(reap_workers).detach();
+  if (mps) std::thread(end_with_mps, std::move(mps)).detach();
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
   pool.start();
 
@@ -167,6 +210,8 @@ int main(int argc, char** argv) {
       continue;
     }
     if (pid == 0) {
+      const sigset_t set = termination_signals();
+      pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
       close((*listener)->native_handle());
       close_other_links(worker_end);
       int code = rgpu::server::run_worker(std::move(*conn), id, worker_config, rgpu::server::PoolLink(worker_end));

@@ -17,6 +17,7 @@
 #include "codegen/support/api_hash.h"
 #include "server/backends/backend.h"
 #include "server/daemon/transport_probe.h"
+#include "server/daemon/mps_daemon.h"
 #include "server/session/stripe_set.h"
 #include "server/session/compute_gate.h"
 #include "server/session/output_capture.h"
@@ -184,6 +185,8 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   // The backend, for the GPU the session sees as its device 0 (-1: every GPU, a whole-GPU session).
   std::unique_ptr<Backend> backend;
   auto make_backend = [&](int gpu) {
+    if (config.mps && caller.tenant < config.tenant_priorities.size())
+      set_mps_client_priority(config.tenant_priorities[caller.tenant]);
     if (gpu >= 0) {
       if (config.backend == "emulated") setenv("RGPU_EMULATED_DEVICES", "1", 1);
       else setenv("CUDA_VISIBLE_DEVICES", std::to_string(gpu).c_str(), 1);

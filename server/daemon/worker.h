@@ -20,12 +20,14 @@ namespace rgpu::server {
 struct WorkerConfig {
   std::string backend;                     // "cuda" or "emulated"
   std::vector<std::string> tenant_tokens;  // by tenant index (the configuration's order)
+  std::vector<int> tenant_priorities;      // the same order
   std::string admin_token;                 // `rgpu pool` / `rgpu pool set`
   int daemon_pid = 0;                      // names the local sockets over which stripes reach their session
   std::chrono::milliseconds idle_release{10};  // a turn's holder that sends nothing this long gives it back
   // The host's GPUs. On a host with one, a session waiting in the queue knows its GPU already and
   // loads the driver meanwhile (Backend::prepare: cuInit, 107 ms on the H200; no GPU memory).
   size_t gpus = 0;
+  bool mps = false;  // the GPUs are shared through rgpud's MPS daemon (mps_daemon.h)
 };
 
 // Runs the session to its end; returns the process exit code. `link` is the worker's end of its

@@ -69,12 +69,14 @@ Duration ComputeArbiter::threshold(const Entry& e) const {
 }
 
 bool ComputeArbiter::eligible(const Entry& e, TimePoint now) const {
+  if (e.draining) return false;
   if (e.cap >= 100) return true;
   if (e.cap == 0) return false;  // cap 0 is literal: the session is paused
   return tokens_at(e, now) >= ns(threshold(e)) - 0.5;
 }
 
 std::optional<TimePoint> ComputeArbiter::ready_at(const Entry& e, TimePoint now) const {
+  if (e.draining) return std::nullopt;  // its released() comes as a message
   if (e.cap >= 100) return now;
   if (e.cap == 0) return std::nullopt;
   double missing = ns(threshold(e)) - tokens_at(e, now);
@@ -195,6 +197,20 @@ void ComputeArbiter::end_turn(State next, TimePoint now) {
   rewant_ = false;
   guard_turn_ = false;
   hinted_.reset();
+}
+
+// The holder, revoked for a higher priority on a shared (MPS) GPU: its turn ends now, charged as
+// if it had released now; its drain goes on beside the preemptor's work.
+void ComputeArbiter::preempt_overlapping(TimePoint now) {
+  Entry& h = sessions_.at(*holder_);
+  const Duration held = now - piece_start_;
+  charge(h, held - piece_charged_);
+  add_usage(h.usage, piece_start_, now);
+  add_usage(total_, piece_start_, now);
+  if (h.cap < 100) settle_bucket(h, now, std::max(Duration::zero(), held - (bucket_from_ - piece_start_)));
+  end_turn(State::kWaiting, now);
+  h.draining = true;
+  h.throttled = false;  // eligible again (bucket permitting) once its drain is reported
 }
 
 void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
@@ -323,6 +339,10 @@ void ComputeArbiter::want(uint64_t session, TimePoint now) {
 
 void ComputeArbiter::released(uint64_t session, Duration held, TimePoint now) {
   now = monotonic(now);
+  if (Entry* e = find(session); e && e->draining && holder_ != session) {
+    e->draining = false;  // preempted with overlap: its turn was accounted at the revocation
+    return;
+  }
   // A release that is not for a running or draining turn (late, duplicated, from a removed
   // session) is ignored: its turn was already ended and accounted here.
   if (holder_ != session || turn_ == Turn::kReserved) return;
@@ -362,7 +382,7 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
   Decision d;
   // Sessions whose bucket has refilled join at the current virtual time (no banked credit).
   for (auto& [id, e] : sessions_) {
-    if (e.state != State::kWaiting) continue;
+    if (e.state != State::kWaiting || e.draining) continue;
     if (!eligible(e, now)) {
       e.throttled = true;
       continue;
@@ -381,8 +401,10 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
     std::optional<TimePoint> ex = exhaust_time(now);
     std::optional<TimePoint> sw = best ? switch_time(*best, now) : std::nullopt;
     if ((ex && now >= *ex) || (sw && now >= *sw)) {
-      turn_ = Turn::kDraining;
       d.revoke.push_back(*holder_);
+      const bool preempted = best && sessions_.at(*best).priority > sessions_.at(*holder_).priority;
+      if (params_.overlap_preemption && preempted) preempt_overlapping(now);
+      else turn_ = Turn::kDraining;
     }
   } else if (holder_ && turn_ == Turn::kReserved) {
     Entry& h = sessions_.at(*holder_);

@@ -67,6 +67,8 @@ class ComputeArbiter {
     Duration window = std::chrono::seconds(1);
     // The starvation guard's floor for sessions below the top priority (0: none).
     double min_share = 0.05;
+    // A higher priority is granted at its preemption, beside the preempted holder's drain (MPS).
+    bool overlap_preemption = false;
   };
   // What the caller must tell workers; `wake` is when to call poll() again at the latest.
   struct Hint {
@@ -129,6 +131,7 @@ class ComputeArbiter {
     double vt = 0;           // virtual time: charged ns divided by the weight
     uint64_t seq = 0;        // queue order, breaks ties between equal virtual finish times
     bool throttled = false;  // waiting on its bucket: joins at the virtual time once it refills
+    bool draining = false;   // preempted with overlap: waits for its released() before any grant
     double tokens = 0;       // cap bucket (ns of GPU time) as of refilled_at, negative after overshoot
     TimePoint refilled_at{};
     TimePoint added_at{};
@@ -163,6 +166,7 @@ class ComputeArbiter {
   void settle_bucket(Entry& e, TimePoint now, Duration used);
   void charge(Entry& e, Duration d);
   void end_turn(State next, TimePoint now);
+  void preempt_overlapping(TimePoint now);
   void grant(uint64_t session, TimePoint now, Decision& d);
   void add_usage(Usage& u, TimePoint from, TimePoint to) const;
   double usage_sum(const Usage& u, TimePoint now) const;

@@ -94,6 +94,7 @@ Pool::Pool(std::vector<GpuInfo> gpus, DaemonConfig config) : gpus_(std::move(gpu
   ComputeArbiter::Params params;
   params.quantum = std::chrono::milliseconds(config_.policy.quantum_ms);
   params.min_share = config_.policy.min_share_percent / 100.0;
+  params.overlap_preemption = config_.policy.mps;
   for (size_t i = 0; i < gpus_.size(); ++i) arbiters_.push_back(std::make_unique<ComputeArbiter>(params));
 }
 

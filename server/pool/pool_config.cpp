@@ -106,7 +106,7 @@ class Parser {
   Status policy(const Entry& parent, PoolPolicy* out) const {
     RGPU_ASSIGN_OR_RETURN(auto es, entries(parent.value, parent.key_mark, "policy",
                                            {"placement", "quantum_ms", "idle_release_ms", "min_share_percent",
-                                            "memory_overcommit", "swap_idle_ms"}));
+                                            "memory_overcommit", "swap_idle_ms", "mps"}));
     for (const auto& e : es) {
       if (e.key == "placement") {
         RGPU_ASSIGN_OR_RETURN(std::string p, scalar(e, "placement", "pack"));
@@ -129,6 +129,12 @@ class Parser {
         out->memory_overcommit = x;
       } else if (e.key == "swap_idle_ms") {
         RGPU_ASSIGN_OR_RETURN(out->swap_idle_ms, integer(e, "policy.swap_idle_ms", 1, 3600000, false));
+      } else if (e.key == "mps") {
+        RGPU_ASSIGN_OR_RETURN(std::string v, scalar(e, "policy.mps", "true"));
+        if (v != "true" && v != "false")
+          return error(e.value_mark(), "policy.mps must be true (the GPUs are shared through NVIDIA MPS) or false, not '" +
+                                           v + "'");
+        out->mps = v == "true";
       }
     }
     return Status::ok();

@@ -11,6 +11,7 @@
 //     min_share_percent: 5             # starvation guard: what a lower priority gets at least
 //     memory_overcommit: 2.0           # memory promised per GPU, times what it has (1: none)
 //     swap_idle_ms: 2000               # over-committed: a session idle this long may be swapped out
+//     mps: false                       # share each GPU through NVIDIA MPS (docs/pool.md: the trade-off)
 //   tenants:
 //     - name: inference
 //       token: tok-inference
@@ -69,6 +70,11 @@ struct PoolPolicy {
   double memory_overcommit = 1.0;
   // An over-committed GPU's session that has not run for this long may be swapped out.
   uint32_t swap_idle_ms = 2000;
+  // The sessions' workers share each GPU through NVIDIA MPS (server/daemon/mps_daemon.h): kernels
+  // of different sessions run side by side, so a higher priority starts beside the work a
+  // preempted lower one still has on the GPU instead of after it. The price: a fatal GPU fault in
+  // one session ends every session on that GPU.
+  bool mps = false;
 };
 
 struct DaemonConfig {

@@ -58,16 +58,21 @@ client timeout 120 "$BIN/rgpu" bench pool --emulate --duration 1 --cap 30 >"$WOR
 grep -q "^cap 30 %, lone tenant .* t0 .*30.00 %" "$WORK/cap.txt" || fail "cap table: $(cat "$WORK/cap.txt")"
 echo "ok: cap table"
 
-# 2b. The priority run, as JSON: the high tenant's p50 and p99 rows, the low tenant's throughput row.
+# 2b. The priority runs (time-sliced; MPS; MPS beside a trainer filling every SM), as JSON: each has
+# the high tenant's p50 and p99 rows and the low tenant's throughput row.
 client timeout 120 "$BIN/rgpu" bench pool --emulate --duration 1 --priority --json >"$WORK/prio.json" 2>"$WORK/prio.err" ||
   fail "priority run exited $?: $(cat "$WORK/prio.err")"
 python3 - "$WORK/prio.json" <<'PY' || fail "priority JSON: $(cat "$WORK/prio.json")"
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-assert [r["tenant"] for r in rows] == ["high", "high", "low"], rows
-assert "p50" in rows[0]["bar"] and "p99" in rows[1]["bar"], rows
+assert [r["tenant"] for r in rows] == ["high", "high", "low"] * 3, rows
+assert [r["run"].startswith("priority, MPS:") for r in rows[::3]] == [False, True, True], rows
+assert "filling every SM" in rows[6]["run"], rows
+for run in range(3):
+    high50, high99, low = rows[3 * run:3 * run + 3]
+    assert "p50" in high50["bar"] and "p99" in high99["bar"], rows
+    assert low["unit"] == "%" and 0 < low["target"] <= 100, rows
 assert all(isinstance(r["achieved"], (int, float)) for r in rows), rows
-assert rows[2]["unit"] == "%" and 0 < rows[2]["target"] <= 100, rows
 PY
 echo "ok: priority rows"
 

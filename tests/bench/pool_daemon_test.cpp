@@ -32,8 +32,10 @@ TEST_CASE("pool config: tenants t0.. with compute = share, compute_limit 100, 4 
   CHECK(lone.tenants[0].compute_limit == 30);
   CHECK(lone.tenants[0].memory_mib == 8192);
 
-  PoolConfig pr = priority_config();
+  PoolConfig pr = priority_config(false);
   REQUIRE(pr.tenants.size() == 2);
+  CHECK_FALSE(pr.mps);
+  CHECK(priority_config(true).mps);
   CHECK(pr.tenants[0].name == "high");
   CHECK(pr.tenants[0].priority == "high");
   CHECK(pr.tenants[1].priority == "low");
@@ -58,6 +60,20 @@ TEST_CASE("pool config: the YAML text in pool_config.h's format") {
         "    compute: 90\n"
         "    compute_limit: 100\n"
         "    priority: low\n");
+  c.mps = true;
+  c.tenants.resize(1);
+  CHECK(pool_config_yaml(c) ==
+        "# written by rgpu bench pool; removed when the run ends\n"
+        "admin_token: admintok\n"
+        "policy:\n"
+        "  mps: true\n"
+        "tenants:\n"
+        "  - name: t0\n"
+        "    token: tok0\n"
+        "    memory: 4096M\n"
+        "    compute: 10\n"
+        "    compute_limit: 100\n"
+        "    priority: normal\n");
 }
 
 TEST_CASE("random tokens are 32 hex digits and differ") {
@@ -96,7 +112,7 @@ TEST_CASE("a daemon that exits at once is an error carrying its log; one that ac
   const std::string fails = *dir + "/fails.sh";
   REQUIRE(write_private_file(fails, "#!/bin/sh\necho \"rgpud: bad config $2\" >&2\nexit 3\n").is_ok());
   chmod(fails.c_str(), 0700);
-  auto d = Daemon::start({fails, std::string("my.yaml"), false, *dir + "/fails.log", std::chrono::milliseconds(5000)});
+  auto d = Daemon::start({fails, std::string("my.yaml"), false, *dir + "/fails.log", std::chrono::milliseconds(5000), {}});
   REQUIRE_FALSE(d.is_ok());
   CHECK(d.status().message().find("exited with status 3") != std::string::npos);
   CHECK(d.status().message().find("rgpud: bad config my.yaml") != std::string::npos);
@@ -109,14 +125,14 @@ TEST_CASE("a daemon that exits at once is an error carrying its log; one that ac
                                "s=socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(); time.sleep(60)\"\n")
                 .is_ok());
     chmod(listens.c_str(), 0700);
-    auto ok = Daemon::start({listens, std::nullopt, false, *dir + "/listens.log", std::chrono::milliseconds(10000)});
+    auto ok = Daemon::start({listens, std::nullopt, false, *dir + "/listens.log", std::chrono::milliseconds(10000), {}});
     REQUIRE(ok.is_ok());
     CHECK((*ok)->address().rfind("127.0.0.1:", 0) == 0);
     (*ok)->stop();
     (*ok)->stop();  // idempotent
   }
 
-  auto never = Daemon::start({"/bin/sleep", std::nullopt, false, *dir + "/never.log", std::chrono::milliseconds(200)});
+  auto never = Daemon::start({"/bin/sleep", std::nullopt, false, *dir + "/never.log", std::chrono::milliseconds(200), {}});
   // sleep refuses "--listen": it exits; either way the start fails with the daemon gone.
   CHECK_FALSE(never.is_ok());
   std::filesystem::remove_all(*dir);

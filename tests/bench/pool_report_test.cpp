@@ -194,6 +194,8 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
                       "cap 30 %, lone tenant (1000 us kernels, sync every 8)",
                       "change t0 10 -> 60 % at 1.5 s, 10/40 (1000 us kernels, sync every 8)",
                       "priority: high's 200 us requests, 2000 us apart on average, beside a saturating low (1000 us kernels, sync every 8)",
+                      "priority, MPS: high's 200 us requests, 2000 us apart on average, beside a saturating low (1000 us kernels, sync every 8)",
+                      "priority, MPS: high's 200 us requests, 2000 us apart on average, beside a saturating low (1000 us kernels, sync every 8, blocks of 20 us filling every SM)",
                       "overhead: launch rate, lone slice (compute 100, 16G) / whole GPU",
                   });
   CHECK(std::get<ShareRun>(plan[3]).duration_s == 9);  // the 1 % tenant's run is longer
@@ -208,10 +210,18 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
   priority.priority = true;
   priority.kernel_us = 500;
   auto pr = plan_pool_runs(priority);
-  REQUIRE(pr.size() == 1);
+  // Time-sliced, then through MPS, then through MPS beside a trainer filling every SM.
+  REQUIRE(pr.size() == 3);
   REQUIRE(std::holds_alternative<PriorityRun>(pr[0]));
+  REQUIRE(std::holds_alternative<PriorityRun>(pr[1]));
   CHECK(std::get<PriorityRun>(pr[0]).kernel_us == 500);
   CHECK(std::get<PriorityRun>(pr[0]).request_us == 200);
+  CHECK_FALSE(std::get<PriorityRun>(pr[0]).mps);
+  CHECK(std::get<PriorityRun>(pr[1]).mps);
+  CHECK(std::get<PriorityRun>(pr[1]).kernel_us == 500);
+  CHECK(std::get<PriorityRun>(pr[1]).block_us == 0);
+  CHECK(std::get<PriorityRun>(pr[2]).mps);
+  CHECK(std::get<PriorityRun>(pr[2]).block_us == 20);
 }
 
 TEST_CASE("priority rows: the high tenant's latency against alone, the low one's throughput against what is left") {
@@ -267,6 +277,9 @@ TEST_CASE("the spin worker's arguments") {
   CHECK(spin_args(10, 1, 2.5, int64_t{123456789}) ==
         std::vector<std::string>{"spin", "--kernel-us", "10", "--sync-every", "1", "--duration", "2.5", "--bin-ms", "10",
                                  "--epoch", "123456789"});
+  CHECK(spin_args(1000, 8, 3, std::nullopt, 20) ==
+        std::vector<std::string>{"spin", "--kernel-us", "1000", "--sync-every", "8", "--duration", "3", "--bin-ms", "10",
+                                 "--block-us", "20"});
 }
 
 TEST_CASE("latency rows: sliced / whole launch + sync latency, shown without a verdict") {

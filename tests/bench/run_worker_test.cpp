@@ -2,6 +2,7 @@
 // for the worker).
 #include <catch2/catch.hpp>
 
+#include <sched.h>
 #include <sys/wait.h>
 
 #include "bench/cli/run_worker.h"
@@ -48,9 +49,33 @@ TEST_CASE("run_process returns both outputs; spawn_process returns at once with 
   CHECK(out->out == "out\n");
   CHECK(out->err == "err\n");
 
-  auto pid = spawn_process("/bin/sh", {"-c", "exit 7"}, {}, ChildIo{-1, -1, true});
+  auto pid = spawn_process("/bin/sh", {"-c", "exit 7"}, {}, ChildIo{-1, -1, true, {}});
   REQUIRE(pid.is_ok());
   int status = 0;
   REQUIRE(waitpid(*pid, &status, 0) == *pid);
   CHECK(WEXITSTATUS(status) == 7);
+}
+
+TEST_CASE("a child runs on the CPUs it is given; the spawning thread keeps its own") {
+  cpu_set_t before;
+  REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  auto out = run_process("/bin/sh", {"-c", "grep Cpus_allowed_list /proc/self/status"}, {}, {first});
+  REQUIRE(out.is_ok());
+  CHECK(out->out == "Cpus_allowed_list:\t" + std::to_string(first) + "\n");
+  cpu_set_t after;
+  REQUIRE(sched_getaffinity(0, sizeof after, &after) == 0);
+  CHECK(CPU_EQUAL(&before, &after));
+}
+
+TEST_CASE("a failed child's long stderr keeps its end and the first line naming an error") {
+  std::string script = "echo 'terminate called after throwing: what():  CUDA error: bad thing' >&2; i=0; "
+                       "while [ $i -lt 300 ]; do echo \"frame #$i: some long stack frame text\" >&2; i=$((i+1)); done; exit 1";
+  auto out = run_process("/bin/sh", {"-c", script}, {});
+  REQUIRE_FALSE(out.is_ok());
+  const std::string& m = out.status().message();
+  CHECK(m.find("what():  CUDA error: bad thing") != std::string::npos);
+  CHECK(m.find("frame #299") != std::string::npos);
+  CHECK(m.find("frame #0:") == std::string::npos);
 }

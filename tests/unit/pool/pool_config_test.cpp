@@ -31,6 +31,7 @@ policy:
   quantum_ms: 20
   idle_release_ms: 5
   min_share_percent: 10
+  mps: true
 tenants:
   - name: inference
     token: tok-inference
@@ -65,6 +66,7 @@ TEST_CASE("a good file is parsed in full, defaults filled in") {
   CHECK(c.policy.quantum_ms == 20);
   CHECK(c.policy.idle_release_ms == 5);
   CHECK(c.policy.min_share_percent == 10);
+  CHECK(c.policy.mps);
   REQUIRE(c.tenants.size() == 4);
 
   CHECK(c.tenants[0].name == "inference");
@@ -99,6 +101,7 @@ TEST_CASE("the policy's defaults when the file does not say") {
   CHECK(r->policy.placement == Placement::kPack);
   CHECK(r->policy.quantum_ms == 10);
   CHECK(r->policy.idle_release_ms == 10);
+  CHECK_FALSE(r->policy.mps);
 }
 
 TEST_CASE("load_config reads a file and names it in messages") {
@@ -232,6 +235,8 @@ TEST_CASE("policy values are checked") {
   CHECK_THAT(quantum, Catch::StartsWith("pool.yaml:2:15: policy.quantum_ms must be in 1..1000, not 0"));
   const std::string not_map = refusal("policy: pack\ntenants:\n  - name: a\n    token: t\n");
   CHECK_THAT(not_map, Catch::StartsWith("pool.yaml:1:9: policy must be a map"));
+  const std::string mps = refusal("policy:\n  mps: yes\ntenants:\n  - name: a\n    token: t\n");
+  CHECK_THAT(mps, Catch::StartsWith("pool.yaml:2:8: policy.mps must be true"));
 }
 
 TEST_CASE("listen, tenants and the file's shape") {

@@ -136,3 +136,63 @@ TEST_CASE("the holder's hints: hurried while somebody waits, bounded while a hig
   d = arb.poll(t0 + 5ms + ComputeArbiter::Params{}.window + 100ms);
   CHECK(d.hints == std::vector<Hint>{Hint{1, false, false}});
 }
+
+TEST_CASE("overlapping preemption (MPS): a higher priority is granted without waiting for the holder's drain",
+          "[arbiter][priority]") {
+  const TimePoint t0{std::chrono::seconds(100)};
+  ComputeArbiter::Params params;
+  params.overlap_preemption = true;
+  ComputeArbiter arb(params);
+  arb.add(1, 50, 100, t0);  // low
+  arb.add(2, 50, 100, t0);  // high
+  arb.add(3, 50, 100, t0);  // low, a second one
+  arb.set_priority(1, -50, t0);
+  arb.set_priority(2, 50, t0);
+  arb.set_priority(3, -50, t0);
+  arb.want(1, t0);
+  CHECK(arb.poll(t0).grant == std::vector<uint64_t>{1});
+
+  // The high one wants: the low holder is revoked and the high one granted in the same decision.
+  arb.want(2, t0 + 4ms);
+  ComputeArbiter::Decision d = arb.poll(t0 + 4ms);
+  CHECK(d.revoke == std::vector<uint64_t>{1});
+  CHECK(d.grant == std::vector<uint64_t>{2});
+  CHECK(arb.holder() == 2u);
+  // The low one's turn was charged up to the revocation: all of its 4 ms so far.
+  CHECK(arb.share(1, t0 + 4ms) == Approx(1.0));
+
+  SECTION("the preempted holder gets no turn before its drain is reported") {
+    arb.released(2, 1ms, t0 + 5ms);
+    d = arb.poll(t0 + 5ms);
+    CHECK(d.grant.empty());  // 1 is still draining; 3 never asked
+    CHECK_FALSE(arb.holder().has_value());
+    // Its late release charges nothing more (the drain ran beside the high one's work)...
+    arb.released(1, 5ms, t0 + 6ms);
+    CHECK(arb.share(1, t0 + 6ms) == Approx(4.0 / 6.0));
+    // ... and it is granted again, still queued from its revocation (no new want needed).
+    CHECK(arb.poll(t0 + 6ms).grant == std::vector<uint64_t>{1});
+  }
+  SECTION("the preempted turn's release does not touch the preemptor's turn") {
+    arb.released(1, 5ms, t0 + 5ms);  // the drain's report, while the high one holds
+    CHECK(arb.holder() == 2u);
+    CHECK(arb.poll(t0 + 5ms).revoke.empty());
+    CHECK(arb.share(2, t0 + 5ms) == Approx(1.0 / 5.0));  // its 1 ms so far
+    arb.released(2, 2ms, t0 + 6ms);
+    CHECK(arb.poll(t0 + 6ms).grant == std::vector<uint64_t>{1});
+  }
+  SECTION("another waiter of the preempted one's priority may run while it drains") {
+    arb.want(3, t0 + 5ms);
+    arb.released(2, 1ms, t0 + 6ms);
+    CHECK(arb.poll(t0 + 6ms).grant == std::vector<uint64_t>{3});
+  }
+  SECTION("a revocation between equal priorities still waits for the drain") {
+    arb.released(1, 5ms, t0 + 5ms);
+    arb.released(2, 1ms, t0 + 6ms);
+    CHECK(arb.poll(t0 + 6ms).grant == std::vector<uint64_t>{1});
+    arb.want(3, t0 + 6ms);
+    d = arb.poll(t0 + 6ms + 3 * params.quantum);
+    CHECK(d.revoke == std::vector<uint64_t>{1});
+    CHECK(d.grant.empty());
+    CHECK(arb.holder() == 1u);
+  }
+}
