@@ -177,6 +177,11 @@ void PoolService::apply(const pool::Actions& actions) {
     hint.value = h.bounded;
     send_to(h.session, hint);
   }
+  for (const auto& [s, on] : actions.sovereign) {
+    LinkMessage sovereign(LinkKind::kSovereign);
+    sovereign.ok = on;
+    send_to(s, sovereign);
+  }
   for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));
   for (uint64_t s : actions.swap_out) send_to(s, LinkMessage(LinkKind::kSwapOut));
   arm(actions.wake);

@@ -213,6 +213,21 @@ void ComputeArbiter::preempt_overlapping(TimePoint now) {
   h.throttled = false;  // eligible again (bucket permitting) once its drain is reported
 }
 
+std::optional<uint64_t> ComputeArbiter::find_sovereign() const {
+  if (!params_.overlap_preemption) return std::nullopt;
+  std::optional<uint64_t> top;
+  bool shared = false;
+  for (const auto& [id, e] : sessions_) {
+    if (top && e.priority == sessions_.at(*top).priority) shared = true;
+    if (!top || e.priority > sessions_.at(*top).priority) {
+      top = id;
+      shared = false;
+    }
+  }
+  if (!top || shared || sessions_.at(*top).cap < 100) return std::nullopt;
+  return top;
+}
+
 void ComputeArbiter::grant(uint64_t session, TimePoint now, Decision& d) {
   Entry& e = sessions_.at(session);
   if (e.cap < 100) settle_bucket(e, now, Duration::zero());
@@ -394,6 +409,12 @@ ComputeArbiter::Decision ComputeArbiter::poll(TimePoint now) {
     for (const auto& [oid, o] : sessions_)
       if (oid != id && o.state == State::kWaiting && !o.throttled && eligible(o, now)) v = std::min(v, o.vt);
     if (std::isfinite(v)) e.vt = std::max(e.vt, v);
+  }
+
+  if (const std::optional<uint64_t> s = find_sovereign(); s != sovereign_) {
+    if (sovereign_ && find(*sovereign_)) d.sovereign.emplace_back(*sovereign_, false);
+    if (s) d.sovereign.emplace_back(*s, true);
+    sovereign_ = s;
   }
 
   std::optional<uint64_t> best = best_waiter(now);

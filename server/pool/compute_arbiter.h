@@ -44,6 +44,17 @@
 //   requests leaves the GPU to the ones below it at once); `bounded` while a session of a higher
 //   priority on this GPU has been active within the window, so the holder keeps at most one call's
 //   work on the GPU at a time and a preempting session waits for that much, not for a backlog.
+// - Overlapping preemption (Params::overlap_preemption, for a GPU whose sessions share it through
+//   MPS, where kernels of different processes run side by side): a higher priority takes the GPU
+//   without waiting for the preempted holder's drain. The holder's turn ends at the revocation,
+//   charged up to then (its last work shares the GPU with the preemptor's); it stays queued and is
+//   not granted again until its released() arrives, which then charges nothing more.
+// - Sovereignty (overlapping preemption only): the one session of a GPU's highest priority, when
+//   no other shares that priority and it has no cap, is sovereign (Decision::sovereign, sent when
+//   it changes). Its worker takes its turn at its first call and sends want() without waiting for
+//   the grant, which this arbiter gives at once (it preempts whatever holds); so a latency-bound
+//   top-priority session pays no round trip through rgpud per request. A grant that finds it
+//   holding already changes nothing; its released() and hints are as anyone's.
 #pragma once
 
 #include <array>
@@ -81,6 +92,7 @@ class ComputeArbiter {
     std::vector<uint64_t> grant;
     std::vector<uint64_t> revoke;
     std::vector<Hint> hints;
+    std::vector<std::pair<uint64_t, bool>> sovereign;  // who became sovereign (true) or ceased to be
     std::optional<TimePoint> wake;
   };
 
@@ -167,6 +179,7 @@ class ComputeArbiter {
   void charge(Entry& e, Duration d);
   void end_turn(State next, TimePoint now);
   void preempt_overlapping(TimePoint now);
+  std::optional<uint64_t> find_sovereign() const;
   void grant(uint64_t session, TimePoint now, Decision& d);
   void add_usage(Usage& u, TimePoint from, TimePoint to) const;
   double usage_sum(const Usage& u, TimePoint now) const;
@@ -186,6 +199,7 @@ class ComputeArbiter {
   bool rewant_ = false;      // the reserved holder asked again
   bool guard_turn_ = false;  // the holder's turn is a starvation guard's: it runs its quantum
   std::optional<Hint> hinted_;  // the last hint sent in this turn (none yet after a grant)
+  std::optional<uint64_t> sovereign_;  // as last told
   double v_last_ = 0;
   uint64_t next_seq_ = 0;
   int active_ = 0;  // sessions waiting or holding

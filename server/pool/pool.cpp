@@ -119,6 +119,7 @@ Actions Pool::poll(int gpu, TimePoint now) {
   a.grant = std::move(d.grant);
   a.revoke = std::move(d.revoke);
   a.hints = std::move(d.hints);
+  a.sovereign = std::move(d.sovereign);
   a.wake = d.wake;
   return a;
 }

@@ -59,6 +59,7 @@ struct Actions {
   std::vector<uint64_t> grant;                      // may now run work on its GPU
   std::vector<uint64_t> revoke;                     // must stop, drain, and report released()
   std::vector<ComputeArbiter::Hint> hints;          // how the holder should use its turn now
+  std::vector<std::pair<uint64_t, bool>> sovereign;  // may take its turn unasked (compute_arbiter.h)
   std::vector<uint64_t> swap_out;                   // idle: move its memory to the host (then swapped())
   std::vector<std::pair<uint64_t, Slice>> reslice;  // a live change: the worker's new limits
   std::vector<std::pair<uint64_t, Slice>> admitted;        // left the queue: its session starts

@@ -47,6 +47,7 @@ inline void merge(Actions* into, Actions from) {
   into->admitted.insert(into->admitted.end(), from.admitted.begin(), from.admitted.end());
   into->refused.insert(into->refused.end(), from.refused.begin(), from.refused.end());
   into->hints.insert(into->hints.end(), from.hints.begin(), from.hints.end());
+  into->sovereign.insert(into->sovereign.end(), from.sovereign.begin(), from.sovereign.end());
   into->swap_out.insert(into->swap_out.end(), from.swap_out.begin(), from.swap_out.end());
   if (from.wake && (!into->wake || *from.wake < *into->wake)) into->wake = from.wake;
 }

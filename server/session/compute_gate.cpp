@@ -32,6 +32,16 @@ bool ComputeGate::enter() {
   // than re-taking the mutex first: std::mutex is not fair, and a session thread running call after
   // call (each a bounded drain long) kept a revoke waiting for milliseconds on the H200.
   while (!unscheduled_ && (!held_ || yielding_.load())) {
+    // A sovereign takes the turn now; the parent grants it at once anyway. Not while a turn is
+    // being given back (its Released must reach the parent first) or the memory is on the host.
+    if (sovereign_ && !held_ && !wanted_ && !releasing_ && !yielding_ && !(swap_ && swap_->swapped())) {
+      held_ = true;
+      granted_at_ = Clock::now();
+      hurried_ = true;  // until the grant's hint: give the GPU back as soon as the client pauses
+      bounded_ = false;
+      (void)link_.send(LinkMessage(LinkKind::kWant));
+      break;
+    }
     if (!wanted_) {
       wanted_ = true;
       // A holder's Want goes out after its Released (release() sends it).
@@ -148,6 +158,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
         bool idle = false, restored = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
+          if (held_) break;  // a sovereign's, which took its turn already
           // A swapped-out session's memory comes back before its first call (the parent made room).
           if (swap_ && swap_->swapped()) {
             const auto start = Clock::now();
@@ -191,6 +202,9 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
         // Without the lock (a call may be draining): a bound set mid-call applies from its end on.
         hurried_ = m->ok;
         bounded_ = m->value != 0;
+        break;
+      case LinkKind::kSovereign:
+        sovereign_ = m->ok;
         break;
       case LinkKind::kReslice:
         on_reslice(*m);

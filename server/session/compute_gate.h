@@ -15,7 +15,10 @@
 // The parent's hints shape a turn (compute_arbiter.h): hurried (another session waits), the holder
 // gives the turn back once its client has sent nothing for kHurriedIdle instead of idle_release;
 // bounded (a higher priority is active on the GPU), each call's work completes before the next call
-// runs, so a preempting session waits for at most one call's kernels, not for a backlog.
+// runs, so a preempting session waits for at most one call's kernels, not for a backlog. A
+// sovereign session (the GPU's one top priority under MPS, compute_arbiter.h) takes its turn at
+// its first call and tells the parent, instead of waiting for a grant: a grant that finds it
+// holding is ignored.
 #pragma once
 
 #include <atomic>
@@ -83,6 +86,7 @@ class ComputeGate {
   std::atomic<bool> yielding_{false};  // the gate thread waits for the mutex to end the turn
   std::atomic<bool> hurried_{false};  // the turn's hints (reset by each grant)
   std::atomic<bool> bounded_{false};
+  std::atomic<bool> sovereign_{false};  // as the parent last said (kept across turns)
   Clock::time_point granted_at_{};
   std::atomic<uint64_t> calls_{0};  // calls entered, to tell an idle holder
   SwapSpace* swap_ = nullptr;

@@ -36,6 +36,7 @@ const char* link_kind_name(LinkKind kind) {
     case LinkKind::kHint: return "Hint";
     case LinkKind::kSwapOut: return "SwapOut";
     case LinkKind::kSwapped: return "Swapped";
+    case LinkKind::kSovereign: return "Sovereign";
   }
   return "unknown";
 }
@@ -69,7 +70,7 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   wire::Decoder d({data, size});
   LinkMessage m;
   const uint32_t kind = d.get<uint32_t>();
-  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kSwapped))
+  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kSovereign))
     return RGPU_ERROR(kProtocol, "pool link: unknown message kind " + std::to_string(kind));
   m.kind = static_cast<LinkKind>(kind);
   m.tenant = d.get<uint32_t>();

@@ -39,6 +39,7 @@ enum class LinkKind : uint32_t {
   kHint,
   kSwapOut,
   kSwapped,
+  kSovereign,
 };
 const char* link_kind_name(LinkKind kind);
 
@@ -71,7 +72,8 @@ struct LinkMessage {
   // kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1). kAdmitted: ok = its GPU is
   // over-committed (allocate movable memory). kSwapped: ok = swapped out, value = bytes moved.
   // kHint: ok = hurry (give the turn back as soon as the client pauses), value = bounded (1: one
-  // call's work on the GPU at a time).
+  // call's work on the GPU at a time). kSovereign: ok = the session may take its turn without
+  // waiting for the grant (compute_arbiter.h), until told otherwise.
   uint64_t value = 0;
   uint64_t host_bytes = 0;
 };

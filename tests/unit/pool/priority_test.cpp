@@ -196,3 +196,40 @@ TEST_CASE("overlapping preemption (MPS): a higher priority is granted without wa
     CHECK(arb.holder() == 1u);
   }
 }
+
+TEST_CASE("sovereignty (MPS): the GPU's one top priority without a cap, told when it changes", "[arbiter][priority]") {
+  const TimePoint t0{std::chrono::seconds(100)};
+  ComputeArbiter::Params params;
+  params.overlap_preemption = true;
+  ComputeArbiter arb(params);
+  using Change = std::vector<std::pair<uint64_t, bool>>;
+  arb.add(1, 50, 100, t0);
+  arb.set_priority(1, -50, t0);
+  CHECK(arb.poll(t0).sovereign == Change{{1, true}});  // alone, it is the top
+  CHECK(arb.poll(t0).sovereign.empty());               // told once
+  arb.add(2, 50, 100, t0);
+  arb.set_priority(2, 50, t0);
+  CHECK(arb.poll(t0).sovereign == Change{{1, false}, {2, true}});
+
+  // Its want while a lower one holds: revoked and granted in one decision (no drain waited for).
+  arb.want(1, t0);
+  CHECK(arb.poll(t0).grant == std::vector<uint64_t>{1});
+  arb.want(2, t0 + 1ms);
+  ComputeArbiter::Decision d = arb.poll(t0 + 1ms);
+  CHECK(d.revoke == std::vector<uint64_t>{1});
+  CHECK(d.grant == std::vector<uint64_t>{2});
+
+  // A second session of its priority, or a cap, ends it.
+  arb.add(3, 50, 100, t0 + 2ms);
+  arb.set_priority(3, 50, t0 + 2ms);
+  CHECK(arb.poll(t0 + 2ms).sovereign == Change{{2, false}});
+  arb.remove(3, t0 + 3ms);
+  CHECK(arb.poll(t0 + 3ms).sovereign == Change{{2, true}});
+  arb.update(2, 50, 60, t0 + 4ms);
+  CHECK(arb.poll(t0 + 4ms).sovereign == Change{{2, false}});
+
+  // Without overlapping preemption (time-sliced GPUs) there is none.
+  ComputeArbiter plain;
+  plain.add(1, 50, 100, t0);
+  CHECK(plain.poll(t0).sovereign.empty());
+}

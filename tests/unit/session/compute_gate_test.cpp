@@ -158,3 +158,46 @@ TEST_CASE("compute gate: a turn taken back before the waiting call woke is wante
     CHECK(call.get());
   }
 }
+
+TEST_CASE("compute gate: a sovereign takes its turn without waiting for the grant, and ignores the grant") {
+  Rig rig(1000ms);
+  // Messages are served in order: once the reslice after it has arrived, so has the Sovereign.
+  auto tell = [&](LinkMessage m, uint64_t mark) {
+    REQUIRE(rig.parent.send(m).is_ok());
+    LinkMessage change(LinkKind::kReslice);
+    change.memory = mark;
+    REQUIRE(rig.parent.send(change).is_ok());
+    for (int i = 0; i < 400 && rig.resliced != mark; ++i) std::this_thread::sleep_for(5ms);
+    REQUIRE(rig.resliced == mark);
+  };
+  LinkMessage sovereign(LinkKind::kSovereign);
+  sovereign.ok = true;
+  tell(sovereign, 1);
+
+  auto call = std::async(std::launch::async, [&] {
+    REQUIRE(rig.gate->enter());
+    rig.gate->leave();
+  });
+  CHECK(call.wait_for(2s) == std::future_status::ready);  // no grant sent: it ran anyway
+  CHECK(rig.next() == LinkKind::kWant);                   // and told the parent
+  // The parent's grant finds it holding: nothing changes. It gives the turn back as soon as its
+  // client pauses (hurried until the grant's hint), once, not once more for the grant.
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+  LinkMessage released;
+  CHECK(rig.next(&released) == LinkKind::kReleased);
+  CHECK_FALSE(released.ok);
+  CHECK(rig.parent.receive(200ms).status().code() == rgpu::Code::kUnavailable);
+
+  // No longer sovereign: a call waits for its grant again.
+  sovereign.ok = false;
+  tell(sovereign, 2);
+  auto waits = std::async(std::launch::async, [&] {
+    bool ran = rig.gate->enter();
+    if (ran) rig.gate->leave();
+    return ran;
+  });
+  CHECK(rig.next() == LinkKind::kWant);
+  CHECK(waits.wait_for(50ms) == std::future_status::timeout);
+  REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
+  CHECK(waits.get());
+}
