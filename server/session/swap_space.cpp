@@ -43,17 +43,33 @@ uint8_t* map_host(uint64_t size) {
   return host;
 }
 
+// Host memory a host copy needs must be free, with at least this much left: a copy that filled
+// the host's memory would have the kernel kill a process instead.
+constexpr uint64_t kHostReserve = 1ull << 30;
+
+bool host_has_room(uint64_t bytes) {
+  const std::optional<uint64_t> free_host = host_available_bytes();
+  return !free_host || *free_host >= bytes + kHostReserve;
+}
+
 }  // namespace
 
 SwapSpace::SwapSpace(Backend& backend) : backend_(backend) {}
 
 SwapSpace::~SwapSpace() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  prepared_.notify_all();
+  if (preparer_.joinable()) preparer_.join();
   if (stream_ && backend_.cudart().cudaStreamDestroy) backend_.cudart().cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
   for (auto& [address, r] : ranges_) drop_host(r);
 }
 
 void SwapSpace::drop_host(Range& r) {
   if (!r.host) return;
+  pinned_ -= r.size;
   (void)backend_.host_unregister(r.host);
   munmap(r.host, r.size);
   r.host = nullptr;
@@ -71,16 +87,59 @@ bool SwapSpace::allocate(uint64_t size, void** out, int32_t* status) {
   uint64_t address = 0;
   *status = backend_.movable_alloc(rounded, &address);
   if (*status != cudaSuccess) return true;
-  ranges_[address] = Range{rounded, nullptr, false};
+  Range r;
+  r.size = rounded;
+  r.id = next_id_++;
+  ranges_[address] = r;
   movable_ += rounded;
   *out = reinterpret_cast<void*>(address);
+  if (!preparer_.joinable()) preparer_ = std::thread([this] { prepare_loop(); });
+  prepared_.notify_all();
   return true;
+}
+
+void SwapSpace::prepare_loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    auto todo = std::find_if(ranges_.begin(), ranges_.end(),
+                             [](const auto& kv) { return !kv.second.host && !kv.second.preparing && !kv.second.unprepared; });
+    if (stopping_) return;
+    if (todo == ranges_.end()) {
+      prepared_.wait(lock);
+      continue;
+    }
+    const uint64_t address = todo->first, id = todo->second.id, size = todo->second.size;
+    if (!host_has_room(size)) {
+      todo->second.unprepared = true;
+      continue;
+    }
+    todo->second.preparing = true;
+    lock.unlock();
+    uint8_t* host = map_host(size);
+    if (host && backend_.host_register(host, size) != cudaSuccess) {
+      munmap(host, size);
+      host = nullptr;
+    }
+    lock.lock();
+    auto it = ranges_.find(address);
+    if (it != ranges_.end() && it->second.id == id) {
+      it->second.preparing = false;
+      it->second.host = host;
+      it->second.unprepared = !host;
+      if (host) pinned_ += size;
+    } else if (host) {  // freed meanwhile
+      (void)backend_.host_unregister(host);
+      munmap(host, size);
+    }
+    prepared_.notify_all();
+  }
 }
 
 bool SwapSpace::free(const void* p, int32_t* status) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ranges_.find(reinterpret_cast<uintptr_t>(p));
   if (it == ranges_.end()) return false;
+  // A copy being made is dropped by the preparer when it finds the range gone.
   *status = backend_.movable_free(it->first);
   if (*status == cudaSuccess) {
     drop_host(it->second);
@@ -93,6 +152,8 @@ bool SwapSpace::free(const void* p, int32_t* status) {
 uint64_t SwapSpace::movable_bytes() const { return swapped_ ? 0 : movable_.load(); }
 
 uint64_t SwapSpace::host_bytes() const { return host_; }
+
+uint64_t SwapSpace::pinned_bytes() const { return pinned_; }
 
 bool SwapSpace::swapped() const { return swapped_; }
 
@@ -116,6 +177,7 @@ Status SwapSpace::ensure_host(Range& r) {
     r.host = nullptr;
     return cuda_status("pinning the host copy", static_cast<cudaError_t>(st));
   }
+  pinned_ += r.size;
   return Status::ok();
 }
 
@@ -129,14 +191,16 @@ Status SwapSpace::copy(uint64_t device, uint8_t* host, uint64_t bytes, bool to_h
 }
 
 Result<uint64_t> SwapSpace::swap_out() {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (swapped_) return host_.load();
   RGPU_TRY(ensure_stream());
-  // Host memory the move needs that is not there yet must be free: a swap-out that filled the
-  // host's memory would have the kernel kill a process instead.
+  // A copy being made ahead is waited for rather than made twice.
+  prepared_.wait(lock, [&] {
+    return std::none_of(ranges_.begin(), ranges_.end(), [](const auto& kv) { return kv.second.preparing; });
+  });
+  // Host copies not made ahead must find room now.
   uint64_t fresh = 0;
   for (const auto& [address, r] : ranges_) fresh += r.host ? 0 : r.size;
-  constexpr uint64_t kHostReserve = 1ull << 30;
   if (std::optional<uint64_t> free_host = host_available_bytes(); fresh > 0 && free_host && *free_host < fresh + kHostReserve)
     return RGPU_ERROR(kUnavailable, "the host has " + std::to_string(*free_host >> 20) + " MiB free; swapping out " +
                                         std::to_string(fresh >> 20) + " MiB would leave it less than 1 GiB (give the GPU host more "

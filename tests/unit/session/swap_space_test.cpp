@@ -1,10 +1,12 @@
 // Movable memory and its swap against the emulated backend, whose released ranges lose their
 // contents and refuse access as an unmapped GPU range faults: small allocations are left to
 // cudaMalloc, a swapped-out session holds no device memory and its addresses refuse copies, and
-// each swap-in brings back exactly what was there, twice over (the second through the kept host
-// copy); and the memory extension, host memory the device uses past the slice.
+// each swap-in brings back exactly what was there, twice over, through the host copy made ahead;
+// allocations freed while their copy is being made lose nothing; and the memory extension, host memory the device uses past the slice.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include "gen/cudart/cudart_api.h"
@@ -41,6 +43,9 @@ TEST_CASE("swap space: movable memory swaps out and back with its data and addre
   REQUIRE(status == cudaSuccess);
   CHECK(swap.movable_bytes() == 22 * kMiB);  // whole 2 MiB granules
   const uint64_t resident = backend->memory_in_use();
+  // Its host copy is made ahead, by the swap space's own thread, not by the first swap-out.
+  for (int i = 0; i < 400 && swap.pinned_bytes() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(swap.pinned_bytes() == 22 * kMiB);
 
   for (uint8_t round = 1; round <= 2; ++round) {
     const std::vector<uint8_t> want = pattern(bytes, round);
@@ -62,9 +67,11 @@ TEST_CASE("swap space: movable memory swaps out and back with its data and addre
     REQUIRE(rt.cudaMemcpy(got.data(), p, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
     CHECK(got == want);
   }
+  CHECK(swap.pinned_bytes() == 22 * kMiB);  // one copy, kept across both rounds
   REQUIRE(swap.free(p, &status));
   CHECK(status == cudaSuccess);
   CHECK(swap.movable_bytes() == 0);
+  CHECK(swap.pinned_bytes() == 0);
   CHECK_FALSE(swap.free(p, &status));  // gone: not one of its allocations any more
 }
 
@@ -93,4 +100,36 @@ TEST_CASE("memory extension: allocations up to its size come from device-mapped 
   CHECK_FALSE(ext.free(a, &status));
   rgpu::server::HostExtension none(*backend, 0);
   CHECK_FALSE(none.allocate(1, &b, &status));  // no extension: nothing is taken
+}
+
+TEST_CASE("swap space: allocations freed while their host copies are made, and a swap-out that comes first") {
+  auto backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  const auto& rt = backend->cudart();
+  SwapSpace swap(*backend);
+  int32_t status = -1;
+  // Freed at once, again and again: the preparer finds each range gone (or a new one at its address).
+  for (int i = 0; i < 20; ++i) {
+    void* p = nullptr;
+    REQUIRE(swap.allocate(4 * kMiB, &p, &status));
+    REQUIRE(status == cudaSuccess);
+    REQUIRE(swap.free(p, &status));
+    CHECK(status == cudaSuccess);
+  }
+  // A swap-out right after the allocation waits for the copy being made, or makes it.
+  void* p = nullptr;
+  REQUIRE(swap.allocate(8 * kMiB, &p, &status));
+  const std::vector<uint8_t> want = pattern(8 * kMiB, 7);
+  REQUIRE(rt.cudaMemcpy(p, want.data(), want.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+  auto moved = swap.swap_out();
+  REQUIRE(moved.is_ok());
+  CHECK(*moved == 8 * kMiB);
+  REQUIRE(swap.swap_in().is_ok());
+  std::vector<uint8_t> got(want.size());
+  REQUIRE(rt.cudaMemcpy(got.data(), p, got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(got == want);
+  CHECK(swap.pinned_bytes() == 8 * kMiB);
+  REQUIRE(swap.free(p, &status));
+  for (int i = 0; i < 400 && swap.pinned_bytes() != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(swap.pinned_bytes() == 0);
 }
