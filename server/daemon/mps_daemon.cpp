@@ -1,6 +1,7 @@
 // rgpud's own MPS control daemon (see mps_daemon.h).
 #include "server/daemon/mps_daemon.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "common/log.h"
@@ -32,6 +34,11 @@ int run_control(const std::string& dir, const char* arg, const char* input) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    // rgpud blocks SIGINT and SIGTERM in its threads (main.cpp); a mask survives exec, and the
+    // daemon must stay one that `kill` ends.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
     setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir(dir).c_str(), 1);
     setenv("CUDA_MPS_LOG_DIRECTORY", log_dir(dir).c_str(), 1);
     if (input) {
@@ -52,6 +59,16 @@ int run_control(const std::string& dir, const char* arg, const char* input) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Whether a process runs: a zombie does not (the daemon's parent is init, which may be slow to
+// reap it, or, in some containers, never does).
+bool running(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z';
 }
 
 }  // namespace
@@ -85,13 +102,17 @@ Result<std::unique_ptr<MpsDaemon>> MpsDaemon::start() {
 }
 
 MpsDaemon::~MpsDaemon() {
-  const std::string pid_file = pipe_dir(dir_) + "/nvidia-cuda-mps-control.pid";
-  if (access(pid_file.c_str(), F_OK) == 0) {
+  std::ifstream pid_file(pipe_dir(dir_) + "/nvidia-cuda-mps-control.pid");
+  pid_t pid = 0;
+  if (pid_file >> pid && pid > 0) {
+    // -1 when rgpud's reaper thread (main.cpp) collected the child first: its status is unknown,
+    // and whether the daemon is gone is checked below.
     const int rc = run_control(dir_, nullptr, "quit\n");
-    if (rc != 0) RGPU_LOG_WARN("MPS: '%s quit' ended with status %d", kControl, rc);
-    // The daemon removes its pid file as it ends: its directory goes after it.
-    for (int i = 0; i < 200 && access(pid_file.c_str(), F_OK) == 0; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (rc > 0) RGPU_LOG_WARN("MPS: '%s quit' ended with status %d", kControl, rc);
+    for (int i = 0; i < 200 && running(pid); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (running(pid))
+      RGPU_LOG_WARN("MPS: its control daemon (pid %d) has not ended 2 s after 'quit'; its directory %s is removed",
+                    static_cast<int>(pid), dir_.c_str());
   }
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);

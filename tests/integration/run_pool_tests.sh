@@ -277,4 +277,56 @@ check "memory_host: the pool view shows the session's memory on the host" $? "$(
 RGPU_TOKEN=tok-ext client timeout 60 "$BIN/rgpu" run -- "$PROGS/take_turns" 700 1 0 >"$WORK/ext2.out" 2>&1
 grep -q "^FAIL: cudaMalloc of 700 MiB" "$WORK/ext2.out"
 check "memory_host: an allocation past the slice and the extension fails as on a full GPU" $? "$(cat "$WORK/ext2.out")"
+
+# 12. policy.mps: rgpud starts an MPS control daemon of its own, in a private directory, and quits
+# it when it ends. A stand-in for nvidia-cuda-mps-control on PATH records its calls and runs a
+# process as its daemon; rgpud runs the cuda backend here, which a host without a GPU refuses after
+# the MPS start (on a GPU host it would serve: then SIGTERM ends it).
+if [[ $BACKEND == emulated ]]; then
+  mkdir -p "$WORK/fakebin"
+  cat >"$WORK/fakebin/nvidia-cuda-mps-control" <<SH
+#!/bin/sh
+if [ "\$1" = -d ]; then
+  echo "-d \$CUDA_MPS_PIPE_DIRECTORY \$CUDA_MPS_LOG_DIRECTORY" >>"$WORK/mps_calls"
+  sleep 300 </dev/null >/dev/null 2>&1 &
+  echo \$! >"\$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid"
+  echo "daemon \$!" >>"$WORK/mps_calls"
+  exit 0
+fi
+read -r command
+echo "\$command \$CUDA_MPS_PIPE_DIRECTORY" >>"$WORK/mps_calls"
+[ "\$command" = quit ] && kill "\$(cat "\$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid")"
+exit 0
+SH
+  chmod +x "$WORK/fakebin/nvidia-cuda-mps-control"
+  cat >"$WORK/mps.yaml" <<'YAML'
+policy:
+  mps: true
+tenants:
+  - name: a
+    token: tok-a
+    memory: 256M
+    compute: 50
+YAML
+  PATH="$WORK/fakebin:$PATH" TMPDIR="$WORK" timeout 30 "$BIN/rgpud" --config "$WORK/mps.yaml" --backend cuda \
+    --listen 127.0.0.1:0 >"$WORK/mps_rgpud.log" 2>&1 &
+  mps_rgpud=$!
+  wait_log "$WORK/mps_rgpud.log" "listening on\|rgpud: "
+  kill -TERM "$mps_rgpud" 2>/dev/null
+  wait "$mps_rgpud"
+  read -r _ pipe_dir log_dir <"$WORK/mps_calls"
+  [[ $pipe_dir == "$WORK"/rgpud-mps.*/pipe && $log_dir == "${pipe_dir%/pipe}/log" ]]
+  check "mps: rgpud starts its own MPS control daemon, pipe and log in a private directory" $? "$(cat "$WORK/mps_calls" "$WORK/mps_rgpud.log")"
+  mps_daemon=$(sed -n 's/^daemon //p' "$WORK/mps_calls")
+  # Ended: gone, or a zombie its new parent has not reaped yet.
+  mps_state=$(sed 's/.*) //' "/proc/$mps_daemon/stat" 2>/dev/null | cut -c1)
+  grep -qx "quit $pipe_dir" "$WORK/mps_calls" && [[ ! -e ${pipe_dir%/pipe} ]] && [[ -z $mps_state || $mps_state == Z ]]
+  check "mps: rgpud quits it as it ends (the daemon ends) and removes the directory" $? "$(cat "$WORK/mps_calls" "$WORK/mps_rgpud.log"; ls "$WORK")"
+  if ! command -v nvidia-cuda-mps-control >/dev/null; then
+    timeout 30 "$BIN/rgpud" --config "$WORK/mps.yaml" --backend cuda --listen 127.0.0.1:0 >"$WORK/mps_none.log" 2>&1
+    rc=$?
+    [[ $rc == 1 ]] && grep -q "policy.mps is true but nvidia-cuda-mps-control cannot be run" "$WORK/mps_none.log"
+    check "mps: without nvidia-cuda-mps-control rgpud refuses to start and says what to do" $? "rc $rc: $(cat "$WORK/mps_none.log")"
+  fi
+fi
 finish
