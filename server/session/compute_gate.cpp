@@ -33,8 +33,9 @@ bool ComputeGate::enter() {
   // call (each a bounded drain long) kept a revoke waiting for milliseconds on the H200.
   while (!unscheduled_ && (!held_ || yielding_.load())) {
     // A sovereign takes the turn now; the parent grants it at once anyway. Not while a turn is
-    // being given back (its Released must reach the parent first) or the memory is on the host.
-    if (sovereign_ && !held_ && !wanted_ && !releasing_ && !yielding_ && !(swap_ && swap_->swapped())) {
+    // being given back (its Released must reach the parent first), nor on an over-committed GPU
+    // (swap_), where the parent grants a turn only once the session's whole slice has room.
+    if (sovereign_ && !held_ && !wanted_ && !releasing_ && !yielding_ && !swap_) {
       held_ = true;
       granted_at_ = Clock::now();
       hurried_ = true;  // until the grant's hint: give the GPU back as soon as the client pauses

@@ -18,7 +18,7 @@
 // runs, so a preempting session waits for at most one call's kernels, not for a backlog. A
 // sovereign session (the GPU's one top priority under MPS, compute_arbiter.h) takes its turn at
 // its first call and tells the parent, instead of waiting for a grant: a grant that finds it
-// holding is ignored.
+// holding is ignored. Not on an over-committed GPU, where a turn also waits for memory room.
 #pragma once
 
 #include <atomic>
