@@ -25,9 +25,9 @@ namespace rgpu::bench {
 namespace {
 
 // Where the overhead run's processes go. A host-bound step (the MLP's, the transformer's) moved by
-// 15-20 % from one process to the next on the H200's 16-vCPU VM when the scheduler placed client,
-// rgpud and worker threads freely, more than the 2 % the run must tell apart; with each client on
-// two CPUs of its own and the daemons on the upper half, its rounds agreed within about 10 %.
+// up to 2.5 x from one process to the next on the H200's 16-vCPU VM when the scheduler placed
+// client, rgpud and worker threads freely; with each client on two CPUs of its own and the daemons
+// on the upper half, by up to 1.3 x: narrower, still wider than the 2 % the run must tell apart.
 // Hosts of fewer than 8 CPUs are not pinned.
 struct Pinning {
   std::vector<int> daemons, clients;

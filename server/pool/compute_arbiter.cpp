@@ -199,15 +199,20 @@ void ComputeArbiter::end_turn(State next, TimePoint now) {
   hinted_.reset();
 }
 
+// The holder's current piece used the GPU for `held`, ending now: its charge, its usage and the
+// GPU's, its bucket.
+void ComputeArbiter::account(Entry& h, Duration held, TimePoint now) {
+  charge(h, held - piece_charged_);
+  add_usage(h.usage, now - held, now);
+  add_usage(total_, now - held, now);
+  if (h.cap < 100) settle_bucket(h, now, std::max(Duration::zero(), held - (bucket_from_ - piece_start_)));
+}
+
 // The holder, revoked for a higher priority on a shared (MPS) GPU: its turn ends now, charged as
 // if it had released now; its drain goes on beside the preemptor's work.
 void ComputeArbiter::preempt_overlapping(TimePoint now) {
   Entry& h = sessions_.at(*holder_);
-  const Duration held = now - piece_start_;
-  charge(h, held - piece_charged_);
-  add_usage(h.usage, piece_start_, now);
-  add_usage(total_, piece_start_, now);
-  if (h.cap < 100) settle_bucket(h, now, std::max(Duration::zero(), held - (bucket_from_ - piece_start_)));
+  account(h, now - piece_start_, now);
   end_turn(State::kWaiting, now);
   h.draining = true;
   h.throttled = false;  // eligible again (bucket permitting) once its drain is reported
@@ -363,11 +368,7 @@ void ComputeArbiter::released(uint64_t session, Duration held, TimePoint now) {
   if (holder_ != session || turn_ == Turn::kReserved) return;
   Entry& h = sessions_.at(session);
   // It cannot have used the GPU longer than since its grant (a bogus figure is bounded).
-  held = std::clamp(held, Duration::zero(), now - piece_start_);
-  charge(h, held - piece_charged_);
-  add_usage(h.usage, now - held, now);
-  add_usage(total_, now - held, now);
-  if (h.cap < 100) settle_bucket(h, now, std::max(Duration::zero(), held - (bucket_from_ - piece_start_)));
+  account(h, std::clamp(held, Duration::zero(), now - piece_start_), now);
   if (turn_ == Turn::kDraining) {
     // Revoked while it had work: it stays in the queue (a want() that follows is ignored).
     end_turn(State::kWaiting, now);

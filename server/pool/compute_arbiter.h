@@ -177,6 +177,7 @@ class ComputeArbiter {
   Hint holder_hint(TimePoint now) const;  // what the running holder should be told now
   void settle_bucket(Entry& e, TimePoint now, Duration used);
   void charge(Entry& e, Duration d);
+  void account(Entry& h, Duration held, TimePoint now);
   void end_turn(State next, TimePoint now);
   void preempt_overlapping(TimePoint now);
   std::optional<uint64_t> find_sovereign() const;

@@ -47,9 +47,23 @@ uint8_t* map_host(uint64_t size) {
 // the host's memory would have the kernel kill a process instead.
 constexpr uint64_t kHostReserve = 1ull << 30;
 
-bool host_has_room(uint64_t bytes) {
+Status host_room_for(uint64_t bytes) {
   const std::optional<uint64_t> free_host = host_available_bytes();
-  return !free_host || *free_host >= bytes + kHostReserve;
+  if (!free_host || *free_host >= bytes + kHostReserve) return Status::ok();
+  return RGPU_ERROR(kUnavailable, "the host has " + std::to_string(*free_host >> 20) + " MiB free; a host copy of " +
+                                      std::to_string(bytes >> 20) + " MiB would leave it less than 1 GiB (give the GPU host "
+                                      "more memory, or lower policy.memory_overcommit)");
+}
+
+// A range's host copy, made and pinned.
+Result<uint8_t*> make_host_copy(Backend& backend, uint64_t size) {
+  uint8_t* host = map_host(size);
+  if (!host) return RGPU_ERROR(kUnavailable, "no host memory to swap " + std::to_string(size >> 20) + " MiB out to");
+  if (int32_t st = backend.host_register(host, size); st != cudaSuccess) {
+    munmap(host, size);
+    return cuda_status("pinning the host copy", static_cast<cudaError_t>(st));
+  }
+  return host;
 }
 
 }  // namespace
@@ -109,17 +123,14 @@ void SwapSpace::prepare_loop() {
       continue;
     }
     const uint64_t address = todo->first, id = todo->second.id, size = todo->second.size;
-    if (!host_has_room(size)) {
+    if (!host_room_for(size).is_ok()) {
       todo->second.unprepared = true;
       continue;
     }
     todo->second.preparing = true;
     lock.unlock();
-    uint8_t* host = map_host(size);
-    if (host && backend_.host_register(host, size) != cudaSuccess) {
-      munmap(host, size);
-      host = nullptr;
-    }
+    Result<uint8_t*> made = make_host_copy(backend_, size);
+    uint8_t* host = made.is_ok() ? *made : nullptr;
     lock.lock();
     auto it = ranges_.find(address);
     if (it != ranges_.end() && it->second.id == id) {
@@ -170,13 +181,7 @@ Status SwapSpace::ensure_stream() {
 
 Status SwapSpace::ensure_host(Range& r) {
   if (r.host) return Status::ok();
-  r.host = map_host(r.size);
-  if (!r.host) return RGPU_ERROR(kUnavailable, "no host memory to swap " + std::to_string(r.size >> 20) + " MiB out to");
-  if (int32_t st = backend_.host_register(r.host, r.size); st != cudaSuccess) {
-    munmap(r.host, r.size);
-    r.host = nullptr;
-    return cuda_status("pinning the host copy", static_cast<cudaError_t>(st));
-  }
+  RGPU_ASSIGN_OR_RETURN(r.host, make_host_copy(backend_, r.size));
   pinned_ += r.size;
   return Status::ok();
 }
@@ -201,10 +206,7 @@ Result<uint64_t> SwapSpace::swap_out() {
   // Host copies not made ahead must find room now.
   uint64_t fresh = 0;
   for (const auto& [address, r] : ranges_) fresh += r.host ? 0 : r.size;
-  if (std::optional<uint64_t> free_host = host_available_bytes(); fresh > 0 && free_host && *free_host < fresh + kHostReserve)
-    return RGPU_ERROR(kUnavailable, "the host has " + std::to_string(*free_host >> 20) + " MiB free; swapping out " +
-                                        std::to_string(fresh >> 20) + " MiB would leave it less than 1 GiB (give the GPU host more "
-                                        "memory, or lower policy.memory_overcommit)");
+  if (fresh > 0) RGPU_TRY(host_room_for(fresh));
   uint64_t moved = 0;
   for (auto& [address, r] : ranges_) {
     Status st = ensure_host(r);
