@@ -3,6 +3,7 @@
 #include "transports/peer_text.h"
 
 #include <algorithm>
+#include <cstring>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -116,10 +117,62 @@ class Watchdog {
   std::jthread thread_;  // last: it stops before the members it uses go
 };
 
-Status authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out) {
-  std::vector<uint8_t> payload;
-  bool refused = false;
-  RGPU_TRY(recv_message(connection, fb::ControlType::Hello, false, payload, &refused));
+// A control message as one frame's bytes: header, then payload.
+std::vector<uint8_t> control_frame(fb::ControlType type, const flatbuffers::FlatBufferBuilder& builder) {
+  const wire::FrameHeader header = wire::control_header(type, builder.GetSize());
+  std::vector<uint8_t> frame(sizeof header + builder.GetSize());
+  std::memcpy(frame.data(), &header, sizeof header);
+  std::memcpy(frame.data() + sizeof header, builder.GetBufferPointer(), builder.GetSize());
+  return frame;
+}
+
+Status send_whole(Connection& connection, std::span<const uint8_t> frame) {
+  const iovec segment{const_cast<uint8_t*>(frame.data()), frame.size()};
+  return connection.send_bytes({&segment, 1});
+}
+
+// Reads frames into the handshake until it is done, sending its replies.
+Status authenticate(Connection& connection, ServerHandshake& handshake) {
+  std::vector<uint8_t> payload, reply;
+  while (handshake.step() != ServerHandshake::Step::kDone) {
+    wire::FrameHeader header;
+    RGPU_TRY(connection.recv_exact(&header, sizeof header));
+    RGPU_TRY(handshake.check_header(header));
+    payload.resize(header.payload_len);
+    RGPU_TRY(connection.recv_exact(payload.data(), payload.size()));
+    RGPU_TRY(handshake.take(payload, reply));
+    if (!reply.empty()) RGPU_TRY(send_whole(connection, reply));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status ServerHandshake::check_header(const wire::FrameHeader& header) const {
+  if (step_ == Step::kDone) return RGPU_ERROR(kProtocol, "the handshake is over; no more handshake messages");
+  RGPU_TRY(wire::validate(header));
+  RGPU_TRY(wire::expect_control(header, step_ == Step::kHello ? fb::ControlType::Hello : fb::ControlType::Proof));
+  if (header.payload_len > kMaxHandshakePayload)
+    return RGPU_ERROR(kProtocol, "handshake message " + wire::control_type_name(header.method) + " of " +
+                                     std::to_string(header.payload_len) + " bytes exceeds the limit of " +
+                                     std::to_string(kMaxHandshakePayload));
+  return Status::ok();
+}
+
+Status ServerHandshake::take(std::span<const uint8_t> payload, std::vector<uint8_t>& reply) {
+  reply.clear();
+  if (step_ == Step::kHello) {
+    RGPU_TRY(take_hello(payload, reply));
+    step_ = Step::kProof;
+    return Status::ok();
+  }
+  if (step_ == Step::kDone) return RGPU_ERROR(kProtocol, "the handshake is over; no more handshake messages");
+  step_ = Step::kDone;
+  return take_proof(payload);
+}
+
+Status ServerHandshake::take_hello(std::span<const uint8_t> payload, std::vector<uint8_t>& reply) {
+  ClientIdentity* out = &client_;
   RGPU_ASSIGN_OR_RETURN(const fb::Hello* hello, wire::verify_control<fb::Hello>(payload));
   out->token_index = -1;
   out->protocol_version = hello->protocol_version();
@@ -142,24 +195,26 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
   }
 
   std::string problem = incompatibility(out->protocol_version, out->api_hash, out->client_version,
-                                        server.protocol_version, server.api_hash, server.server_version);
+                                        server_.protocol_version, server_.api_hash, server_.server_version);
   if (!problem.empty()) return RGPU_ERROR(kAuth, problem);
   if (out->compute_request > 100)
     return RGPU_ERROR(kProtocol, "the client asks for " + std::to_string(out->compute_request) +
                                      " % of a GPU's compute; RGPU_COMPUTE must be 1..100");
 
-  const auth::Nonce nonce = auth::random_nonce();
-  const bool auth_required =
-      std::any_of(server.tokens.begin(), server.tokens.end(), [](const std::string& t) { return !t.empty(); });
+  nonce_ = auth::random_nonce();
+  auth_required_ =
+      std::any_of(server_.tokens.begin(), server_.tokens.end(), [](const std::string& t) { return !t.empty(); });
   flatbuffers::FlatBufferBuilder builder(256);
-  builder.Finish(fb::CreateChallenge(builder, server.protocol_version, server.api_hash,
-                                     builder.CreateString(server.server_version),
-                                     builder.CreateVector(nonce.data(), nonce.size()), auth_required));
-  RGPU_TRY(send_control(connection, fb::ControlType::Challenge, builder));
+  builder.Finish(fb::CreateChallenge(builder, server_.protocol_version, server_.api_hash,
+                                     builder.CreateString(server_.server_version),
+                                     builder.CreateVector(nonce_.data(), nonce_.size()), auth_required_));
+  reply = control_frame(fb::ControlType::Challenge, builder);
+  return Status::ok();
+}
 
-  RGPU_TRY(recv_message(connection, fb::ControlType::Proof, false, payload, &refused));
+Status ServerHandshake::take_proof(std::span<const uint8_t> payload) {
   RGPU_ASSIGN_OR_RETURN(const fb::Proof* proof, wire::verify_control<fb::Proof>(payload));
-  if (!auth_required) return Status::ok();
+  if (!auth_required_) return Status::ok();
   std::span<const uint8_t> mac;
   if (proof->mac()) mac = {proof->mac()->data(), proof->mac()->size()};
   if (mac.empty())
@@ -167,23 +222,30 @@ Status authenticate(Connection& connection, const ServerIdentity& server, Client
                              "RGPU_TOKEN on the client to the server's token");
   // Every token is tried, each compared in constant time, so the time taken does not say which matched.
   int matched = -1;
-  for (size_t i = 0; i < server.tokens.size(); ++i) {
-    if (server.tokens[i].empty()) continue;
-    const auth::Mac expected = auth::hmac_sha256(server.tokens[i], nonce);
+  for (size_t i = 0; i < server_.tokens.size(); ++i) {
+    if (server_.tokens[i].empty()) continue;
+    const auth::Mac expected = auth::hmac_sha256(server_.tokens[i], nonce_);
     if (auth::equal_constant_time(mac, expected) && matched < 0) matched = static_cast<int>(i);
   }
   if (matched < 0)
     return RGPU_ERROR(kAuth, "authentication failed: the client's RGPU_TOKEN does not match the server's");
-  out->token_index = matched;
+  client_.token_index = matched;
   return Status::ok();
 }
 
-}  // namespace
+std::vector<uint8_t> refused_frame(std::string_view reason) {
+  flatbuffers::FlatBufferBuilder builder(256);
+  // A reason longer than a handshake message may carry is cut, so the client can still read it.
+  wire::build_refused(builder, reason.substr(0, kMaxHandshakePayload / 2));
+  return control_frame(fb::ControlType::Refused, builder);
+}
 
 Status server_authenticate(Connection& connection, const ServerIdentity& server, ClientIdentity* out,
                            std::chrono::milliseconds timeout) {
   Watchdog watchdog(connection, timeout);
-  Status status = authenticate(connection, server, out);
+  ServerHandshake handshake(server);
+  Status status = authenticate(connection, handshake);
+  *out = handshake.client();
   if (watchdog.finish())
     return RGPU_ERROR(kClosed, "client " + connection.peer() + " sent no complete handshake within " +
                                    std::to_string(timeout.count()) + " ms");
@@ -219,10 +281,7 @@ Status send_queued(Connection& connection, const QueueNotice& notice) {
 }
 
 Status send_refused(Connection& connection, std::string_view reason) {
-  flatbuffers::FlatBufferBuilder builder(256);
-  // A reason longer than a handshake message may carry is cut, so the client can still read it.
-  wire::build_refused(builder, reason.substr(0, kMaxHandshakePayload / 2));
-  return send_control(connection, fb::ControlType::Refused, builder);
+  return send_whole(connection, refused_frame(reason));
 }
 
 namespace {

@@ -18,6 +18,7 @@
 
 #include "common/auth.h"
 #include "common/status.h"
+#include "common/wire/frame.h"
 #include "transports/transport.h"
 
 namespace rgpu::transport {
@@ -101,6 +102,40 @@ inline constexpr uint32_t kMaxHandshakePayload = 64 << 10;
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
                         Welcome* out, std::chrono::milliseconds timeout = std::chrono::milliseconds{0},
                         const QueueWait& queue = {});
+
+// The server's side of Hello, Challenge, Proof without any I/O: an event loop that reads frames
+// itself (rgpud's, server/daemon/authenticator.h) feeds it each frame; server_authenticate drives it
+// over a blocking Connection. Every check of peer input is here, so both run the same ones.
+class ServerHandshake {
+ public:
+  enum class Step { kHello, kProof, kDone };
+  explicit ServerHandshake(const ServerIdentity& server) : server_(server) {}
+
+  Step step() const { return step_; }
+  // Checks the header of the client's next frame: valid, the control message this step expects,
+  // within kMaxHandshakePayload. Nothing need be allocated for a frame it refuses.
+  Status check_header(const wire::FrameHeader& header) const;
+  // Takes that frame's payload. After the Hello, `reply` is the Challenge frame (header and
+  // payload) to send; after the Proof it is empty and the handshake is done: ok once the proof
+  // matched a token (client().token_index). An error is the client's, to be sent as Refused.
+  Status take(std::span<const uint8_t> payload, std::vector<uint8_t>& reply);
+  // Filled as soon as the Hello is read, so a refusal can say who was refused.
+  const ClientIdentity& client() const { return client_; }
+
+ private:
+  Status take_hello(std::span<const uint8_t> payload, std::vector<uint8_t>& reply);
+  Status take_proof(std::span<const uint8_t> payload);
+
+  const ServerIdentity& server_;
+  Step step_ = Step::kHello;
+  ClientIdentity client_;
+  auth::Nonce nonce_{};
+  bool auth_required_ = false;
+};
+
+// A Refused frame (header and payload) for a loop that sends it itself; the reason is cut to what a
+// handshake message may carry.
+std::vector<uint8_t> refused_frame(std::string_view reason);
 
 // Server step one: reads and checks the Hello, sends the Challenge, checks the Proof. On any
 // failure it sends Refused with the reason (when the connection still works) before returning the

@@ -1,13 +1,17 @@
 // Frame header validation: every frame from a peer passes here before any byte is used.
 #include "common/wire/frame.h"
 
+#include <cstdio>
 #include <string>
 
 namespace rgpu::wire {
 
 Status validate(const FrameHeader& h) {
-  if (h.magic != kFrameMagic)
-    return RGPU_ERROR(kProtocol, "bad frame magic 0x" + std::to_string(h.magic) + " (not an rgpu peer?)");
+  if (h.magic != kFrameMagic) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "%08x", h.magic);
+    return RGPU_ERROR(kProtocol, std::string("bad frame magic 0x") + hex + " (not an rgpu peer?)");
+  }
   if (h.kind < static_cast<uint16_t>(FrameKind::kControl) || h.kind > static_cast<uint16_t>(FrameKind::kLast))
     return RGPU_ERROR(kProtocol, "unknown frame kind " + std::to_string(h.kind));
   if (h.payload_len > kMaxPayload)

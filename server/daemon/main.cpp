@@ -3,6 +3,8 @@
 // process (server/daemon/pool_service.h): tenants and their slices come from `--config FILE`.
 #include <dirent.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "codegen/support/api_hash.h"
 #include "common/config.h"
 #include "common/log.h"
 #include "server/daemon/device_inventory.h"
@@ -20,6 +23,8 @@
 #include "server/daemon/pool_service.h"
 #include "server/daemon/worker.h"
 #include "server/pool/pool_config.h"
+#include "transports/descriptor_passing.h"
+#include "transports/handshake_server.h"
 #include "transports/transport.h"
 
 namespace {
@@ -37,10 +42,22 @@ void usage() {
                "  --tunables prints every environment tunable with its value and default.\n");
 }
 
-// A forked worker must not hold other workers' links open (a link's end would then outlive its
-// worker): it closes every SOCK_SEQPACKET socket but its own link. Other descriptors stay: the
-// transport's event loop made some before the fork and keeps using them.
-void close_other_links(int keep) {
+// With MPS, rgpud's end must end its MPS daemon too: SIGINT and SIGTERM are taken by a thread of
+// their own (blocked in every other thread, workers unblock them), which quits MPS and then lets
+// the signal end the process as it would have.
+sigset_t termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+
+// A forked worker must hold no other connection open: not another worker's link (whose end would
+// then outlive its worker), nor another client's connection or pending handshake, nor the listening
+// socket. It closes every stream and SOCK_SEQPACKET socket but its own two. Other descriptors stay:
+// the transport's event loop made some before the fork and keeps using them.
+void close_other_sockets(int connection, int link) {
   DIR* dir = opendir("/proc/self/fd");
   if (!dir) return;
   std::vector<int> fds;
@@ -48,12 +65,65 @@ void close_other_links(int keep) {
     int fd = std::atoi(e->d_name);
     int type = 0;
     socklen_t len = sizeof type;
-    if (fd > 2 && fd != keep && fd != dirfd(dir) && getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 &&
-        type == SOCK_SEQPACKET)
+    if (fd > 2 && fd != connection && fd != link && fd != dirfd(dir) &&
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && (type == SOCK_SEQPACKET || type == SOCK_STREAM))
       fds.push_back(fd);
   }
   closedir(dir);
   for (int fd : fds) close(fd);
+}
+
+// Forks the worker of an authenticated connection (`fd`, which the parent gives up). The worker
+// ends with rgpud: a restarted rgpud could not account for a session it did not start, so none
+// outlives its parent. PR_SET_PDEATHSIG fires when the forking thread ends, and this is rgpud's main
+// thread, which ends only with the process.
+void spawn_worker(int fd, uint64_t id, const rgpu::transport::ClientIdentity& client,
+                  const rgpu::server::WorkerConfig& config, rgpu::server::PoolService& pool) {
+  auto link = rgpu::server::PoolLink::make_pair();
+  if (!link.is_ok()) {
+    RGPU_LOG_ERROR("%s; dropping the connection", link.status().message().c_str());
+    close(fd);
+    return;
+  }
+  auto [parent_end, worker_end] = *link;
+  pid_t pid = fork();
+  if (pid < 0) {
+    RGPU_LOG_ERROR("fork failed: %s; dropping the connection", std::strerror(errno));
+    close(parent_end);
+    close(worker_end);
+    close(fd);
+    return;
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != config.daemon_pid) _exit(1);  // rgpud ended before the line above
+    const sigset_t set = termination_signals();
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    close_other_sockets(fd, worker_end);
+    auto conn = rgpu::transport::adopt_descriptor(fd);
+    if (!conn.is_ok()) {
+      RGPU_LOG_ERROR("session %llu: %s", static_cast<unsigned long long>(id), conn.status().message().c_str());
+      _exit(1);
+    }
+    int code = rgpu::server::run_worker(std::move(*conn), id, client, config, rgpu::server::PoolLink(worker_end));
+    std::fflush(nullptr);
+    _exit(code);
+  }
+  // The parent drops its copy of the connection (the worker owns it) and gives the pool its end
+  // of the link.
+  close(fd);
+  close(worker_end);
+  pool.add_worker(id, parent_end);
+}
+
+// Pending handshakes and workers' links cost descriptors: rgpud takes all the host lets it have.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+    RGPU_LOG_WARN("cannot raise the descriptor limit to %llu: %s", static_cast<unsigned long long>(limit.rlim_max),
+                  std::strerror(errno));
 }
 
 // Logs how each worker ended when it did not end by itself (a crash is one tenant's, not ours).
@@ -73,17 +143,6 @@ void reap_workers() {
       RGPU_LOG_WARN("session worker %d was killed by signal %d (%s); its GPU resources are freed", pid,
                     WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
-}
-
-// With MPS, rgpud's end must end its MPS daemon too: SIGINT and SIGTERM are taken by a thread of
-// their own (blocked in every other thread, workers unblock them), which quits MPS and then lets
-// the signal end the process as it would have.
-sigset_t termination_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
 }
 
 void end_with_mps(std::unique_ptr<rgpu::server::MpsDaemon> mps) {
@@ -180,6 +239,7 @@ int main(int argc, char** argv) {
   }
   worker_config.gpus = gpus->size();
   signal(SIGPIPE, SIG_IGN);
+  raise_descriptor_limit();
   RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
                 backend.c_str(), gpus->size(), tokens ? "token required" : "no token", config.tenants.size(),
                 config.source.empty() ? "" : " from ", config.source.c_str());
@@ -188,39 +248,18 @@ int main(int argc, char** argv) {
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
   pool.start();
 
+  rgpu::transport::ServerIdentity identity;
+  identity.protocol_version = rgpu::wire::kProtocolVersion;
+  identity.api_hash = rgpu::gen::kApiHash;  // cudart's and cuBLAS's
+  identity.server_version = "0.1.0";
+  identity.tokens = worker_config.tenant_tokens;
+  identity.tokens.push_back(worker_config.admin_token);
   uint64_t next_session = 1;
-  for (;;) {
-    auto conn = (*listener)->accept();
-    if (!conn.is_ok()) {
-      RGPU_LOG_WARN("accept failed: %s", conn.status().message().c_str());
-      continue;
-    }
-    uint64_t id = next_session++;
-    auto link = rgpu::server::PoolLink::make_pair();
-    if (!link.is_ok()) {
-      RGPU_LOG_ERROR("%s; dropping the connection", link.status().message().c_str());
-      continue;
-    }
-    auto [parent_end, worker_end] = *link;
-    pid_t pid = fork();
-    if (pid < 0) {
-      RGPU_LOG_ERROR("fork failed: %s; dropping the connection", std::strerror(errno));
-      close(parent_end);
-      close(worker_end);
-      continue;
-    }
-    if (pid == 0) {
-      const sigset_t set = termination_signals();
-      pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-      close((*listener)->native_handle());
-      close_other_links(worker_end);
-      int code = rgpu::server::run_worker(std::move(*conn), id, worker_config, rgpu::server::PoolLink(worker_end));
-      std::fflush(nullptr);
-      _exit(code);
-    }
-    // The parent drops its copy of the connection (the worker owns it) and gives the pool its end
-    // of the link.
-    close(worker_end);
-    pool.add_worker(id, parent_end);
-  }
+  rgpu::transport::HandshakeServer handshakes(
+      **listener, std::move(identity), {},
+      [&](int fd, const rgpu::transport::ClientIdentity& client, const std::string&) {
+        spawn_worker(fd, next_session++, client, worker_config, pool);
+      });
+  handshakes.run();
+  return 1;
 }

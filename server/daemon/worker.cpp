@@ -14,7 +14,6 @@
 #include "common/log.h"
 #include "common/wire/control.h"
 #include "common/wire/frame.h"
-#include "codegen/support/api_hash.h"
 #include "server/backends/backend.h"
 #include "server/daemon/transport_probe.h"
 #include "server/daemon/mps_daemon.h"
@@ -152,22 +151,10 @@ Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientId
 
 }  // namespace
 
-int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const WorkerConfig& config,
-               const PoolLink& link) {
+int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const transport::ClientIdentity& client,
+               const WorkerConfig& config, const PoolLink& link) {
   auto started = std::chrono::steady_clock::now();
-  transport::ServerIdentity me;
-  me.protocol_version = wire::kProtocolVersion;
-  me.api_hash = gen::kApiHash;  // cudart's and cuBLAS's
-  me.server_version = "0.1.0";
-  me.tokens = config.tenant_tokens;
-  me.tokens.push_back(config.admin_token);
-  transport::ClientIdentity client;
-  Status st = transport::server_authenticate(*conn, me, &client, std::chrono::milliseconds(10000));
-  if (!st.is_ok()) {
-    RGPU_LOG_WARN("session %llu from %s refused: %s", static_cast<unsigned long long>(session_id), conn->peer().c_str(),
-                  st.message().substr(0, st.message().find('\n')).c_str());
-    return 1;
-  }
+  Status st;
   if (client.role == transport::Role::kStripe) return hand_over_stripe(*conn, client, config);
   if (client.role == transport::Role::kTransportProbe) {
     transport::Welcome welcome;

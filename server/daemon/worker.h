@@ -1,9 +1,10 @@
-// A session's worker process: authenticates the client, asks rgpud's parent for the session's
-// slice (server/daemon/pool_service.h, over the worker's link), starts the backend on the GPU it
-// was placed on, serves the session and reports its end. rgpud forks one per accepted connection,
-// so one tenant's crash, hang or leak never touches another's, and everything it held is freed
-// when the process exits. A control connection (`rgpu pool`, `rgpu ls`) is served here too: its
-// requests go to the parent, which owns the pool's books.
+// A session's worker process, for a client that has proved its token to rgpud's parent
+// (transports/handshake_server.h): asks the parent for the session's slice (server/daemon/
+// pool_service.h, over the worker's link), starts the backend on the GPU it was placed on, serves
+// the session and reports its end. rgpud forks one per authenticated connection, so one tenant's
+// crash, hang or leak never touches another's, and everything it held is freed when the process
+// exits; it ends with rgpud too (main.cpp). A control connection (`rgpu pool`, `rgpu ls`) is served
+// here as well: its requests go to the parent, which owns the pool's books.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "server/session/pool_link.h"
+#include "transports/handshake.h"
 #include "transports/transport.h"
 
 namespace rgpu::server {
@@ -30,9 +32,9 @@ struct WorkerConfig {
   bool mps = false;  // the GPUs are shared through rgpud's MPS daemon (mps_daemon.h)
 };
 
-// Runs the session to its end; returns the process exit code. `link` is the worker's end of its
-// channel to the parent.
-int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const WorkerConfig& config,
-               const PoolLink& link);
+// Runs the session to its end; returns the process exit code. `client` is who the handshake
+// proved; `link` is the worker's end of its channel to the parent.
+int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const transport::ClientIdentity& client,
+               const WorkerConfig& config, const PoolLink& link);
 
 }  // namespace rgpu::server

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <future>
 
 namespace rgpu::test {
@@ -59,6 +60,22 @@ std::vector<uint8_t> RawSocket::read_to_end() {
   uint8_t buf[4096];
   for (ssize_t n; (n = ::recv(fd_, buf, sizeof buf, 0)) > 0;) all.insert(all.end(), buf, buf + n);
   return all;
+}
+
+std::vector<uint8_t> RawSocket::read_exact(size_t n) {
+  std::vector<uint8_t> out(n);
+  for (size_t got = 0; got < n;) {
+    ssize_t r = ::recv(fd_, out.data() + got, n - got, 0);
+    REQUIRE(r > 0);
+    got += static_cast<size_t>(r);
+  }
+  return out;
+}
+
+bool RawSocket::open_now() {
+  uint8_t byte;
+  const ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 void fill_pattern(uint8_t* dst, size_t n, uint32_t seed) {

@@ -31,6 +31,8 @@ class RawSocket {
   void write_all(std::span<const uint8_t> bytes);
   void close_write();                  // the peer reads end-of-file after what was written
   std::vector<uint8_t> read_to_end();  // until the peer closes
+  std::vector<uint8_t> read_exact(size_t n);
+  bool open_now();  // the peer has not closed its end (nothing waits to be read but, maybe, data)
 
  private:
   int fd_ = -1;

@@ -1,0 +1,248 @@
+// The server's handshakes in one event loop (see handshake_server.h).
+#include "transports/handshake_server.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <list>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include "common/log.h"
+#include "transports/tcp/tcp_address.h"
+#include "transports/tcp/tcp_connection.h"
+
+namespace rgpu::transport {
+
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+
+// How long a failed accept (no descriptor left) waits before the next try, and how often the log
+// says how many connections ended without authenticating (the first of a quiet spell at once).
+constexpr std::chrono::milliseconds kAcceptRetry{100};
+constexpr std::chrono::seconds kSummaryEvery{10};
+
+}  // namespace
+
+class HandshakeServer::Impl {
+ public:
+  Impl(const Listener& listener, ServerIdentity identity, Limits limits, OnAuthenticated on_authenticated)
+      : identity_(std::move(identity)),
+        limits_(limits),
+        on_authenticated_(std::move(on_authenticated)),
+        acceptor_(context_),
+        retry_(context_) {
+    // The loop's own descriptor of the listening socket, so its non-blocking mode and its
+    // registration stay with this loop.
+    const int fd = ::fcntl(listener.native_handle(), F_DUPFD_CLOEXEC, 3);
+    sockaddr_storage local{};
+    socklen_t len = sizeof local;
+    error_code ec;
+    if (fd >= 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0)
+      acceptor_.assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
+    if (fd < 0 || ec) RGPU_LOG_ERROR("handshakes: cannot take the listening socket (%s)", fd < 0 ? "dup failed" : ec.message().c_str());
+  }
+
+  void run() {
+    accept();
+    context_.run();
+  }
+  void stop() { context_.stop(); }
+
+  Counts counts() const {
+    return {authenticated_.load(), refused_.load(), left_.load(), timed_out_.load(), dropped_.load(), pending_count_.load()};
+  }
+
+ private:
+  struct Pending {
+    Pending(asio::io_context& context, asio::ip::tcp::socket s, const ServerIdentity& identity)
+        : socket(std::move(s)), deadline(context), handshake(identity) {}
+    asio::ip::tcp::socket socket;
+    asio::steady_timer deadline;
+    ServerHandshake handshake;
+    wire::FrameHeader header{};
+    std::vector<uint8_t> payload, reply;
+    std::string address;  // the peer's address, without its port: what the per-address bound counts
+    std::string peer;     // "tcp 127.0.0.1:51234", for log lines
+    std::list<std::shared_ptr<Pending>>::iterator place;
+    bool done = false;
+  };
+  using PendingPtr = std::shared_ptr<Pending>;
+
+  void accept() {
+    acceptor_.async_accept([this](const error_code& ec, asio::ip::tcp::socket socket) {
+      if (ec == asio::error::operation_aborted) return;
+      if (ec) {
+        RGPU_LOG_WARN("handshakes: accept failed (%s); trying again in %lld ms", ec.message().c_str(),
+                      static_cast<long long>(kAcceptRetry.count()));
+        retry_.expires_after(kAcceptRetry);
+        retry_.async_wait([this](const error_code& e) {
+          if (!e) accept();
+        });
+        return;
+      }
+      start(std::move(socket));
+      accept();
+    });
+  }
+
+  void start(asio::ip::tcp::socket socket) {
+    error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    if (ec || !tcp::set_close_on_exec(socket.native_handle()).is_ok()) return;  // gone already
+    auto p = std::make_shared<Pending>(context_, std::move(socket), identity_);
+    p->address = remote.address().to_string();
+    p->peer = "tcp " + tcp::format_endpoint(remote);
+    make_room(p->address);
+    p->place = pending_.insert(pending_.end(), p);
+    ++per_address_[p->address];
+    ++pending_count_;
+    p->deadline.expires_after(limits_.timeout);
+    p->deadline.async_wait([this, p](const error_code& e) {
+      if (e || p->done) return;
+      ++timed_out_;
+      unauthenticated(p->peer, "sent no complete handshake within " + std::to_string(limits_.timeout.count()) + " ms");
+      finish(p);
+    });
+    read_header(p);
+  }
+
+  void read_header(const PendingPtr& p) {
+    asio::async_read(p->socket, asio::buffer(&p->header, sizeof p->header), [this, p](const error_code& ec, size_t) {
+      if (p->done) return;
+      if (ec) return closed(p, ec);
+      Status st = p->handshake.check_header(p->header);
+      if (!st.is_ok()) return refuse(p, st);
+      p->payload.resize(p->header.payload_len);
+      asio::async_read(p->socket, asio::buffer(p->payload), [this, p](const error_code& e, size_t) {
+        if (p->done) return;
+        if (e) return closed(p, e);
+        Status taken = p->handshake.take(p->payload, p->reply);
+        if (!taken.is_ok()) return refuse(p, taken);
+        if (p->handshake.step() == ServerHandshake::Step::kDone) return authenticated(p);
+        asio::async_write(p->socket, asio::buffer(p->reply), [this, p](const error_code& w, size_t) {
+          if (p->done) return;
+          if (w) return closed(p, w);
+          read_header(p);
+        });
+      });
+    });
+  }
+
+  // The peer left (or broke the connection) mid-handshake.
+  void closed(const PendingPtr& p, const error_code& ec) {
+    ++left_;
+    unauthenticated(p->peer, "left before authenticating (" + ec.message() + ")");
+    finish(p);
+  }
+
+  // Tells the peer why, then closes; the deadline still bounds the write.
+  void refuse(const PendingPtr& p, const Status& why) {
+    ++refused_;
+    const std::string reason = why.message().substr(0, why.message().find('\n'));
+    unauthenticated(p->peer, "refused: " + reason);
+    p->reply = refused_frame(reason);
+    asio::async_write(p->socket, asio::buffer(p->reply), [this, p](const error_code&, size_t) { finish(p); });
+  }
+
+  void authenticated(const PendingPtr& p) {
+    ++authenticated_;
+    error_code ec;
+    p->socket.non_blocking(false, ec);  // the worker reads it with blocking calls
+    const int fd = ec ? -1 : p->socket.release(ec);
+    const ClientIdentity client = p->handshake.client();
+    const std::string peer = p->peer;
+    finish(p);
+    if (fd < 0) {
+      RGPU_LOG_WARN("handshakes: cannot hand over %s's connection: %s", peer.c_str(), ec.message().c_str());
+      return;
+    }
+    on_authenticated_(fd, client, peer);
+  }
+
+  void finish(const PendingPtr& p) {
+    if (p->done) return;
+    p->done = true;
+    pending_.erase(p->place);
+    if (--per_address_[p->address] == 0) per_address_.erase(p->address);
+    --pending_count_;
+    p->deadline.cancel();
+    error_code ignored;
+    p->socket.close(ignored);
+  }
+
+  // Drops pending handshakes until one more from `address` is within both bounds.
+  void make_room(const std::string& address) {
+    for (auto it = per_address_.find(address); it != per_address_.end() && it->second >= limits_.per_address;
+         it = per_address_.find(address))
+      drop_oldest(&address);
+    while (pending_.size() >= limits_.total) drop_oldest(nullptr);
+  }
+
+  // The oldest pending handshake (of `address`, if given) still waiting for its Hello, else the
+  // oldest of all.
+  void drop_oldest(const std::string* address) {
+    PendingPtr victim;
+    for (const PendingPtr& p : pending_) {
+      if (address && p->address != *address) continue;
+      if (!victim) victim = p;
+      if (p->handshake.step() == ServerHandshake::Step::kHello) {
+        victim = p;
+        break;
+      }
+    }
+    if (!victim) return;
+    ++dropped_;
+    unauthenticated(victim->peer, std::string("dropped: ") + (address ? "its address has " : "rgpud has ") +
+                                      std::to_string(address ? limits_.per_address : limits_.total) +
+                                      " handshakes pending, the most it keeps");
+    finish(victim);
+  }
+
+  // One log line per connection would let a flood fill the log: the first of a quiet spell is
+  // logged whole, the rest are counted and summed up every kSummaryEvery.
+  void unauthenticated(const std::string& peer, const std::string& what) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_logged_ >= kSummaryEvery) {
+      if (unlogged_ > 0)
+        RGPU_LOG_WARN("%zu more connection(s) ended without authenticating", unlogged_);
+      RGPU_LOG_WARN("connection from %s %s", peer.c_str(), what.c_str());
+      last_logged_ = now;
+      unlogged_ = 0;
+    } else {
+      ++unlogged_;
+    }
+  }
+
+  const ServerIdentity identity_;
+  const Limits limits_;
+  const OnAuthenticated on_authenticated_;
+  asio::io_context context_;
+  asio::ip::tcp::acceptor acceptor_;
+  asio::steady_timer retry_;
+  std::list<PendingPtr> pending_;  // oldest first
+  std::unordered_map<std::string, size_t> per_address_;
+  std::atomic<size_t> authenticated_{0}, refused_{0}, left_{0}, timed_out_{0}, dropped_{0}, pending_count_{0};
+  std::chrono::steady_clock::time_point last_logged_{};
+  size_t unlogged_ = 0;
+};
+
+HandshakeServer::HandshakeServer(const Listener& listener, ServerIdentity identity, Limits limits,
+                                 OnAuthenticated on_authenticated)
+    : impl_(std::make_unique<Impl>(listener, std::move(identity), limits, std::move(on_authenticated))) {}
+HandshakeServer::~HandshakeServer() = default;
+void HandshakeServer::run() { impl_->run(); }
+void HandshakeServer::stop() { impl_->stop(); }
+HandshakeServer::Counts HandshakeServer::counts() const { return impl_->counts(); }
+
+}  // namespace rgpu::transport
