@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages rgpu builds with, when any is missing (needs root or sudo).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
-          libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev)
+          libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
+          iproute2 procps)  # the last two: the reliability tests' cut network (ip) and process checks (pgrep)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

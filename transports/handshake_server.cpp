@@ -158,8 +158,9 @@ class HandshakeServer::Impl {
   void authenticated(const PendingPtr& p) {
     ++authenticated_;
     error_code ec;
-    p->socket.non_blocking(false, ec);  // the worker reads it with blocking calls
-    const int fd = ec ? -1 : p->socket.release(ec);
+    const int fd = p->socket.release(ec);
+    // The worker reads it with blocking calls; this loop's asynchronous ones made it non-blocking.
+    if (fd >= 0) (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const ClientIdentity client = p->handshake.client();
     const std::string peer = p->peer;
     finish(p);

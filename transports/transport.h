@@ -11,8 +11,10 @@
 
 #include <sys/uio.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -20,6 +22,11 @@
 #include "common/wire/frame.h"
 
 namespace rgpu::transport {
+
+struct PeerSilence {
+  std::chrono::milliseconds since_data{0};          // since the peer's last bytes arrived
+  std::chrono::milliseconds unacknowledged_for{0};  // since its last acknowledgement, while ours wait for one (else 0)
+};
 
 class Connection {
  public:
@@ -39,6 +46,9 @@ class Connection {
   virtual bool input_pending() { return false; }
   // The OS descriptor, for handing the connection to another process; -1 where there is none.
   virtual int descriptor() const { return -1; }
+  // How long the peer has been silent, as the kernel saw it (liveness.h); empty where the family
+  // cannot tell.
+  virtual std::optional<PeerSilence> peer_silence() const { return std::nullopt; }
 
   // Writes header, payload and bulk segments as one frame. The header's lengths must match.
   Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload, std::span<const iovec> bulk);

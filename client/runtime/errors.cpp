@@ -40,6 +40,8 @@ const ErrorText& error_text(cudaError_t code) {
     if (code == cudaSuccess) t = {"cudaSuccess", "no error"};
     else if (code == cudaErrorNoDevice) t = {"cudaErrorNoDevice", "no CUDA-capable device is detected"};
     else if (code == cudaErrorNotSupported) t = {"cudaErrorNotSupported", "operation not supported"};
+    else if (code == cudaErrorDevicesUnavailable)
+      t = {"cudaErrorDevicesUnavailable", "CUDA-capable device(s) is/are busy or unavailable"};
     else t = {"cudaErrorUnknown", "unrecognized error code"};
   }
   return cache.emplace(code, std::move(t)).first->second;
@@ -55,6 +57,9 @@ void absorb_async_error() {
 
 cudaError_t cudart_finish(cudaError_t status) {
   if (status == static_cast<cudaError_t>(kStatusUnavailable)) status = cudaErrorNoDevice;
+  // No session ever: no device. A session lost (its server went away or stopped answering): the
+  // devices are unavailable, as CUDA says of a GPU that is there but cannot be used.
+  if (status == cudaErrorNoDevice && Pipe::get().lost()) status = cudaErrorDevicesUnavailable;
   // cudaErrorNotReady (a query of unfinished work) is an answer, not an error: CUDA does not record it.
   if (status != cudaSuccess && status != cudaErrorNotReady) t_last_error = status;
   return status;

@@ -20,6 +20,7 @@
 #include "common/wire/internal_calls.h"
 #include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
+#include "transports/liveness.h"
 
 namespace rgpu::client {
 namespace {
@@ -152,6 +153,7 @@ void Pipe::connect() {
   RGPU_LOG_DEBUG("session %llu with %s (%s backend, %zu devices)", static_cast<unsigned long long>(welcome_.session_id),
                  server_address_.c_str(), welcome_.backend.c_str(), welcome_.devices.size());
   std::thread([this] { receive_loop(); }).detach();
+  if (transport::peer_timeout().count() > 0) std::thread([this] { watch_server(); }).detach();
   if (kStats.get_bool()) std::atexit(print_stats);
 }
 
@@ -245,6 +247,14 @@ uint64_t Pipe::register_callback(std::function<void()> fn, bool persistent) {
 void Pipe::register_mirror(uint64_t mirror, void* dst, size_t len) {
   std::lock_guard<std::mutex> lock(wait_mu_);
   mirrors_[mirror] = Landing{dst, len};
+}
+
+void Pipe::watch_server() {
+  const auto timeout = transport::peer_timeout();
+  while (!broken_.load(std::memory_order_acquire)) {
+    std::this_thread::sleep_for(transport::kLivenessLook);
+    if (std::string why = transport::peer_gone(*conn_, timeout, true); !why.empty()) return fail_all(why);
+  }
 }
 
 void Pipe::fail_all(const std::string& why) {
@@ -385,6 +395,8 @@ void Pipe::receive_loop() {
       }
       case wire::FrameKind::kCallback:
         run_callback(h.seq, scratch);
+        break;
+      case wire::FrameKind::kHeartbeat:  // its arrival is all it says (watch_server)
         break;
       case wire::FrameKind::kOutput: {
         // Device printf output and anything else the server-side worker printed for this session.

@@ -48,6 +48,8 @@ class Pipe {
 
   // False when no session could be made; the reason was printed once.
   bool available() const { return conn_ != nullptr && !broken_.load(std::memory_order_acquire); }
+  // The session was made and then lost (the server went away, or stopped answering).
+  bool lost() const { return conn_ != nullptr && broken_.load(std::memory_order_acquire); }
   const transport::Welcome& welcome() const { return welcome_; }
   const std::string& server_address() const { return server_address_; }
   // Who this process is, for a handshake with rgpud (the pipe's, or a stripe's).
@@ -91,6 +93,9 @@ class Pipe {
   Pipe();
   void connect();
   void receive_loop();
+  // Ends the session once the server has sent nothing, not even a heartbeat, for
+  // RGPU_PEER_TIMEOUT_S (transports/liveness.h): every waiting and later call then fails.
+  void watch_server();
   // Puts the server on `device` ahead of the next frame (the outbox lock held).
   bool switch_device_locked(std::unique_lock<std::mutex>& lk, int device);
   void fail_all(const std::string& why);

@@ -12,7 +12,7 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 2;  // 2: the admission queue (Hello.queue_timeout_ms, Queued)
+inline constexpr uint32_t kProtocolVersion = 3;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)
@@ -23,7 +23,8 @@ enum class FrameKind : uint16_t {
   kCallback = 6,    // server -> client: run host callback; payload = u64 callback id
   kOutput = 7,      // server -> client: device printf / worker stdout bytes in bulk
   kMirror = 8,      // server -> client: a captured D2H copy ran in a graph; seq = mirror id, bulk = bytes
-  kLast = kMirror,
+  kHeartbeat = 9,   // server -> client: nothing; sent every heartbeat interval (transports/liveness.h)
+  kLast = kHeartbeat,
 };
 
 // kCall flags.

@@ -25,13 +25,15 @@
 #include "server/session/inline_wait.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/module_cache.h"
+#include "transports/liveness.h"
 
 namespace rgpu::server {
 namespace {
 
 constexpr auto kInputPoll = std::chrono::microseconds(50);
-// How often the peer watch probes a client whose calls wait unread (watch_peer).
-constexpr int kPeerProbeMs = 100;
+// How often the peer watch looks (watch_peer): for a client whose calls wait unread, and for its
+// liveness.
+constexpr int kPeerProbeMs = static_cast<int>(transport::kLivenessLook.count());
 
 }  // namespace
 
@@ -170,28 +172,44 @@ Status Session::aborted_status() {
   return abort_status_.code() == Code::kClosed ? Status::ok() : abort_status_;
 }
 
+void Session::heartbeat() {
+  std::unique_lock<std::mutex> lock(send_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // a reply is on its way: the client hears from us anyway
+  (void)conn_.send_frame(wire::make_header(wire::FrameKind::kHeartbeat, 0, 0, 0, 0), {}, {});
+}
+
 void Session::watch_peer(int wake) {
   const int fd = conn_.descriptor();
   if (fd < 0) return;
+  const auto timeout = transport::peer_timeout();
+  const auto interval = transport::heartbeat_interval();
+  auto next_heartbeat = std::chrono::steady_clock::now();
   pollfd fds[2] = {{fd, POLLRDHUP, 0}, {wake, POLLIN, 0}};
   for (;;) {
     int n = ::poll(fds, 2, kPeerProbeMs);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 || fds[1].revents) return;
-    int unread = 0;
-    if (n == 0 && ::ioctl(fd, FIONREAD, &unread) == 0 && unread > 0) {
-      // A backlog: a killed client's end sends its FIN only after all the data it had queued, which
-      // the session may take minutes to read. An empty output frame (nothing for the client to
-      // print) reaches a closed end, whose kernel answers it with a reset: that is seen at once.
-      (void)send(wire::FrameKind::kOutput, 0, 0, {});
-      continue;
-    }
-    if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) {
-      abort(RGPU_ERROR(kClosed, "the client went away"));
+    auto gone = [this](Status why) {
+      abort(std::move(why));
       // A call waiting for its turn is not to run any more. (Only here: abort() may come from a
       // thread the session thread waits for inside a call, which holds the gate.)
       if (gate_) gate_->stop();
-      return;
+    };
+    if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) return gone(RGPU_ERROR(kClosed, "the client went away"));
+    int unread = 0;
+    const bool backlog = n == 0 && ::ioctl(fd, FIONREAD, &unread) == 0 && unread > 0;
+    // Heartbeats: the client's proof that we live, even while the session thread sits in a long
+    // kernel. With a backlog, one every probe: a killed client's end sends its FIN only after all
+    // the data it had queued, which the session may take minutes to read, but a heartbeat reaches
+    // a closed end, whose kernel answers with a reset, seen at once.
+    const auto now = std::chrono::steady_clock::now();
+    if (backlog || now >= next_heartbeat) {
+      heartbeat();
+      next_heartbeat = now + interval;
+    }
+    if (std::string why = transport::peer_gone(conn_, timeout, false); !why.empty()) {
+      RGPU_LOG_WARN("session %llu: %s; ending the session", static_cast<unsigned long long>(id_), why.c_str());
+      return gone(RGPU_ERROR(kUnavailable, "the client stopped answering: " + why));
     }
   }
 }

@@ -119,8 +119,10 @@ class Session {
   void send_async_error(const wire::FrameHeader& h, int32_t status);
   // Until `wake` is readable: aborts the session the moment the client's end closes, even while
   // calls it queued are still waiting to run (a deep launch backlog can take minutes, and nobody is
-  // left to see their results).
+  // left to see their results), or once the client's host stops acknowledging; sends the
+  // heartbeats that tell the client this server lives (transports/liveness.h).
   void watch_peer(int wake);
+  void heartbeat();  // a kHeartbeat frame, unless a reply is being sent
   Status aborted_status();  // why abort() ended the session (ok: the client went away)
   // cudaDeviceReset freed the current device's context, and with it the pinned staging rings.
   void forget_device_buffers();

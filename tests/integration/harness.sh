@@ -4,7 +4,7 @@
 #   client CMD...                runs a client program (the ASan runtime preloaded under sanitizers)
 #   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free loopback port with ARGS; sets PORT and LOG
 #   start_server [ARGS...]       start_daemon, and points this script's clients (RGPU_SERVER) at it
-#   wait_log FILE PATTERN        waits (bounded) until FILE matches PATTERN
+#   wait_log FILE PATTERN [S]    waits (at most S seconds, 10 by default) until FILE matches PATTERN
 #   check_tour PROG              PROG through `rgpu run` ends with "ok: <its name>"; keeps its output
 #                                in $WORK/tour.out and $WORK/tour.err
 #   check_tour_stderr NAME PATTERN   the last tour's stderr matches PATTERN
@@ -62,7 +62,7 @@ start_server() {
 }
 
 wait_log() {
-  for _ in $(seq 200); do
+  for _ in $(seq $((${3:-10} * 20))); do
     grep -q "$2" "$1" && return 0
     sleep 0.05
   done

@@ -13,6 +13,46 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# The cut-network part, run by the main part in a user and network namespace of its own: rgpud
+# there, a client in a namespace nested in it, joined by a veth pair whose link the test takes down.
+if [[ ${4:-} == --cut-network ]]; then
+  ip link set lo up
+  ip link add rgpu-srv type veth peer name rgpu-cli
+  unshare -n sleep 300 &
+  nested=$!
+  PIDS+=($nested)
+  sleep 0.2
+  ip link set rgpu-cli netns "$nested"
+  ip addr add 10.211.0.1/24 dev rgpu-srv
+  ip link set rgpu-srv up
+  nsenter -t "$nested" -n ip addr add 10.211.0.2/24 dev rgpu-cli
+  nsenter -t "$nested" -n ip link set rgpu-cli up
+  nsenter -t "$nested" -n ip link set lo up
+  RGPU_TOKEN=cut "$BIN/rgpud" --listen 10.211.0.1:0 --backend "$BACKEND" >"$WORK/cut.log" 2>&1 &
+  PIDS+=($!)
+  wait_log "$WORK/cut.log" "listening on"
+  CPORT=$(sed -n 's/.*listening on 10\.211\.0\.1:\([0-9]*\).*/\1/p' "$WORK/cut.log")
+  (
+    [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+    exec nsenter -t "$nested" -n env RGPU_SERVER="10.211.0.1:$CPORT" RGPU_TOKEN=cut \
+      "$BIN/rgpu" run -- "$PROGS/hold_memory" 64 >"$WORK/cut_hold.out" 2>"$WORK/cut_hold.err"
+  ) &
+  PIDS+=($!)
+  for _ in $(seq 400); do grep -q holding "$WORK/cut_hold.out" && break; sleep 0.05; done
+  grep -q "holding 64 MiB" "$WORK/cut_hold.out"
+  check "a client across a veth link holds a session" $? "$(cat "$WORK/cut_hold.out" "$WORK/cut_hold.err"; tail -3 "$WORK/cut.log")"
+  start=$(now_ms)
+  ip link set rgpu-srv down
+  wait_log "$WORK/cut.log" "end (the client stopped answering" 30
+  rc=$?
+  echo "   (rgpud freed the cut-off session after $(($(now_ms) - start)) ms)"
+  check "network cut: rgpud frees the vanished client's session" $rc "$(tail -3 "$WORK/cut.log")"
+  wait_log "$WORK/cut_hold.err" "lost the session with rgpud" 30
+  check "network cut: the client says it lost its server" $? "$(cat "$WORK/cut_hold.err")"
+  finish
+  exit
+fi
+
 # 1. A flood of idle connections forks no worker, and a real client still gets in while it lasts.
 start_server --backend "$BACKEND" || exit 1
 RGPUD=${PIDS[-1]}
@@ -74,9 +114,74 @@ kill -9 $holder 2>/dev/null
 
 # 3. A restarted rgpud on the same port serves again.
 "$BIN/rgpud" --listen "127.0.0.1:$PORT" --backend "$BACKEND" >"$WORK/again.log" 2>&1 &
-PIDS+=($!)
+RGPUD=$!
+PIDS+=($RGPUD)
 wait_log "$WORK/again.log" "listening on"
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/again.out" 2>&1
 check "a restarted rgpud serves on the same port" $? "$(grep -v '^ok' "$WORK/again.out" | head; tail -3 "$WORK/again.log")"
+
+# Starts keep_calling SECONDS in the background ($caller), waits until it calls, and sets $worker
+# to its session's worker.
+start_caller() {
+  local before; before=$(pgrep -P "$RGPUD" | sort)
+  client "$BIN/rgpu" run -- "$PROGS/keep_calling" "$1" >"$WORK/calls.out" 2>"$WORK/calls.err" &
+  caller=$!
+  PIDS+=($caller)
+  for _ in $(seq 400); do grep -q calling "$WORK/calls.out" && break; sleep 0.05; done
+  worker=$(comm -13 <(echo "$before") <(pgrep -P "$RGPUD" | sort) | head -1)
+}
+
+# Waits (bounded) for $caller to end; sets $took (ms) and $rc.
+wait_caller() {
+  local start; start=$(now_ms)
+  for _ in $(seq 600); do kill -0 "$caller" 2>/dev/null || break; sleep 0.05; done
+  took=$(($(now_ms) - start))
+  wait "$caller"
+  rc=$?
+}
+
+# 4. A hung server (its worker stopped): the client says so within RGPU_PEER_TIMEOUT_S (5 s), and
+# the call waiting and every later one fail as CUDA's "devices unavailable".
+start_caller 120
+[[ -n $worker ]]
+check "a calling client's worker is found" $? "$(cat "$WORK/calls.out" "$WORK/calls.err")"
+kill -STOP "$worker"
+wait_caller
+echo "   (the client gave up on its stopped server after $took ms)"
+[[ $rc == 3 ]] && grep -q "a call failed after .*cudaErrorDevicesUnavailable" "$WORK/calls.out" &&
+  [[ $(grep -c "lost the session with rgpud" "$WORK/calls.err") == 1 ]] &&
+  grep -q "not even a heartbeat" "$WORK/calls.err"
+check "a stopped server: the client's calls fail as devices unavailable, with one line saying why" $? \
+  "rc $rc: $(cat "$WORK/calls.out" "$WORK/calls.err")"
+kill -9 "$worker" 2>/dev/null
+
+# 5. A pause shorter than the timeout is no failure.
+start_caller 6
+kill -STOP "$worker"
+sleep 2
+kill -CONT "$worker"
+wait_caller
+[[ $rc == 0 ]] && grep -q "every call succeeded" "$WORK/calls.out"
+check "a server paused for 2 s: the session goes on" $? "rc $rc: $(cat "$WORK/calls.out" "$WORK/calls.err")"
+
+# 6. A legitimately long kernel (60 s) never trips liveness (a GPU runs it; emulated kernels do not run).
+if [[ $BACKEND == cuda ]]; then
+  client timeout 120 "$BIN/rgpu" run -- "$PROGS/keep_calling" 1 60 >"$WORK/long.out" 2>"$WORK/long.err"
+  rc=$?
+  [[ $rc == 0 ]] && grep -q "a 60 s kernel ended after .*: cudaSuccess" "$WORK/long.out"
+  check "a 60 s kernel: the session holds" $? "rc $rc: $(cat "$WORK/long.out" "$WORK/long.err")"
+fi
+
+# 7. A cut network, both ways, inside network namespaces this test makes (skipped where the host
+# has no `ip` or allows no unprivileged namespaces).
+if command -v ip >/dev/null && unshare -rn true 2>/dev/null; then
+  unshare -rn bash "$0" "$BIN" "$PROGS" "$BACKEND" --cut-network >"$WORK/cut.out" 2>&1
+  cat "$WORK/cut.out"
+  passed=$((passed + $(grep -c '^ok: ' "$WORK/cut.out")))
+  failed=$((failed + $(grep -c '^FAIL: ' "$WORK/cut.out")))
+  grep -q '^ok: ' "$WORK/cut.out" || { echo "FAIL: the cut-network part ran no check"; failed=$((failed + 1)); }
+else
+  echo "   (skipped: a cut network needs iproute2's ip and unprivileged network namespaces, which this host lacks)"
+fi
 
 finish

@@ -87,8 +87,9 @@ std::vector<uint8_t> hello_frame() {
   flatbuffers::FlatBufferBuilder b;
   b.Finish(wire::fb::CreateHello(b, 1, kApi, b.CreateString("0.1.0"), b.CreateString("raw"), 1));
   const wire::FrameHeader h = wire::control_header(wire::fb::ControlType::Hello, b.GetSize());
-  std::vector<uint8_t> frame(reinterpret_cast<const uint8_t*>(&h), reinterpret_cast<const uint8_t*>(&h) + sizeof h);
-  frame.insert(frame.end(), b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  std::vector<uint8_t> frame(sizeof h + b.GetSize());
+  std::memcpy(frame.data(), &h, sizeof h);
+  std::memcpy(frame.data() + sizeof h, b.GetBufferPointer(), b.GetSize());
   return frame;
 }
 

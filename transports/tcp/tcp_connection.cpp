@@ -2,6 +2,10 @@
 #include "transports/tcp/tcp_connection.h"
 
 #include <fcntl.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -18,6 +22,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
+#include "transports/liveness.h"
 #include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_context.h"
 
@@ -68,6 +73,25 @@ void set_buffer_sizes(int fd) {
   set_one_buffer(fd, SO_RCVBUF, "SO_RCVBUF", want, rmem_max);
 }
 
+namespace {
+
+// An idle connection whose peer host vanished fails within about RGPU_PEER_TIMEOUT_S: probes
+// after one heartbeat interval of silence, then every interval, a timeout's worth of them.
+void set_keepalive(int fd) {
+  const auto timeout = peer_timeout();
+  if (timeout.count() <= 0) return;
+  const int interval = static_cast<int>(std::max<int64_t>(1, heartbeat_interval().count() / 1000));
+  const int count = static_cast<int>(std::max<int64_t>(1, timeout.count() / 1000 / interval));
+  const int on = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &interval, sizeof interval) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval) != 0 ||
+      setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count) != 0)
+    RGPU_LOG_WARN("tcp: cannot set keepalive: %s", std::strerror(errno));
+}
+
+}  // namespace
+
 Status set_close_on_exec(int fd) {
   int flags = fcntl(fd, F_GETFD);
   if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0)
@@ -90,6 +114,7 @@ Result<std::unique_ptr<Connection>> TcpConnection::adopt(asio::ip::tcp::socket s
   if (ec) return RGPU_ERROR(kClosed, "TCP peer went away before the connection was set up: " + ec.message());
   socket.set_option(asio::ip::tcp::no_delay(true), ec);
   if (ec) return RGPU_ERROR(kIo, "cannot set TCP_NODELAY: " + ec.message());
+  set_keepalive(socket.native_handle());
   return std::unique_ptr<Connection>(new TcpConnection(std::move(socket), "tcp " + format_endpoint(remote)));
 }
 
@@ -159,6 +184,19 @@ Status TcpConnection::skip(uint64_t n) {
     left -= chunk;
   }
   return Status::ok();
+}
+
+std::optional<PeerSilence> TcpConnection::peer_silence() const {
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return std::nullopt;
+  PeerSilence s;
+  s.since_data = std::chrono::milliseconds(info.tcpi_last_data_recv);
+  // Ours that wait: sent and unacknowledged, or not sent at all (a link that is down sends nothing).
+  int queued = 0;
+  if (info.tcpi_unacked > 0 || (::ioctl(fd_, SIOCOUTQ, &queued) == 0 && queued > 0))
+    s.unacknowledged_for = std::chrono::milliseconds(info.tcpi_last_ack_recv);
+  return s;
 }
 
 bool TcpConnection::input_pending() {

@@ -26,6 +26,7 @@ class TcpConnection final : public Connection {
   std::string peer() const override { return peer_; }
 
   int descriptor() const override { return fd_; }
+  std::optional<PeerSilence> peer_silence() const override;
   bool input_pending() override;
 
  private:
