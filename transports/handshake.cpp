@@ -24,6 +24,14 @@ Status send_control(Connection& connection, fb::ControlType type, const flatbuff
   return connection.send_frame(wire::control_header(type, builder.GetSize()), wire::control_bytes(builder), {});
 }
 
+// Handshake messages are small: a larger one is refused before anything is allocated for it.
+Status check_size(const wire::FrameHeader& header) {
+  if (header.payload_len <= kMaxHandshakePayload) return Status::ok();
+  return RGPU_ERROR(kProtocol, "handshake message " + wire::control_type_name(header.method) + " of " +
+                                   std::to_string(header.payload_len) + " bytes exceeds the limit of " +
+                                   std::to_string(kMaxHandshakePayload));
+}
+
 // Reads the next handshake message into payload: it must be `want`, or Refused when the peer is
 // the server. The header is validated and the size bounded before anything is allocated.
 // With `queued`, a Queued notice is accepted too (and says so there).
@@ -36,10 +44,7 @@ Status recv_message(Connection& connection, fb::ControlType want, bool refusal_a
   const bool is_queued = queued && control && header.method == static_cast<uint32_t>(fb::ControlType::Queued);
   if (queued) *queued = is_queued;
   RGPU_TRY(wire::expect_control(header, *refused ? fb::ControlType::Refused : is_queued ? fb::ControlType::Queued : want));
-  if (header.payload_len > kMaxHandshakePayload)
-    return RGPU_ERROR(kProtocol, "handshake message " + wire::control_type_name(header.method) + " of " +
-                                     std::to_string(header.payload_len) + " bytes exceeds the limit of " +
-                                     std::to_string(kMaxHandshakePayload));
+  RGPU_TRY(check_size(header));
   payload.resize(header.payload_len);
   return connection.recv_exact(payload.data(), payload.size());
 }
@@ -152,11 +157,7 @@ Status ServerHandshake::check_header(const wire::FrameHeader& header) const {
   if (step_ == Step::kDone) return RGPU_ERROR(kProtocol, "the handshake is over; no more handshake messages");
   RGPU_TRY(wire::validate(header));
   RGPU_TRY(wire::expect_control(header, step_ == Step::kHello ? fb::ControlType::Hello : fb::ControlType::Proof));
-  if (header.payload_len > kMaxHandshakePayload)
-    return RGPU_ERROR(kProtocol, "handshake message " + wire::control_type_name(header.method) + " of " +
-                                     std::to_string(header.payload_len) + " bytes exceeds the limit of " +
-                                     std::to_string(kMaxHandshakePayload));
-  return Status::ok();
+  return check_size(header);
 }
 
 Status ServerHandshake::take(std::span<const uint8_t> payload, std::vector<uint8_t>& reply) {

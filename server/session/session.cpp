@@ -184,17 +184,17 @@ void Session::watch_peer(int wake) {
   const auto timeout = transport::peer_timeout();
   const auto interval = transport::heartbeat_interval();
   auto next_heartbeat = std::chrono::steady_clock::now();
+  auto gone = [this](Status why) {
+    abort(std::move(why));
+    // A call waiting for its turn is not to run any more. (Only here: abort() may come from a
+    // thread the session thread waits for inside a call, which holds the gate.)
+    if (gate_) gate_->stop();
+  };
   pollfd fds[2] = {{fd, POLLRDHUP, 0}, {wake, POLLIN, 0}};
   for (;;) {
     int n = ::poll(fds, 2, kPeerProbeMs);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 || fds[1].revents) return;
-    auto gone = [this](Status why) {
-      abort(std::move(why));
-      // A call waiting for its turn is not to run any more. (Only here: abort() may come from a
-      // thread the session thread waits for inside a call, which holds the gate.)
-      if (gate_) gate_->stop();
-    };
     if (fds[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) return gone(RGPU_ERROR(kClosed, "the client went away"));
     int unread = 0;
     const bool backlog = n == 0 && ::ioctl(fd, FIONREAD, &unread) == 0 && unread > 0;

@@ -76,7 +76,8 @@ void set_buffer_sizes(int fd) {
 namespace {
 
 // An idle connection whose peer host vanished fails within about RGPU_PEER_TIMEOUT_S: probes
-// after one heartbeat interval of silence, then every interval, a timeout's worth of them.
+// after a heartbeat interval of silence (in whole seconds, the kernel's unit), then as often, a
+// timeout's worth of them.
 void set_keepalive(int fd) {
   const auto timeout = peer_timeout();
   if (timeout.count() <= 0) return;
