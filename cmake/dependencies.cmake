@@ -5,7 +5,7 @@ find_package(Boost 1.74 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 find_program(FLATC flatc REQUIRED)
 find_path(FLATBUFFERS_INCLUDE flatbuffers/flatbuffers.h REQUIRED)
 

@@ -49,6 +49,18 @@ Status recv_message(Connection& connection, fb::ControlType want, bool refusal_a
   return connection.recv_exact(payload.data(), payload.size());
 }
 
+// What a proof is the HMAC of: the other side's nonce and the channel binding (empty on plain TCP),
+// after a label for the server's, so that neither side's proof can stand for the other's.
+auth::Mac make_proof(std::string_view token, std::string_view label, std::span<const uint8_t> nonce,
+                std::span<const uint8_t> binding) {
+  std::vector<uint8_t> message(label.begin(), label.end());
+  message.insert(message.end(), nonce.begin(), nonce.end());
+  message.insert(message.end(), binding.begin(), binding.end());
+  return auth::hmac_sha256(token, message);
+}
+constexpr std::string_view kClientLabel = "";  // the proof of protocol 3 and before, on plain TCP
+constexpr std::string_view kServerLabel = "rgpud";
+
 std::string hex64(uint64_t v) {
   char buf[19];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -189,6 +201,13 @@ Status ServerHandshake::take_hello(std::span<const uint8_t> payload, std::vector
   out->compute_request = hello->compute_request();
   out->program = wire::view(hello->program());
   out->queue_timeout_ms = hello->queue_timeout_ms();
+  client_nonce_.clear();
+  if (hello->client_nonce()) {
+    if (hello->client_nonce()->size() != auth::kNonceSize)
+      return RGPU_ERROR(kProtocol, "the Hello's client nonce has " + std::to_string(hello->client_nonce()->size()) +
+                                       " bytes, not " + std::to_string(auth::kNonceSize));
+    client_nonce_.assign(hello->client_nonce()->begin(), hello->client_nonce()->end());
+  }
   if (out->role == Role::kStripe) {
     if (!hello->session_secret() || hello->session_secret()->size() != out->session_secret.size())
       return RGPU_ERROR(kProtocol, "a stripe connection's Hello lacks its session secret");
@@ -225,12 +244,16 @@ Status ServerHandshake::take_proof(std::span<const uint8_t> payload) {
   int matched = -1;
   for (size_t i = 0; i < server_.tokens.size(); ++i) {
     if (server_.tokens[i].empty()) continue;
-    const auth::Mac expected = auth::hmac_sha256(server_.tokens[i], nonce_);
+    const auth::Mac expected = make_proof(server_.tokens[i], kClientLabel, nonce_, binding_);
     if (auth::equal_constant_time(mac, expected) && matched < 0) matched = static_cast<int>(i);
   }
   if (matched < 0)
     return RGPU_ERROR(kAuth, "authentication failed: the client's RGPU_TOKEN does not match the server's");
   client_.token_index = matched;
+  if (!client_nonce_.empty()) {
+    const auth::Mac mine = make_proof(server_.tokens[static_cast<size_t>(matched)], kServerLabel, client_nonce_, binding_);
+    client_.server_proof.assign(mine.begin(), mine.end());
+  }
   return Status::ok();
 }
 
@@ -245,6 +268,7 @@ Status server_authenticate(Connection& connection, const ServerIdentity& server,
                            std::chrono::milliseconds timeout) {
   Watchdog watchdog(connection, timeout);
   ServerHandshake handshake(server);
+  handshake.bind_to_channel(connection.channel_binding());
   Status status = authenticate(connection, handshake);
   *out = handshake.client();
   if (watchdog.finish())
@@ -265,7 +289,8 @@ Status send_welcome(Connection& connection, const Welcome& welcome) {
                                            d.major, d.minor));
   builder.Finish(fb::CreateWelcome(builder, welcome.session_id, builder.CreateString(welcome.backend),
                                    builder.CreateVector(devices),
-                                   builder.CreateVector(welcome.session_secret.data(), welcome.session_secret.size())));
+                                   builder.CreateVector(welcome.session_secret.data(), welcome.session_secret.size()),
+                                   welcome.server_proof.empty() ? 0 : builder.CreateVector(welcome.server_proof)));
   if (builder.GetSize() > kMaxHandshakePayload)
     return RGPU_ERROR(kInvalidArgument, "Welcome of " + std::to_string(builder.GetSize()) +
                                             " bytes exceeds the handshake limit of " +
@@ -288,6 +313,8 @@ Status send_refused(Connection& connection, std::string_view reason) {
 namespace {
 Status run_client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
                             Welcome* out, Watchdog& watchdog, const QueueWait& queue) {
+  const auth::Nonce client_nonce = auth::random_nonce();
+  const std::span<const uint8_t> binding = connection.channel_binding();
   flatbuffers::FlatBufferBuilder builder(256);
   builder.Finish(fb::CreateHello(builder, client.protocol_version, client.api_hash,
                                  builder.CreateString(client.client_version), builder.CreateString(client.host),
@@ -297,7 +324,7 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
                                                               : 0,
                                  client.memory_request, client.compute_request,
                                  client.program.empty() ? 0 : builder.CreateString(client.program),
-                                 client.queue_timeout_ms));
+                                 client.queue_timeout_ms, builder.CreateVector(client_nonce.data(), client_nonce.size())));
   RGPU_TRY(send_control(connection, fb::ControlType::Hello, builder));
 
   std::vector<uint8_t> payload;
@@ -315,6 +342,12 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
                                         challenge->protocol_version(), challenge->api_hash(),
                                         wire::view(challenge->server_version()));
   if (!problem.empty()) return RGPU_ERROR(kAuth, problem);
+  // Over TLS, a client with a token talks only to a server that proves the same token.
+  const bool server_must_prove = connection.encrypted() && !token.empty();
+  if (server_must_prove && !challenge->auth_required())
+    return RGPU_ERROR(kAuth, "rgpud at " + connection.peer() +
+                                 " asks for no token, so it cannot prove it holds RGPU_TOKEN: not connecting (is this "
+                                 "the server you meant? If so, unset RGPU_TOKEN)");
 
   builder.Clear();
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> mac;
@@ -323,7 +356,7 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
     if (!nonce || nonce->size() != auth::kNonceSize)
       return RGPU_ERROR(kProtocol, "server challenge carries a nonce of " + std::to_string(nonce ? nonce->size() : 0) +
                                        " bytes, not " + std::to_string(auth::kNonceSize));
-    const auth::Mac m = auth::hmac_sha256(token, {nonce->data(), nonce->size()});
+    const auth::Mac m = make_proof(token, kClientLabel, {nonce->data(), nonce->size()}, binding);
     mac = builder.CreateVector(m.data(), m.size());
   }
   builder.Finish(fb::CreateProof(builder, mac));
@@ -339,6 +372,16 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
       queue.on_notice(QueueNotice{q->position(), printable(wire::view(q->waiting_for()), 1024), q->waited_ms(), q->timeout_ms()});
   }
   RGPU_ASSIGN_OR_RETURN(const fb::Welcome* welcome, wire::verify_control<fb::Welcome>(payload));
+  if (server_must_prove) {
+    const auth::Mac expected = make_proof(token, kServerLabel, client_nonce, binding);
+    const auto* got = welcome->server_proof();
+    if (!got || !auth::equal_constant_time({got->data(), got->size()}, expected))
+      return RGPU_ERROR(kAuth, "rgpud at " + connection.peer() +
+                                   " did not prove it holds RGPU_TOKEN: not using it (a man in the middle, or a server "
+                                   "older than this client)");
+  }
+  out->server_proof.clear();
+  if (welcome->server_proof()) out->server_proof.assign(welcome->server_proof()->begin(), welcome->server_proof()->end());
   out->session_id = welcome->session_id();
   out->backend = wire::view(welcome->backend());
   out->devices.clear();

@@ -1,8 +1,11 @@
 // The connection handshake, over any Connection:
 //   client Hello{protocol, api hash, version, host, pid, role, requests, program}
 //   server Challenge{protocol, api hash, version, nonce, auth_required}
-//   client Proof{HMAC-SHA256(token, nonce)}
-//   server [Queued{position, waiting for, waited}...] Welcome{session id, backend, devices} | Refused{reason}
+//   client Proof{HMAC-SHA256(token, nonce + channel binding)}
+//   server [Queued{position, waiting for, waited}...] Welcome{session id, backend, devices, server proof} | Refused{reason}
+// Over TLS the proofs cover the channel binding (tls/tls_session.h), and the server proves the token
+// too (HMAC over the Hello's client nonce): a client with a token takes no Welcome without it, so a
+// man in the middle can neither get a session from the server nor pose as it.
 // The server side has two steps because it initialises its GPU backend between them. The protocol
 // version and API hash come from the caller (which knows the generated kApiHash), so transports
 // do not depend on generated code. Every message is verified before use; a peer's bad input is a
@@ -47,6 +50,8 @@ struct ClientIdentity {
   // Set by server_authenticate: the index in ServerIdentity::tokens of the token the client's proof
   // matched; -1 when the server requires no authentication. Never sent.
   int token_index = -1;
+  // Set with token_index: the server's proof of that token, for the Welcome. Never sent as such.
+  std::vector<uint8_t> server_proof{};
 };
 
 struct ServerIdentity {
@@ -72,6 +77,7 @@ struct Welcome {
   std::string backend;  // "cuda" or "emulated"
   std::vector<DeviceInfo> devices;
   SessionSecret session_secret{};
+  std::vector<uint8_t> server_proof;  // ClientIdentity::server_proof; checked by client_handshake
 };
 
 // The session waits in the pool's admission queue: the server sends a notice when it joins and
@@ -110,6 +116,8 @@ class ServerHandshake {
  public:
   enum class Step { kHello, kProof, kDone };
   explicit ServerHandshake(const ServerIdentity& server) : server_(server) {}
+  // The connection's channel binding (Connection::channel_binding), before the first take().
+  void bind_to_channel(std::span<const uint8_t> binding) { binding_.assign(binding.begin(), binding.end()); }
 
   Step step() const { return step_; }
   // Checks the header of the client's next frame: valid, the control message this step expects,
@@ -130,6 +138,8 @@ class ServerHandshake {
   Step step_ = Step::kHello;
   ClientIdentity client_;
   auth::Nonce nonce_{};
+  std::vector<uint8_t> client_nonce_;
+  std::vector<uint8_t> binding_;
   bool auth_required_ = false;
 };
 

@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <functional>
 #include <list>
 #include <unordered_map>
 #include <vector>
@@ -16,9 +19,13 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
 #include "common/log.h"
 #include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_connection.h"
+#include "transports/tls/tls_context.h"
 
 namespace rgpu::transport {
 
@@ -72,6 +79,8 @@ class HandshakeServer::Impl {
     ServerHandshake handshake;
     wire::FrameHeader header{};
     std::vector<uint8_t> payload, reply;
+    tls::SslPtr ssl;      // set once the peer's first byte asked for TLS
+    bool loopback = false;
     std::string address;  // the peer's address, without its port: what the per-address bound counts
     std::string peer;     // "tcp 127.0.0.1:51234", for log lines
     std::list<std::shared_ptr<Pending>>::iterator place;
@@ -102,6 +111,7 @@ class HandshakeServer::Impl {
     if (ec || !tcp::set_close_on_exec(socket.native_handle()).is_ok()) return;  // gone already
     auto p = std::make_shared<Pending>(context_, std::move(socket), identity_);
     p->address = remote.address().to_string();
+    p->loopback = tcp::is_loopback(remote.address());
     p->peer = "tcp " + tcp::format_endpoint(remote);
     make_room(p->address);
     p->place = pending_.insert(pending_.end(), p);
@@ -114,25 +124,103 @@ class HandshakeServer::Impl {
       unauthenticated(p->peer, "sent no complete handshake within " + std::to_string(limits_.timeout.count()) + " ms");
       finish(p);
     });
-    read_header(p);
+    choose_tls(p);
+  }
+
+  // The first byte says whether the peer speaks TLS; it stays in the socket for whoever reads on.
+  void choose_tls(const PendingPtr& p) {
+    p->socket.async_wait(asio::socket_base::wait_read, [this, p](const error_code& ec) {
+      if (p->done) return;
+      if (ec) return closed(p, ec.message());
+      uint8_t first = 0;
+      const ssize_t n = ::recv(p->socket.native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n == 0) return closed(p, "end of file");
+      if (n < 0) return errno == EAGAIN || errno == EINTR ? choose_tls(p) : closed(p, std::strerror(errno));
+      if (first == tls::kHandshakeRecord) return start_tls(p);
+      if (!tls::plaintext_allowed(limits_.tls, p->loopback))
+        return refuse(p, RGPU_ERROR(kAuth, limits_.tls == tls::Mode::kOn
+                                               ? "this rgpud takes TLS only (--tls on): connect with RGPU_TLS=on"
+                                               : "this rgpud takes plain TCP only from its own host: connect with TLS "
+                                                 "(unset RGPU_TLS=off), or run rgpud with --tls off"));
+      read_header(p);
+    });
+  }
+
+  void start_tls(const PendingPtr& p) {
+    error_code ec;
+    p->socket.native_non_blocking(true, ec);
+    Result<tls::SslPtr> ssl = ec ? Result<tls::SslPtr>(RGPU_ERROR(kIo, ec.message()))
+                                 : tls::new_session(true, p->socket.native_handle());
+    if (!ssl.is_ok()) return closed(p, ssl.status().message());
+    p->ssl = std::move(*ssl);
+    p->peer.replace(0, 3, "tls");
+    tls_step(p, [p] { return SSL_do_handshake(p->ssl.get()); }, [this, p] {
+      Result<tls::Binding> binding = tls::channel_binding(p->ssl.get());
+      if (!binding.is_ok()) return closed(p, binding.status().message());
+      p->handshake.bind_to_channel(*binding);
+      read_header(p);
+    });
+  }
+
+  // Runs one OpenSSL call on p's session until it succeeds, waiting for the socket as it asks, then
+  // `then`; a TLS failure ends the handshake.
+  void tls_step(const PendingPtr& p, std::function<int()> op, std::function<void()> then) {
+    ERR_clear_error();
+    const int r = op();
+    if (r == 1) return then();
+    const int err = SSL_get_error(p->ssl.get(), r);
+    if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
+      return closed(p, tls::error_text(err == SSL_ERROR_SSL ? "TLS failed" : "TLS connection lost"));
+    const auto wait = err == SSL_ERROR_WANT_READ ? asio::socket_base::wait_read : asio::socket_base::wait_write;
+    p->socket.async_wait(wait, [this, p, op = std::move(op), then = std::move(then)](const error_code& ec) mutable {
+      if (p->done) return;
+      if (ec) return closed(p, ec.message());
+      tls_step(p, std::move(op), std::move(then));
+    });
+  }
+
+  // Reads n bytes into `into`, through TLS where the peer speaks it, then `then`.
+  void read(const PendingPtr& p, uint8_t* into, size_t n, std::function<void()> then) {
+    if (!p->ssl) {
+      asio::async_read(p->socket, asio::buffer(into, n), [this, p, then = std::move(then)](const error_code& ec, size_t) {
+        if (p->done) return;
+        if (ec) return closed(p, ec.message());
+        then();
+      });
+      return;
+    }
+    if (n == 0) return then();
+    auto got = std::make_shared<size_t>(0);
+    tls_step(p, [p, into, n, got] { return SSL_read_ex(p->ssl.get(), into, n, got.get()); },
+             [this, p, into, n, got, then = std::move(then)]() mutable {
+               read(p, into + *got, n - *got, std::move(then));
+             });
+  }
+
+  // Writes p->reply, then `then` (with whether it all went).
+  void write(const PendingPtr& p, std::function<void(bool)> then) {
+    if (!p->ssl) {
+      asio::async_write(p->socket, asio::buffer(p->reply), [p, then = std::move(then)](const error_code& ec, size_t) {
+        if (!p->done) then(!ec);
+      });
+      return;
+    }
+    auto written = std::make_shared<size_t>(0);
+    tls_step(p, [p, written] { return SSL_write_ex(p->ssl.get(), p->reply.data(), p->reply.size(), written.get()); },
+             [then] { then(true); });
   }
 
   void read_header(const PendingPtr& p) {
-    asio::async_read(p->socket, asio::buffer(&p->header, sizeof p->header), [this, p](const error_code& ec, size_t) {
-      if (p->done) return;
-      if (ec) return closed(p, ec);
+    read(p, reinterpret_cast<uint8_t*>(&p->header), sizeof p->header, [this, p] {
       Status st = p->handshake.check_header(p->header);
       if (!st.is_ok()) return refuse(p, st);
       p->payload.resize(p->header.payload_len);
-      asio::async_read(p->socket, asio::buffer(p->payload), [this, p](const error_code& e, size_t) {
-        if (p->done) return;
-        if (e) return closed(p, e);
+      read(p, p->payload.data(), p->payload.size(), [this, p] {
         Status taken = p->handshake.take(p->payload, p->reply);
         if (!taken.is_ok()) return refuse(p, taken);
         if (p->handshake.step() == ServerHandshake::Step::kDone) return authenticated(p);
-        asio::async_write(p->socket, asio::buffer(p->reply), [this, p](const error_code& w, size_t) {
-          if (p->done) return;
-          if (w) return closed(p, w);
+        write(p, [this, p](bool sent) {
+          if (!sent) return closed(p, "the Challenge could not be sent");
           read_header(p);
         });
       });
@@ -140,9 +228,9 @@ class HandshakeServer::Impl {
   }
 
   // The peer left (or broke the connection) mid-handshake.
-  void closed(const PendingPtr& p, const error_code& ec) {
+  void closed(const PendingPtr& p, const std::string& why) {
     ++left_;
-    unauthenticated(p->peer, "left before authenticating (" + ec.message() + ")");
+    unauthenticated(p->peer, "left before authenticating (" + why + ")");
     finish(p);
   }
 
@@ -152,23 +240,28 @@ class HandshakeServer::Impl {
     const std::string reason = why.message().substr(0, why.message().find('\n'));
     unauthenticated(p->peer, "refused: " + reason);
     p->reply = refused_frame(reason);
-    asio::async_write(p->socket, asio::buffer(p->reply), [this, p](const error_code&, size_t) { finish(p); });
+    write(p, [this, p](bool) { finish(p); });
   }
 
   void authenticated(const PendingPtr& p) {
     ++authenticated_;
+    // The client sends nothing more before its Welcome, so nothing of its may wait in OpenSSL's
+    // buffers: the worker's session starts where this one stopped.
+    if (p->ssl && SSL_has_pending(p->ssl.get()))
+      return refuse(p, RGPU_ERROR(kProtocol, "the client sent more than its Proof before its Welcome"));
     error_code ec;
     const int fd = p->socket.release(ec);
-    // The worker reads it with blocking calls; this loop's asynchronous ones made it non-blocking.
+    // A plain connection's worker reads with blocking calls; this loop's made it non-blocking.
     if (fd >= 0) (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const ClientIdentity client = p->handshake.client();
     const std::string peer = p->peer;
+    AcceptedConnection accepted(fd, std::move(p->ssl));
     finish(p);
     if (fd < 0) {
       RGPU_LOG_WARN("handshakes: cannot hand over %s's connection: %s", peer.c_str(), ec.message().c_str());
       return;
     }
-    on_authenticated_(fd, client, peer);
+    on_authenticated_(std::move(accepted), client, peer);
   }
 
   void finish(const PendingPtr& p) {

@@ -8,6 +8,10 @@
 // in all. Past a bound the oldest pending handshake of that address (or of all) is dropped, and one
 // whose Hello has not arrived goes before one whose has: a real client sends its Hello as soon as
 // it connects, so idle connections, however many, never push it out.
+//
+// Each connection says by its first byte whether it speaks TLS (tls/tls_session.h); the TLS
+// handshake runs in the same loop, before rgpu's, and a plain TCP one is refused, with a plain
+// Refused frame saying why, where the TLS mode does not allow it for that peer.
 #pragma once
 
 #include <chrono>
@@ -27,10 +31,12 @@ class HandshakeServer {
     std::chrono::milliseconds timeout{10000};  // from accept to the Proof checked
     size_t per_address = 64;                   // pending handshakes of one peer address
     size_t total = 1024;                       // pending handshakes in all
+    tls::Mode tls = tls::Mode::kAuto;          // who may speak plain TCP
   };
-  // An authenticated connection: its descriptor (blocking, close-on-exec; the callee owns it), who
+  // An authenticated connection (its socket blocking and close-on-exec; the callee owns it), who
   // the client proved to be, and the peer for log lines. Runs on run()'s thread.
-  using OnAuthenticated = std::function<void(int fd, const ClientIdentity& client, const std::string& peer)>;
+  using OnAuthenticated = std::function<void(AcceptedConnection&& connection, const ClientIdentity& client,
+                                             const std::string& peer)>;
 
   // Serves `listener` (which must outlive this); `identity` is what clients are checked against.
   HandshakeServer(const Listener& listener, ServerIdentity identity, Limits limits, OnAuthenticated on_authenticated);

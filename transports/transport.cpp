@@ -4,7 +4,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "transports/tcp/tcp_connection.h"
+#include "transports/tls/tls_connection.h"
 
 namespace rgpu::transport {
 
@@ -35,10 +38,31 @@ Status Connection::recv_header(wire::FrameHeader& header) {
   return wire::validate(header);
 }
 
-// One registration line per family; "host:port" without a scheme is TCP.
-Result<std::unique_ptr<Connection>> connect(const std::string& address) {
+namespace {
+// The TLS handshake's bound, like a TCP connect's: a server that does not answer is unreachable.
+constexpr std::chrono::seconds kTlsHandshakeTimeout{10};
+}  // namespace
+
+// One registration line per family; "host:port" without a scheme is TCP, encrypted or not.
+Result<std::unique_ptr<Connection>> connect(const std::string& address, tls::Mode tls) {
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
-  return tcp::connect(a);
+  RGPU_ASSIGN_OR_RETURN(tcp::ConnectedSocket socket, tcp::connect_socket(a));
+  if (tls::plaintext_allowed(tls, socket.loopback)) return tcp::adopt_descriptor(socket.fd);
+  return tls::TlsConnection::connect(socket.fd, std::move(socket.peer), kTlsHandshakeTimeout);
+}
+
+Result<std::unique_ptr<Connection>> connect(const std::string& address) {
+  return connect(address, tls::mode_from_environment());
+}
+
+AcceptedConnection::~AcceptedConnection() {
+  if (fd >= 0) ::close(fd);
+}
+
+Result<std::unique_ptr<Connection>> adopt(AcceptedConnection&& accepted) {
+  const int fd = std::exchange(accepted.fd, -1);
+  if (!accepted.tls) return tcp::adopt_descriptor(fd);
+  return tls::TlsConnection::adopt(fd, std::move(accepted.tls), tcp::peer_address(fd));
 }
 
 Result<std::unique_ptr<Listener>> listen(const std::string& address) {

@@ -17,9 +17,11 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "common/status.h"
 #include "common/wire/frame.h"
+#include "transports/tls/tls_session.h"
 
 namespace rgpu::transport {
 
@@ -49,6 +51,10 @@ class Connection {
   // How long the peer has been silent, as the kernel saw it (liveness.h); empty where the family
   // cannot tell.
   virtual std::optional<PeerSilence> peer_silence() const { return std::nullopt; }
+  // For an encrypted connection, bytes only its two ends share (tls_session.h), which the
+  // handshake's proofs cover; empty for one that is not.
+  virtual std::span<const uint8_t> channel_binding() const { return {}; }
+  bool encrypted() const { return !channel_binding().empty(); }
 
   // Writes header, payload and bulk segments as one frame. The header's lengths must match.
   Status send_frame(const wire::FrameHeader& header, std::span<const uint8_t> payload, std::span<const iovec> bulk);
@@ -66,7 +72,26 @@ class Listener {
   virtual int native_handle() const = 0;
 };
 
+// Connects to "host:port", over TLS unless `tls` (by default RGPU_TLS) lets this one be plain TCP
+// (tls_session.h).
+Result<std::unique_ptr<Connection>> connect(const std::string& address, tls::Mode tls);
 Result<std::unique_ptr<Connection>> connect(const std::string& address);
 Result<std::unique_ptr<Listener>> listen(const std::string& address);
+
+// A connection that one process authenticated for another to serve (rgpud's handshake loop, then
+// the worker it forks): the socket and, when encrypted, the TLS session over it. Dropping it closes
+// the socket and frees the session without a word to the peer, so the parent can drop its copy
+// while the worker serves the connection.
+struct AcceptedConnection {
+  AcceptedConnection(int descriptor, tls::SslPtr session) : fd(descriptor), tls(std::move(session)) {}
+  AcceptedConnection(AcceptedConnection&& other) noexcept : fd(std::exchange(other.fd, -1)), tls(std::move(other.tls)) {}
+  AcceptedConnection& operator=(AcceptedConnection&&) = delete;
+  ~AcceptedConnection();
+
+  int fd;
+  tls::SslPtr tls;  // empty: plain TCP
+};
+// The connection to serve, taking the accepted one's socket and session.
+Result<std::unique_ptr<Connection>> adopt(AcceptedConnection&& accepted);
 
 }  // namespace rgpu::transport

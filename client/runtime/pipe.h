@@ -52,6 +52,8 @@ class Pipe {
   bool lost() const { return conn_ != nullptr && broken_.load(std::memory_order_acquire); }
   const transport::Welcome& welcome() const { return welcome_; }
   const std::string& server_address() const { return server_address_; }
+  // Whether the call pipe runs over TLS (transports/tls/tls_session.h).
+  bool encrypted() const { return conn_ && conn_->encrypted(); }
   // Who this process is, for a handshake with rgpud (the pipe's, or a stripe's).
   transport::ClientIdentity identity() const;
 

@@ -62,6 +62,8 @@ bool Stripes::use_locked(size_t n) {
   opened_ = true;
   Pipe& pipe = Pipe::get();
   if (!pipe.available()) return false;
+  // rgpud hands a stripe's socket to the session's worker, which cannot take a TLS session with it.
+  if (pipe.encrypted()) return false;
   transport::ClientIdentity id = pipe.identity();
   id.role = transport::Role::kStripe;
   id.session_id = pipe.welcome().session_id;

@@ -12,7 +12,8 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 3;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat
+inline constexpr uint32_t kProtocolVersion = 4;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
+                                                 // 4: TLS, the server's proof (Hello.client_nonce, Welcome.server_proof)
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)

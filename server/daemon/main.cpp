@@ -25,6 +25,7 @@
 #include "server/pool/pool_config.h"
 #include "transports/descriptor_passing.h"
 #include "transports/handshake_server.h"
+#include "transports/tls/tls_context.h"
 #include "transports/transport.h"
 
 namespace {
@@ -35,10 +36,13 @@ const rgpu::Tunable kServerToken{"RGPU_TOKEN", "", "shared secret clients must p
 
 void usage() {
   std::fprintf(stderr,
-               "usage: rgpud [--config FILE] [--listen HOST:PORT] [--backend cuda|emulated] [--emulate] [--tunables]\n"
+               "usage: rgpud [--config FILE] [--listen HOST:PORT] [--backend cuda|emulated] [--emulate] [--tls auto|on|off]\n"
+               "             [--tunables]\n"
                "  Serves this host's GPUs to rgpu clients. --config FILE (YAML) declares the tenants, their tokens\n"
                "  and slices, and the pool's policy (see docs/pool.md); without it every client proves RGPU_TOKEN\n"
                "  and gets whole GPUs. A daemon listening beyond loopback refuses to start without a token.\n"
+               "  --tls (or RGPU_TLS): auto takes plain TCP only from this host and TLS from anywhere; on, TLS only;\n"
+               "  off, plain TCP from anywhere too (by choice, on a network you trust).\n"
                "  --tunables prints every environment tunable with its value and default.\n");
 }
 
@@ -73,16 +77,16 @@ void close_other_sockets(int connection, int link) {
   for (int fd : fds) close(fd);
 }
 
-// Forks the worker of an authenticated connection (`fd`, which the parent gives up). The worker
+// Forks the worker of an authenticated connection, which the parent gives up. The worker
 // ends with rgpud: a restarted rgpud could not account for a session it did not start, so none
 // outlives its parent. PR_SET_PDEATHSIG fires when the forking thread ends, and this is rgpud's main
 // thread, which ends only with the process.
-void spawn_worker(int fd, uint64_t id, const rgpu::transport::ClientIdentity& client,
-                  const rgpu::server::WorkerConfig& config, rgpu::server::PoolService& pool) {
+void spawn_worker(rgpu::transport::AcceptedConnection&& accepted, uint64_t id,
+                  const rgpu::transport::ClientIdentity& client, const rgpu::server::WorkerConfig& config,
+                  rgpu::server::PoolService& pool) {
   auto link = rgpu::server::PoolLink::make_pair();
   if (!link.is_ok()) {
     RGPU_LOG_ERROR("%s; dropping the connection", link.status().message().c_str());
-    close(fd);
     return;
   }
   auto [parent_end, worker_end] = *link;
@@ -91,7 +95,6 @@ void spawn_worker(int fd, uint64_t id, const rgpu::transport::ClientIdentity& cl
     RGPU_LOG_ERROR("fork failed: %s; dropping the connection", std::strerror(errno));
     close(parent_end);
     close(worker_end);
-    close(fd);
     return;
   }
   if (pid == 0) {
@@ -99,8 +102,8 @@ void spawn_worker(int fd, uint64_t id, const rgpu::transport::ClientIdentity& cl
     if (getppid() != config.daemon_pid) _exit(1);  // rgpud ended before the line above
     const sigset_t set = termination_signals();
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
-    close_other_sockets(fd, worker_end);
-    auto conn = rgpu::transport::adopt_descriptor(fd);
+    close_other_sockets(accepted.fd, worker_end);
+    auto conn = rgpu::transport::adopt(std::move(accepted));
     if (!conn.is_ok()) {
       RGPU_LOG_ERROR("session %llu: %s", static_cast<unsigned long long>(id), conn.status().message().c_str());
       _exit(1);
@@ -109,9 +112,8 @@ void spawn_worker(int fd, uint64_t id, const rgpu::transport::ClientIdentity& cl
     std::fflush(nullptr);
     _exit(code);
   }
-  // The parent drops its copy of the connection (the worker owns it) and gives the pool its end
-  // of the link.
-  close(fd);
+  // The parent drops its copy of the connection when `accepted` goes (the worker owns it) and gives
+  // the pool its end of the link.
   close(worker_end);
   pool.add_worker(id, parent_end);
 }
@@ -164,12 +166,14 @@ int main(int argc, char** argv) {
   std::string listen;
   std::string backend = kBackend.get();
   std::string config_file;
+  std::string tls_flag;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if ((a == "--listen" || a == "-l") && i + 1 < argc) listen = argv[++i];
     else if (a == "--backend" && i + 1 < argc) backend = argv[++i];
     else if (a == "--emulate") backend = "emulated";
     else if (a == "--config" && i + 1 < argc) config_file = argv[++i];
+    else if (a == "--tls" && i + 1 < argc) tls_flag = argv[++i];
     else if (a == "--tunables") {
       std::fputs(rgpu::describe_tunables().c_str(), stdout);
       return 0;
@@ -177,6 +181,15 @@ int main(int argc, char** argv) {
       usage();
       return a == "--help" || a == "-h" ? 0 : 2;
     }
+  }
+  rgpu::transport::tls::Mode tls = rgpu::transport::tls::mode_from_environment();
+  if (!tls_flag.empty()) {
+    auto parsed = rgpu::transport::tls::parse_mode(tls_flag);
+    if (!parsed.is_ok()) {
+      std::fprintf(stderr, "rgpud: --tls: %s\n", parsed.status().message().c_str());
+      return 2;
+    }
+    tls = *parsed;
   }
   if (backend != "cuda" && backend != "emulated") {
     std::fprintf(stderr, "rgpud: unknown backend '%s' (use cuda or emulated)\n", backend.c_str());
@@ -240,8 +253,16 @@ int main(int argc, char** argv) {
   worker_config.gpus = gpus->size();
   signal(SIGPIPE, SIG_IGN);
   raise_descriptor_limit();
-  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
-                backend.c_str(), gpus->size(), tokens ? "token required" : "no token", config.tenants.size(),
+  // The TLS key is made now, so that a failure shows at start and no client waits for it.
+  if (auto ctx = rgpu::transport::tls::server_context(); !ctx.is_ok()) {
+    std::fprintf(stderr, "rgpud: %s\n", ctx.status().message().c_str());
+    return 1;
+  }
+  const char* plain = tls == rgpu::transport::tls::Mode::kOff  ? "plain TCP from anywhere"
+                      : tls == rgpu::transport::tls::Mode::kOn ? "TLS only"
+                                                               : "TLS, plain TCP from this host";
+  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
+                backend.c_str(), gpus->size(), tokens ? "token required" : "no token", plain, config.tenants.size(),
                 config.source.empty() ? "" : " from ", config.source.c_str());
   std::thread(reap_workers).detach();
   if (mps) std::thread(end_with_mps, std::move(mps)).detach();
@@ -255,11 +276,12 @@ int main(int argc, char** argv) {
   identity.tokens = worker_config.tenant_tokens;
   identity.tokens.push_back(worker_config.admin_token);
   uint64_t next_session = 1;
+  rgpu::transport::HandshakeServer::Limits limits;
+  limits.tls = tls;
   rgpu::transport::HandshakeServer handshakes(
-      **listener, std::move(identity), {},
-      [&](int fd, const rgpu::transport::ClientIdentity& client, const std::string&) {
-        spawn_worker(fd, next_session++, client, worker_config, pool);
-      });
+      **listener, std::move(identity), limits,
+      [&](rgpu::transport::AcceptedConnection&& accepted, const rgpu::transport::ClientIdentity& client,
+          const std::string&) { spawn_worker(std::move(accepted), next_session++, client, worker_config, pool); });
   handshakes.run();
   return 1;
 }

@@ -38,6 +38,12 @@ std::string mib(uint64_t bytes) {
 // A stripe joins its session: its descriptor and the secret it claims go to the session's worker,
 // which checks the secret and welcomes it. This worker's part ends there.
 int hand_over_stripe(transport::Connection& conn, const transport::ClientIdentity& client, const WorkerConfig& config) {
+  // The session's worker could take the socket but not this process's TLS state; clients do not
+  // stripe over TLS (client/runtime/stripes.cpp).
+  if (conn.encrypted()) {
+    (void)transport::send_refused(conn, "stripes are not served over TLS");
+    return 1;
+  }
   auto via = transport::connect_local(stripe_socket_name(config.daemon_pid, client.session_id));
   Status st = via.status();
   if (st.is_ok()) {
@@ -75,9 +81,11 @@ Caller identify(const transport::ClientIdentity& client, const WorkerConfig& con
 }
 
 // A control connection: each request goes to the parent, its answer back to the client.
-int serve_control(transport::Connection& conn, const Caller& caller, const PoolLink& link) {
+int serve_control(transport::Connection& conn, const transport::ClientIdentity& client, const Caller& caller,
+                  const PoolLink& link) {
   transport::Welcome welcome;
   welcome.backend = "control";
+  welcome.server_proof = client.server_proof;
   if (!transport::send_welcome(conn, welcome).is_ok()) return 1;
   for (;;) {
     Result<transport::PoolRequestMsg> request = transport::recv_pool_request(conn);
@@ -160,6 +168,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     transport::Welcome welcome;
     welcome.session_id = session_id;
     welcome.backend = "transport probe";
+    welcome.server_proof = client.server_proof;
     st = transport::send_welcome(*conn, welcome);
     if (st.is_ok()) st = serve_transport_probe(*conn);
     RGPU_LOG_DEBUG("transport probe %llu from %s ends: %s", static_cast<unsigned long long>(session_id),
@@ -167,7 +176,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     return st.is_ok() ? 0 : 2;
   }
   const Caller caller = identify(client, config);
-  if (client.role == transport::Role::kControl) return serve_control(*conn, caller, link);
+  if (client.role == transport::Role::kControl) return serve_control(*conn, client, caller, link);
 
   // The backend, for the GPU the session sees as its device 0 (-1: every GPU, a whole-GPU session).
   std::unique_ptr<Backend> backend;
@@ -212,6 +221,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   transport::Welcome welcome;
   welcome.session_id = session_id;
   welcome.session_secret = auth::random_nonce();
+  welcome.server_proof = client.server_proof;
   welcome.backend = backend->name();
   int ordinal = 0;
   for (const DeviceSummary& d : backend->devices())

@@ -41,6 +41,8 @@ if [[ ${4:-} == --cut-network ]]; then
   for _ in $(seq 400); do grep -q holding "$WORK/cut_hold.out" && break; sleep 0.05; done
   grep -q "holding 64 MiB" "$WORK/cut_hold.out"
   check "a client across a veth link holds a session" $? "$(cat "$WORK/cut_hold.out" "$WORK/cut_hold.err"; tail -3 "$WORK/cut.log")"
+  grep -q "start: .* on tls 10\.211\.0\.2:" "$WORK/cut.log"
+  check "a client from another address speaks TLS by default (RGPU_TLS=auto)" $? "$(grep start: "$WORK/cut.log")"
   start=$(now_ms)
   ip link set rgpu-srv down
   wait_log "$WORK/cut.log" "end (the client stopped answering" 30
@@ -119,6 +121,27 @@ PIDS+=($RGPUD)
 wait_log "$WORK/again.log" "listening on"
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/again.out" 2>&1
 check "a restarted rgpud serves on the same port" $? "$(grep -v '^ok' "$WORK/again.out" | head; tail -3 "$WORK/again.log")"
+
+# 4. TLS: a daemon that takes TLS only serves a client over it, through the worker it forks with
+# the session the handshake loop began; big copies come back byte for byte (not striped: stripes
+# are plain TCP only), the server proving the token back; a plain TCP client is told how to connect.
+RGPU_TOKEN=tls-token start_daemon --backend "$BACKEND" --tls on || exit 1
+export RGPU_TOKEN=tls-token
+TLS_SERVER=127.0.0.1:$PORT
+RGPU_SERVER=$TLS_SERVER RGPU_TLS=on RGPU_STRIPE_MIN_MB=1 \
+  client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/tls_big.out" 2>&1
+check "TLS: big copies through rgpud come back byte for byte" $? "$(tail -3 "$WORK/tls_big.out"; tail -3 "$LOG")"
+! grep -q "not be striped" "$WORK/tls_big.out"
+check "TLS: the client does not try to stripe" $? "$(grep striped "$WORK/tls_big.out")"
+RGPU_SERVER=$TLS_SERVER RGPU_TLS=on client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tls_tour.out" 2>&1
+check "TLS: a CUDA program runs over TLS" $? "$(grep -v '^ok' "$WORK/tls_tour.out" | head)"
+RGPU_SERVER=$TLS_SERVER RGPU_TLS=on RGPU_TOKEN=wrong client timeout 60 "$BIN/rgpu" ls >"$WORK/tls_wrong.out" 2>&1
+[[ $? != 0 ]] && grep -q "does not match" "$WORK/tls_wrong.out"
+check "TLS: a wrong token is refused" $? "$(cat "$WORK/tls_wrong.out")"
+RGPU_SERVER=$TLS_SERVER RGPU_TLS=off client timeout 60 "$BIN/rgpu" ls >"$WORK/tls_plain.out" 2>&1
+[[ $? != 0 ]] && grep -q "takes TLS only" "$WORK/tls_plain.out"
+check "TLS: a plain TCP client is refused, told to use RGPU_TLS=on" $? "$(cat "$WORK/tls_plain.out")"
+unset RGPU_TOKEN
 
 # Starts keep_calling SECONDS in the background ($caller), waits until it calls, and sets $worker
 # to its session's worker.

@@ -17,6 +17,7 @@
 
 #include "common/wire/control.h"
 #include "tests/transports/connected_pair.h"
+#include "tests/transports/running_handshake_server.h"
 #include "transports/descriptor_passing.h"
 #include "transports/handshake.h"
 #include "transports/handshake_server.h"
@@ -24,58 +25,11 @@
 using namespace rgpu;
 using namespace rgpu::transport;
 using Catch::Contains;
+using test::client_identity;
+using test::kApi;
+using test::Running;
 
 namespace {
-
-constexpr uint64_t kApi = 0x1234abcd5678ef00ull;
-
-ClientIdentity client_identity() { return ClientIdentity{1, kApi, "0.1.0", "laptop", 4242}; }
-
-// A handshake server on a loopback port, run on a thread of its own; an authenticated client is
-// welcomed (session 77) so its side of the handshake completes.
-class Running {
- public:
-  explicit Running(HandshakeServer::Limits limits, std::vector<std::string> tokens = {"other", "s3cret"}) {
-    auto listener = transport::listen("127.0.0.1:0");
-    REQUIRE(listener.is_ok());
-    listener_ = std::move(*listener);
-    server_ = std::make_unique<HandshakeServer>(
-        *listener_, ServerIdentity{1, kApi, "0.1.0", std::move(tokens)}, limits,
-        [this](int fd, const ClientIdentity& client, const std::string&) {
-          auto conn = adopt_descriptor(fd);
-          if (conn.is_ok()) (void)send_welcome(**conn, Welcome{77, "emulated", {}, {}});
-          std::lock_guard lock(mu_);
-          authenticated_.push_back(client);
-        });
-    thread_ = std::thread([this] { server_->run(); });
-  }
-  ~Running() {
-    server_->stop();
-    thread_.join();
-  }
-
-  std::string address() const { return listener_->address(); }
-  HandshakeServer::Counts counts() const { return server_->counts(); }
-  std::vector<ClientIdentity> authenticated() {
-    std::lock_guard lock(mu_);
-    return authenticated_;
-  }
-  // Waits (bounded) until the server's counts satisfy `done`.
-  bool wait_for(const std::function<bool(const HandshakeServer::Counts&)>& done) const {
-    for (int i = 0; i < 2000; ++i) {
-      if (done(counts())) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return done(counts());
-  }
-
- private:
-  std::unique_ptr<Listener> listener_;
-  std::unique_ptr<HandshakeServer> server_;
-  std::thread thread_;
-  std::mutex mu_;
-  std::vector<ClientIdentity> authenticated_;
-};
 
 Status handshake_with(const std::string& address, std::string_view token, Welcome* welcome) {
   auto conn = transport::connect(address);

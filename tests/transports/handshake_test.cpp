@@ -29,7 +29,7 @@ ServerIdentity server_with_tokens(std::vector<std::string> tokens) {
 }
 
 Welcome sample_welcome() {
-  return Welcome{77, "emulated", {{0, "Emulated H200", 141ull << 30, 9, 0}, {1, "Emulated L4", 24ull << 30, 8, 9}}};
+  return Welcome{77, "emulated", {{0, "Emulated H200", 141ull << 30, 9, 0}, {1, "Emulated L4", 24ull << 30, 8, 9}}, {}, {}};
 }
 
 struct Outcome {

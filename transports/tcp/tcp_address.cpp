@@ -50,6 +50,12 @@ Result<std::vector<asio::ip::tcp::endpoint>> resolve(const HostPort& hp, bool pa
   return endpoints;
 }
 
+bool is_loopback(const asio::ip::address& address) {
+  if (address.is_v6() && address.to_v6().is_v4_mapped())
+    return asio::ip::make_address_v4(asio::ip::v4_mapped, address.to_v6()).is_loopback();
+  return address.is_loopback();
+}
+
 std::string format_endpoint(const asio::ip::tcp::endpoint& endpoint) {
   const auto address = endpoint.address();
   std::string host = address.to_string();

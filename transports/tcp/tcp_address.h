@@ -24,6 +24,9 @@ Result<HostPort> parse_address(std::string_view address);
 // 0.0.0.0. `passive` asks for addresses to bind rather than to connect to.
 Result<std::vector<boost::asio::ip::tcp::endpoint>> resolve(const HostPort& hp, bool passive);
 
+// 127.0.0.0/8, ::1, or an IPv4-mapped loopback address: a peer on this host.
+bool is_loopback(const boost::asio::ip::address& address);
+
 // "127.0.0.1:7000" or "[::1]:7000".
 std::string format_endpoint(const boost::asio::ip::tcp::endpoint& endpoint);
 

@@ -73,25 +73,23 @@ void set_buffer_sizes(int fd) {
   set_one_buffer(fd, SO_RCVBUF, "SO_RCVBUF", want, rmem_max);
 }
 
-namespace {
-
 // An idle connection whose peer host vanished fails within about RGPU_PEER_TIMEOUT_S: probes
 // after a heartbeat interval of silence (in whole seconds, the kernel's unit), then as often, a
 // timeout's worth of them.
-void set_keepalive(int fd) {
+void tune_socket(int fd) {
+  const int on = 1;
+  if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on) != 0)
+    RGPU_LOG_WARN("tcp: cannot set TCP_NODELAY: %s", std::strerror(errno));
   const auto timeout = peer_timeout();
   if (timeout.count() <= 0) return;
   const int interval = static_cast<int>(std::max<int64_t>(1, heartbeat_interval().count() / 1000));
   const int count = static_cast<int>(std::max<int64_t>(1, timeout.count() / 1000 / interval));
-  const int on = 1;
   if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on) != 0 ||
       setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &interval, sizeof interval) != 0 ||
       setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval) != 0 ||
       setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count) != 0)
     RGPU_LOG_WARN("tcp: cannot set keepalive: %s", std::strerror(errno));
 }
-
-}  // namespace
 
 Status set_close_on_exec(int fd) {
   int flags = fcntl(fd, F_GETFD);
@@ -113,9 +111,7 @@ Result<std::unique_ptr<Connection>> TcpConnection::adopt(asio::ip::tcp::socket s
   boost::system::error_code ec;
   auto remote = socket.remote_endpoint(ec);
   if (ec) return RGPU_ERROR(kClosed, "TCP peer went away before the connection was set up: " + ec.message());
-  socket.set_option(asio::ip::tcp::no_delay(true), ec);
-  if (ec) return RGPU_ERROR(kIo, "cannot set TCP_NODELAY: " + ec.message());
-  set_keepalive(socket.native_handle());
+  tune_socket(socket.native_handle());
   return std::unique_ptr<Connection>(new TcpConnection(std::move(socket), "tcp " + format_endpoint(remote)));
 }
 
@@ -187,17 +183,29 @@ Status TcpConnection::skip(uint64_t n) {
   return Status::ok();
 }
 
-std::optional<PeerSilence> TcpConnection::peer_silence() const {
+std::optional<PeerSilence> peer_silence(int fd) {
   tcp_info info{};
   socklen_t len = sizeof info;
-  if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return std::nullopt;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return std::nullopt;
   PeerSilence s;
   s.since_data = std::chrono::milliseconds(info.tcpi_last_data_recv);
   // Ours that wait: sent and unacknowledged, or not sent at all (a link that is down sends nothing).
   int queued = 0;
-  if (info.tcpi_unacked > 0 || (::ioctl(fd_, SIOCOUTQ, &queued) == 0 && queued > 0))
+  if (info.tcpi_unacked > 0 || (::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0))
     s.unacknowledged_for = std::chrono::milliseconds(info.tcpi_last_ack_recv);
   return s;
+}
+
+std::optional<PeerSilence> TcpConnection::peer_silence() const { return tcp::peer_silence(fd_); }
+
+std::string peer_address(int fd) {
+  sockaddr_storage peer{};
+  socklen_t len = sizeof peer;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return {};
+  asio::ip::tcp::endpoint endpoint;
+  std::memcpy(endpoint.data(), &peer, std::min<size_t>(len, endpoint.capacity()));
+  endpoint.resize(len);
+  return format_endpoint(endpoint);
 }
 
 bool TcpConnection::input_pending() {
@@ -260,7 +268,7 @@ Result<std::unique_ptr<Connection>> adopt_descriptor(int fd) {
   return TcpConnection::adopt(std::move(socket));
 }
 
-Result<std::unique_ptr<Connection>> connect(const std::string& address) {
+Result<ConnectedSocket> connect_socket(const std::string& address) {
   RGPU_ASSIGN_OR_RETURN(HostPort hp, parse_address(address));
   RGPU_ASSIGN_OR_RETURN(auto endpoints, resolve(hp, /*passive=*/false));
   boost::system::error_code ec;
@@ -271,9 +279,15 @@ Result<std::unique_ptr<Connection>> connect(const std::string& address) {
     RGPU_TRY(set_close_on_exec(socket.native_handle()));
     set_buffer_sizes(socket.native_handle());  // before connect, so the window scale covers it
     connect_with_timeout(socket, endpoint, ec);
-    if (!ec) return TcpConnection::adopt(std::move(socket));
+    if (ec) continue;
+    return ConnectedSocket{socket.release(), format_endpoint(endpoint), is_loopback(endpoint.address())};
   }
   return RGPU_ERROR(kUnavailable, "cannot connect to " + address + ": " + ec.message());
+}
+
+Result<std::unique_ptr<Connection>> connect(const std::string& address) {
+  RGPU_ASSIGN_OR_RETURN(ConnectedSocket connected, connect_socket(address));
+  return adopt_descriptor(connected.fd);
 }
 
 }  // namespace rgpu::transport::tcp

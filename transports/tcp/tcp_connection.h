@@ -56,6 +56,21 @@ void set_buffer_sizes(int fd);
 // open after the program dies (the server would not see it go away).
 Status set_close_on_exec(int fd);
 
+// TCP_NODELAY and keepalive (liveness.h), for every connected socket of ours, plain or TLS.
+void tune_socket(int fd);
+// What the kernel saw of the peer's silence (TCP_INFO; Connection::peer_silence).
+std::optional<PeerSilence> peer_silence(int fd);
+// "127.0.0.1:51234"; empty when the socket has no peer (any more).
+std::string peer_address(int fd);
+
+// A connected socket, not yet a Connection (transport.cpp decides whether TLS goes over it).
+struct ConnectedSocket {
+  int fd = -1;  // close-on-exec, blocking; the caller owns it
+  std::string peer;  // "127.0.0.1:7070"
+  bool loopback = false;
+};
+Result<ConnectedSocket> connect_socket(const std::string& address);
+
 // A connected TCP socket received from another process (descriptor_passing.h); takes ownership.
 Result<std::unique_ptr<Connection>> adopt_descriptor(int fd);
 

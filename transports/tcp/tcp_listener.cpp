@@ -12,7 +12,7 @@ namespace asio = boost::asio;
 TcpListener::TcpListener(asio::ip::tcp::acceptor acceptor, const asio::ip::tcp::endpoint& bound)
     : acceptor_(std::move(acceptor)),
       address_(format_endpoint(bound)),
-      loopback_(bound.address().is_loopback()),  // 127.0.0.0/8 or ::1
+      loopback_(tcp::is_loopback(bound.address())),
       native_handle_(acceptor_.native_handle()) {}
 
 Result<std::unique_ptr<Listener>> TcpListener::open(const std::string& address) {

@@ -91,7 +91,7 @@ PoolCommand command(std::string verb, bool watch = false) {
   return c;
 }
 
-Status welcome(Connection& conn) { return send_welcome(conn, Welcome{5, "control", {}, {}}); }
+Status welcome(Connection& conn) { return send_welcome(conn, Welcome{5, "control", {}, {}, {}}); }
 
 }  // namespace
 
