@@ -28,6 +28,36 @@ constexpr size_t kGather = 16 << 10;
 // receiving thread long.
 constexpr size_t kChunk = 1 << 20;
 constexpr size_t kSkipChunk = 256 << 10;
+// How much OpenSSL may read from the socket at once (it reads ahead): many records per read(2).
+constexpr size_t kReadBuffer = 1 << 20;
+
+// The write side of a session once it serves: OpenSSL's records are appended to the connection's
+// outgoing buffer (the BIO's data), which flush() sends.
+int append_outgoing(BIO* bio, const char* data, int len) {
+  auto* out = static_cast<std::vector<uint8_t>*>(BIO_get_data(bio));
+  const size_t at = out->size();
+  out->resize(at + static_cast<size_t>(len));
+  std::memcpy(out->data() + at, data, static_cast<size_t>(len));
+  return len;
+}
+long outgoing_control(BIO*, int cmd, long, void*) { return cmd == BIO_CTRL_FLUSH ? 1 : 0; }
+int outgoing_create(BIO* bio) {
+  BIO_set_init(bio, 1);
+  return 1;
+}
+
+const BIO_METHOD* outgoing_method() {
+  static BIO_METHOD* method = [] {
+    BIO_METHOD* m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "rgpu outgoing records");
+    if (m) {
+      BIO_meth_set_write(m, append_outgoing);
+      BIO_meth_set_ctrl(m, outgoing_control);
+      BIO_meth_set_create(m, outgoing_create);
+    }
+    return m;
+  }();
+  return method;
+}
 
 // Waits until the socket is ready for `events` or `deadline` (none: forever) passes.
 Status wait_for(int fd, short events, std::chrono::steady_clock::time_point deadline, const std::string& peer) {
@@ -63,6 +93,8 @@ TlsConnection::TlsConnection(int fd, SslPtr ssl, std::string peer, const Binding
       binding_(binding),
       skip_scratch_(std::make_unique<uint8_t[]>(kSkipChunk)) {
   gather_.reserve(kGather);
+  outgoing_.reserve(kChunk + (kChunk >> 6));  // a chunk's records, with their overhead
+  SSL_set_default_read_buffer_len(ssl_.get(), kReadBuffer);
 }
 
 TlsConnection::~TlsConnection() { ::close(fd_); }
@@ -97,24 +129,30 @@ Result<std::unique_ptr<Connection>> TlsConnection::connect(int fd, std::string p
 Result<std::unique_ptr<Connection>> TlsConnection::adopt(int fd, SslPtr ssl, std::string peer) {
   Status st = set_non_blocking(fd);
   Result<Binding> binding = st.is_ok() ? tls::channel_binding(ssl.get()) : Result<Binding>(st);
-  if (!binding.is_ok()) {
+  BIO* outgoing = binding.is_ok() && outgoing_method() ? BIO_new(outgoing_method()) : nullptr;
+  if (!outgoing) {
     ::close(fd);
-    return binding.status();
+    return binding.is_ok() ? RGPU_ERROR(kInternal, error_text("cannot make a TLS write buffer")) : binding.status();
   }
   tcp::tune_socket(fd);
-  return std::unique_ptr<Connection>(new TlsConnection(fd, std::move(ssl), "tls " + peer, *binding));
+  std::unique_ptr<TlsConnection> conn(new TlsConnection(fd, std::move(ssl), "tls " + peer, *binding));
+  // The handshake wrote straight to the socket, so nothing is left behind in the BIO replaced here.
+  BIO_set_data(outgoing, &conn->outgoing_);
+  SSL_set0_wbio(conn->ssl_.get(), outgoing);
+  return std::unique_ptr<Connection>(std::move(conn));
 }
 
 template <class Op>
-Status TlsConnection::call(const char* what, Op op) {
+Status TlsConnection::call(const char* what, bool sending, Op op) {
   for (;;) {
     int r, err, sys_errno;
     {
-      std::lock_guard lock(ssl_mu_);
+      std::unique_lock lock(ssl_mu_);
       ERR_clear_error();
       r = op();
       sys_errno = errno;
       err = r == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_.get(), r);
+      RGPU_TRY(flush(lock, sending));
     }
     if (err == SSL_ERROR_NONE) return Status::ok();
     if (shut_down_.load(std::memory_order_acquire))
@@ -131,12 +169,41 @@ Status TlsConnection::call(const char* what, Op op) {
   }
 }
 
+Status TlsConnection::flush(std::unique_lock<std::mutex>& lock, bool wait) {
+  while (outgoing_sent_ < outgoing_.size()) {
+    const ssize_t n = ::send(fd_, outgoing_.data() + outgoing_sent_, outgoing_.size() - outgoing_sent_,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      outgoing_sent_ += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (!wait) return Status::ok();
+      // Another thread may add records meanwhile; they go after these, by whoever flushes next.
+      lock.unlock();
+      Status ready = wait_for(fd_, POLLOUT, {}, peer_);
+      lock.lock();
+      RGPU_TRY(ready);
+      continue;
+    }
+    if (shut_down_.load(std::memory_order_acquire))
+      return RGPU_ERROR(kClosed, "connection " + peer_ + " was shut down (send)");
+    if (errno == EPIPE || errno == ECONNRESET)
+      return RGPU_ERROR(kClosed, "connection " + peer_ + " lost (send): " + std::strerror(errno));
+    return RGPU_ERROR(kIo, "send on " + peer_ + " failed: " + std::strerror(errno));
+  }
+  outgoing_.clear();
+  outgoing_sent_ = 0;
+  return Status::ok();
+}
+
 Status TlsConnection::write_all(const uint8_t* data, size_t n) {
   while (n > 0) {
     const size_t chunk = std::min(n, kChunk);
     size_t written = 0;
     // Retried with the same buffer and length, as OpenSSL requires after a WANT_WRITE.
-    RGPU_TRY(call("send", [&] { return SSL_write_ex(ssl_.get(), data, chunk, &written); }));
+    RGPU_TRY(call("send", true, [&] { return SSL_write_ex(ssl_.get(), data, chunk, &written); }));
     data += written;
     n -= written;
   }
@@ -165,7 +232,7 @@ Status TlsConnection::recv_exact(void* dst, size_t n) {
   while (n > 0) {
     size_t got = 0;
     const size_t want = std::min<size_t>(n, INT_MAX);
-    RGPU_TRY(call("receive", [&] { return SSL_read_ex(ssl_.get(), out, want, &got); }));
+    RGPU_TRY(call("receive", false, [&] { return SSL_read_ex(ssl_.get(), out, want, &got); }));
     out += got;
     n -= got;
   }

@@ -3,7 +3,8 @@
 // threads of a connection share it. OpenSSL lets one thread at a time into a session, so the
 // socket is non-blocking, a lock is held only inside OpenSSL's calls, and a thread that must wait
 // for the socket waits in poll(2) without the lock: a receiver blocked on a quiet peer never holds
-// up the sender.
+// up the sender. OpenSSL writes its records into a buffer of ours, not the socket, so that a
+// megabyte of records leaves in one send(2), not sixty-four.
 #pragma once
 
 #include <atomic>
@@ -43,8 +44,13 @@ class TlsConnection final : public Connection {
   TlsConnection(int fd, SslPtr ssl, std::string peer, const Binding& binding);
   // Runs one OpenSSL call under the lock until it succeeds, waiting for the socket between tries.
   template <class Op>
-  Status call(const char* what, Op op);
+  Status call(const char* what, bool sending, Op op);
   Status write_all(const uint8_t* data, size_t n);
+  // Sends what OpenSSL wrote into outgoing_; a sender waits for the socket (without the lock) until
+  // all is gone, a receiver sends only what goes at once: were it to wait, two peers both sending
+  // would each stop reading, and neither's sends would ever drain. Whoever sends next sends the
+  // rest.
+  Status flush(std::unique_lock<std::mutex>& lock, bool wait);
 
   const int fd_;
   const SslPtr ssl_;
@@ -52,6 +58,8 @@ class TlsConnection final : public Connection {
   const Binding binding_;
   std::mutex ssl_mu_;
   std::atomic<bool> shut_down_{false};
+  std::vector<uint8_t> outgoing_;              // records OpenSSL made, [outgoing_sent_, end) not yet sent
+  size_t outgoing_sent_ = 0;
   std::vector<uint8_t> gather_;                // small segments of one send, sent as one record
   std::unique_ptr<uint8_t[]> skip_scratch_;    // where skipped bytes are dropped
 };
