@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "transports/tcp/tcp_connection.h"
+#include "transports/tcp/tcp_context.h"
 
 namespace rgpu::transport {
 
@@ -45,5 +46,7 @@ Result<std::unique_ptr<Listener>> listen(const std::string& address) {
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   return tcp::listen(a);
 }
+
+Status after_fork_in_child() { return tcp::after_fork_in_child(); }
 
 }  // namespace rgpu::transport
