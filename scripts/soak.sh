@@ -265,12 +265,13 @@ for ((c = 0; c < CLIENTS; c++)); do
 done
 
 # ---- watching ---------------------------------------------------------------------------------
-count() { awk -v o="$1" '$4 == o { n++ } END { print n + 0 }' "$RESULTS"; }
+counts() { awk '{ n[$4]++ } END { printf "%d %d %d %d\n", NR, n["ok"], n["failed"], n["killed"] }' "$RESULTS"; }
 RSS_WARM="" RSS_PEAK=$RSS_START FDS_PEAK=$FDS_START WORKERS_PEAK=0 last_report=$START_S
 while :; do
   running=0
   for p in "${LOOPS[@]}"; do kill -0 "$p" 2>/dev/null && running=$((running + 1)); done
-  done_n=$(wc -l <"$RESULTS") rss=$(rss_kib) f=$(fds) w=$(workers)
+  read -r done_n ok failed_n killed < <(counts)
+  rss=$(rss_kib) f=$(fds) w=$(workers)
   ((rss > RSS_PEAK)) && RSS_PEAK=$rss
   ((f > FDS_PEAK)) && FDS_PEAK=$f
   ((w > WORKERS_PEAK)) && WORKERS_PEAK=$w
@@ -278,7 +279,7 @@ while :; do
   now=$(date +%s)
   if ((now - last_report >= 10 || running == 0)); then
     last_report=$now
-    echo "soak: $((now - START_S)) s: $done_n sessions ($(count ok) ok, $(count failed) failed, $(count killed) killed);" \
+    echo "soak: $((now - START_S)) s: $done_n sessions ($ok ok, $failed_n failed, $killed killed);" \
       "rgpud RSS $(mib "$rss") MiB, $f descriptors, $w workers"
   fi
   ((running == 0)) && break
@@ -316,7 +317,7 @@ if [[ $BACKEND == cuda ]]; then
 fi
 
 # ---- the summary ------------------------------------------------------------------------------
-ok=$(count ok) failed_n=$(count failed) killed=$(count killed) total=$(wc -l <"$RESULTS")
+read -r total ok failed_n killed < <(counts)
 {
   echo
   echo "soak summary: $BACKEND, $CLIENTS clients, seed $SEED, $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n) ($(nproc) CPUs)"
@@ -353,8 +354,11 @@ check "rgpud's RSS at the end within 10 % of its RSS after the warm-up" $? \
   "${RSS_WARM:+$(mib "$RSS_WARM") MiB after $WARM_AT sessions, $(mib "$RSS_END") MiB at the end}${RSS_WARM:-the run ended before the warm-up ($WARMUP sessions)}"
 [[ -z $CLIENTS_LEFT ]]
 check "no client process left" $? "$CLIENTS_LEFT"
-! grep -q "was killed by signal\|AddressSanitizer\|runtime error:" "$LOG"
-check "no worker crashed (rgpud's log)" $? "$(grep -m3 "was killed by signal\|AddressSanitizer\|runtime error:" "$LOG")"
+# A worker's crash or sanitizer report, and a stripe lost on its way to its session (which the
+# session survives, slower).
+LOG_TROUBLE="was killed by signal\|AddressSanitizer\|runtime error:\|stripe hand-over failed"
+! grep -q "$LOG_TROUBLE" "$LOG"
+check "no worker crashed, no stripe lost (rgpud's log)" $? "$(grep -m3 "$LOG_TROUBLE" "$LOG")"
 if [[ $BACKEND == cuda ]]; then
   ((GPU_END <= GPU_START + 64))
   check "GPU memory used back to its start ($GPU_START MiB, 64 MiB slack)" $? "$GPU_END MiB"
