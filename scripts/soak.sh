@@ -15,6 +15,8 @@
 #   --kill-fraction F   share of sessions killed with SIGKILL (0.1)
 #   --kill-window S     a killed session dies at a random moment of its first S seconds, until
 #                       its client has seen the program end (then: of that run's length) (2)
+#   --session-timeout S a session not killed that runs longer than S seconds fails (300: a large
+#                       slice's session may wait in the admission queue meanwhile)
 #   --backend B         emulated (default) or cuda
 #   --bin DIR           the folder with rgpud and rgpu, or an install prefix (DIR/bin)
 #   --programs DIR      a folder with the mix's programs (repeatable; by default those of the
@@ -32,7 +34,7 @@ die() {
   exit 2
 }
 
-CLIENTS=64 SESSIONS="" DURATION="" KILL_FRACTION=0.1 KILL_WINDOW=2 BACKEND=emulated BIN="" WARMUP=""
+CLIENTS=64 SESSIONS="" DURATION="" KILL_FRACTION=0.1 KILL_WINDOW=2 SESSION_TIMEOUT=300 BACKEND=emulated BIN="" WARMUP=""
 SEED=$(($(date +%s) % 32768)) KEEP_LOG="" PROG_DIRS=()
 while [[ $# -gt 0 ]]; do
   [[ $# -ge 2 ]] || die "$1 needs a value (see the usage at the top of $0)"
@@ -42,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2 ;;
     --kill-fraction) KILL_FRACTION=$2 ;;
     --kill-window) KILL_WINDOW=$2 ;;
+    --session-timeout) SESSION_TIMEOUT=$2 ;;
     --backend) BACKEND=$2 ;;
     --bin) BIN=$2 ;;
     --programs) PROG_DIRS+=("$(cd "$2" && pwd)") || die "no folder $2" ;;
@@ -181,7 +184,6 @@ if [[ $BACKEND == cuda ]]; then GPU_START=$(gpu_used) APPS_START=$(gpu_apps); fi
 MARK=soak-$$-$SEED
 KILL_BELOW=$(awk -v f="$KILL_FRACTION" 'BEGIN { printf "%d", f * 32768 }')
 KILL_WINDOW_MS=$(awk -v s="$KILL_WINDOW" 'BEGIN { printf "%d", s * 1000 }')
-SESSION_TIMEOUT=300  # a hung session is a failure (a large one may wait in the queue meanwhile)
 RESULTS=$SOAK_LOG/sessions.tsv
 : >"$RESULTS"
 START_S=$(date +%s)
