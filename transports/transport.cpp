@@ -8,6 +8,7 @@
 
 #include "transports/tcp/tcp_connection.h"
 #include "transports/tls/tls_connection.h"
+#include "transports/tcp/tcp_context.h"
 
 namespace rgpu::transport {
 
@@ -69,5 +70,7 @@ Result<std::unique_ptr<Listener>> listen(const std::string& address) {
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   return tcp::listen(a);
 }
+
+Status after_fork_in_child() { return tcp::after_fork_in_child(); }
 
 }  // namespace rgpu::transport

@@ -94,4 +94,11 @@ struct AcceptedConnection {
 // The connection to serve, taking the accepted one's socket and session.
 Result<std::unique_ptr<Connection>> adopt(AcceptedConnection&& accepted);
 
+// A forking server calls this in each child before it adopts or opens any connection, while the
+// parent's sockets are still open. Without it, parent and children register their sockets in one
+// shared epoll set, keyed by descriptor number and open file: a connection one child adopted and
+// handed on (a stripe, to its session's worker) stays registered there under that child's number,
+// and the receiver, given the same number, was refused (EEXIST).
+Status after_fork_in_child();
+
 }  // namespace rgpu::transport

@@ -102,6 +102,10 @@ void spawn_worker(rgpu::transport::AcceptedConnection&& accepted, uint64_t id,
     if (getppid() != config.daemon_pid) _exit(1);  // rgpud ended before the line above
     const sigset_t set = termination_signals();
     pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+    if (rgpu::Status st = rgpu::transport::after_fork_in_child(); !st.is_ok()) {
+      RGPU_LOG_ERROR("session %llu: %s", static_cast<unsigned long long>(id), st.message().c_str());
+      _exit(1);
+    }
     close_other_sockets(accepted.fd, worker_end);
     auto conn = rgpu::transport::adopt(std::move(accepted));
     if (!conn.is_ok()) {

@@ -140,7 +140,8 @@ Result<LinkMessage> PoolLink::receive(std::chrono::microseconds timeout) const {
   thread_local std::vector<uint8_t> buf(kMaxLinkMessage + 1);  // one per thread, not one per message
   for (;;) {
     ssize_t n = ::recv(fd_, buf.data(), buf.size(), 0);
-    if (n == 0) return RGPU_ERROR(kClosed, "pool link closed");
+    // A peer that ended with messages of ours unread resets the link instead: the same end.
+    if (n == 0 || (n < 0 && errno == ECONNRESET)) return RGPU_ERROR(kClosed, "pool link closed");
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return RGPU_ERROR(kIo, std::string("pool link: recv: ") + std::strerror(errno));
     if (static_cast<size_t>(n) > kMaxLinkMessage) return RGPU_ERROR(kProtocol, "pool link: oversized message");

@@ -2,6 +2,7 @@
 # are stopped on exit, checks that are counted, and the client wrapper for sanitizer builds.
 #   check NAME STATUS [DETAIL]   counts "ok: NAME" (STATUS 0) or "FAIL: NAME DETAIL"
 #   client CMD...                runs a client program (the ASan runtime preloaded under sanitizers)
+#   client_exec CMD...           execs CMD as client runs it: in `( client_exec CMD ) &`, $! is CMD
 #   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free loopback port with ARGS; sets PORT and LOG
 #   start_server [ARGS...]       start_daemon, and points this script's clients (RGPU_SERVER) at it
 #   wait_log FILE PATTERN [S]    waits (at most S seconds, 10 by default) until FILE matches PATTERN
@@ -40,6 +41,11 @@ check() {
 # Under a sanitizer build the ASan runtime is preloaded so that the sanitized shims can load.
 client() {
   if [[ -n ${RGPU_TEST_PRELOAD:-} ]]; then LD_PRELOAD="$RGPU_TEST_PRELOAD ${LD_PRELOAD:-}" "$@"; else "$@"; fi
+}
+
+client_exec() {
+  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD="$RGPU_TEST_PRELOAD ${LD_PRELOAD:-}"
+  exec "$@"
 }
 
 start_daemon() {

@@ -5,11 +5,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <future>
 
 #include "tests/transports/connected_pair.h"
+#include "transports/descriptor_passing.h"
 #include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_connection.h"
 
@@ -110,4 +113,29 @@ TEST_CASE("tcp: listening on a port already in use fails with the reason") {
   auto second = transport::tcp::listen(first.value()->address());
   CHECK(second.status().code() == Code::kUnavailable);
   CHECK_THAT(second.status().message(), Catch::Contains("bind"));
+}
+
+// rgpud's stripe hand-over: a forked worker adopts a connection and hands it on to another process,
+// which may get it under the same descriptor number. Forked children used to register their sockets
+// in the parent's epoll set, where the first registration outlived the child (the connection stayed
+// open elsewhere) and the second was refused with EEXIST (found by scripts/soak.sh).
+TEST_CASE("tcp: a connection a forked child adopted can be adopted again under the same number") {
+  auto listener = transport::tcp::listen("127.0.0.1:0");
+  REQUIRE(listener.is_ok());
+  auto client = transport::tcp::connect(listener.value()->address());
+  REQUIRE(client.is_ok());
+  const int fd = ::accept4(listener.value()->native_handle(), nullptr, nullptr, SOCK_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (!transport::after_fork_in_child().is_ok()) _exit(2);
+    _exit(transport::adopt_descriptor(fd).is_ok() ? 0 : 3);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  auto adopted = transport::adopt_descriptor(fd);  // the same number and open file here
+  CHECK(adopted.status().to_string() == Status::ok().to_string());
 }

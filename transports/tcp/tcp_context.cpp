@@ -1,11 +1,23 @@
 // The shared, never-run io_context of synchronous TCP sockets.
 #include "transports/tcp/tcp_context.h"
 
+#include <exception>
+#include <string>
+
 namespace rgpu::transport::tcp {
 
 boost::asio::io_context& sync_context() {
   static auto* context = new boost::asio::io_context(1);
   return *context;
+}
+
+Status after_fork_in_child() {
+  try {
+    sync_context().notify_fork(boost::asio::execution_context::fork_child);
+  } catch (const std::exception& e) {
+    return RGPU_ERROR(kIo, std::string("cannot give a forked child its own socket reactor: ") + e.what());
+  }
+  return Status::ok();
 }
 
 }  // namespace rgpu::transport::tcp
