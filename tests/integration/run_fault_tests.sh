@@ -69,7 +69,7 @@ check_no_leak() {
 check_new_client() {
   local name=$1
   shift
-  client timeout 60 "$@" "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 4 >"$WORK/new.out" 2>&1
+  client timeout 60 "$@" "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 4096 >"$WORK/new.out" 2>&1
   check "$name: a new client's copies come back right" $? "$(cat "$WORK/new.out")"
 }
 
@@ -102,7 +102,7 @@ if [[ ${4:-} == --network ]]; then
   to_rgpud=(nsenter -t "$NESTED" -n)
 
   # 1. The link cut at a random moment of a copy loop: a clear error, the session freed.
-  start_client copying "${to_rgpud[@]}" "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16
+  start_client copying "${to_rgpud[@]}" "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384
   sleep "$(random_s 300)"
   ip link set rgpu-srv down
   wait_client
@@ -132,19 +132,23 @@ if [[ ${4:-} == --network ]]; then
     echo "   (skipped: a cut mid-kernel needs a backend that runs kernels; the emulated one only checks them)"
   fi
 
-  # 3. 200 ms of delay and 5 % loss each way: slow, and every byte right. Liveness keeps its
-  # default (5 s), what a lossy link is meant to survive.
-  if tc qdisc add dev rgpu-srv root netem delay 200ms loss 5% 2>"$WORK/netem.err" &&
-    "${to_rgpud[@]}" tc qdisc add dev rgpu-cli root netem delay 200ms loss 5% 2>>"$WORK/netem.err"; then
+  # 3. 200 ms of delay and 5 % loss (100 ms and 2.5 % each way): slow, and every byte right. At
+  # about 50 KB/s (TCP under that loss) the copy is small. Both ends keep liveness's default (5 s),
+  # which such a link must not trip.
+  if tc qdisc add dev rgpu-srv root netem delay 100ms loss 2.5% 2>"$WORK/netem.err" &&
+    "${to_rgpud[@]}" tc qdisc add dev rgpu-cli root netem delay 100ms loss 2.5% 2>>"$WORK/netem.err"; then
+    kill "$RGPUD"
+    wait "$RGPUD"
+    RGPU_PEER_TIMEOUT_S=5 serve
     start=$(now_ms)
-    client timeout 120 "${to_rgpud[@]}" env RGPU_PEER_TIMEOUT_S=5 "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 2 \
+    client timeout 120 "${to_rgpud[@]}" env RGPU_PEER_TIMEOUT_S=5 "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 256 \
       >"$WORK/lossy.out" 2>&1
     rc=$?
-    echo "   (a 2 MiB copy there and back over the lossy link took $(($(now_ms) - start)) ms)"
+    echo "   (256 KiB there and back over the lossy link took $(($(now_ms) - start)) ms)"
     [[ $rc == 0 ]] && grep -q "every copy came back right" "$WORK/lossy.out"
     check "200 ms delay and 5 % loss: the copies come back right" $? "rc $rc: $(cat "$WORK/lossy.out")"
   else
-    echo "   (skipped: tc netem delay and loss: $(head -1 "$WORK/netem.err"); this kernel has no sch_netem)"
+    echo "   (skipped: tc netem delay and loss: $(head -1 "$WORK/netem.err") (this kernel has no sch_netem?))"
   fi
   finish
   exit
@@ -186,7 +190,7 @@ fi
 serve
 
 # 1. The worker stopped mid-copy for less than the timeout (1 s of 2): the copies go on, right.
-start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 3 16
+start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 3 16384
 kill -STOP "$worker"
 sleep 1
 kill -CONT "$worker"
@@ -195,7 +199,7 @@ check_recovered "the worker stopped mid-copy for 1 s: every copy comes back righ
 
 # 2. Stopped longer (until the client gives up): a clear error; continued, the worker sees its
 # client gone and ends.
-start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16
+start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384
 kill -STOP "$worker"
 wait_client
 echo "   (the client gave up on its stopped worker after $took ms)"
@@ -205,9 +209,9 @@ check_no_leak "the stopped worker continued after its client left"
 
 # 3. rgpud itself stopped (3 s, past the timeout) under a copy loop and a client that connects
 # meanwhile: the session goes on (its worker serves it), the newcomer is served once rgpud continues.
-start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 4 16
+start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 4 16384
 kill -STOP "$RGPUD"
-client timeout 60 "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 4 >"$WORK/late.out" 2>&1 &
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 4096 >"$WORK/late.out" 2>&1 &
 late=$!
 sleep 3
 kill -CONT "$RGPUD"
@@ -221,7 +225,7 @@ check_no_leak "rgpud continued"
 for i in 1 2 3 4; do
   stripes=()
   ((i % 2 == 0)) && stripes=(env RGPU_STRIPES=4 RGPU_STRIPE_MIN_MB=1)
-  start_client copying "${stripes[@]}" "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16
+  start_client copying "${stripes[@]}" "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384
   sleep "$(random_s 500)"
   kill -9 "$worker"
   wait_client
@@ -233,7 +237,7 @@ check_new_client "workers killed"
 # 5. rgpud killed at random moments of copies: a clear error, no worker outlives it, a new rgpud
 # on the same port serves.
 for i in 1 2; do
-  start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16
+  start_client copying "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384
   sleep "$(random_s 500)"
   kill -9 "$RGPUD"
   wait "$RGPUD" 2>/dev/null  # reaped here, so that bash does not report the kill

@@ -1,8 +1,8 @@
-// Copies MIB MiB to the device and back, round after round with a new pattern each, and checks
+// Copies KIB KiB to the device and back, round after round with a new pattern each, and checks
 // every byte that came back, until a copy fails or SECONDS pass (at least one round): the fault
 // tests (run_fault_tests.sh) stop, kill or cut its server under it. A wrong byte after copies that
 // said cudaSuccess is the one outcome that must never happen.
-//   usage: copy_loop SECONDS MIB
+//   usage: copy_loop SECONDS KIB
 //   exit 0: "every copy came back right (N rounds)"; 3: "a copy failed after S s (round N): ERROR";
 //   4: "FAIL round N: wrong data after cudaSuccess"; 2: no session to begin with
 #include <cuda_runtime.h>
@@ -15,7 +15,7 @@
 
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 10;
-  const size_t n = (argc > 2 ? static_cast<size_t>(std::atol(argv[2])) : 16) << 20;
+  const size_t n = (argc > 2 ? static_cast<size_t>(std::atol(argv[2])) : 16384) << 10;
   std::vector<unsigned char> src(n), back(n);
   unsigned char* dev = nullptr;
   if (cudaMalloc(&dev, n) != cudaSuccess) return std::printf("no session: cudaMalloc failed\n"), 2;
