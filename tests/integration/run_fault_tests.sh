@@ -85,7 +85,7 @@ serve() {
     LOG=$WORK/rgpud.$RANDOM.log
     "$BIN/rgpud" --listen "$DAEMON_HOST:$PORT" --backend "$BACKEND" >"$LOG" 2>&1 &
     PIDS+=($!)
-    wait_log "$LOG" "listening on"
+    wait_log "$LOG" "listening on" || { echo "rgpud did not start:"; cat "$LOG"; exit 1; }
   else
     start_server --backend "$BACKEND" || exit 1
   fi
