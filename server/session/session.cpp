@@ -104,7 +104,8 @@ StagingRing& Session::staging_ring(int stripe) {
   auto& ring = rings_[{device, stripe}];
   // The pipe's ring moves one copy at a time; a stripe's moves a slice, beside the others. One that
   // found no host memory for its buffers is made again: there may be room by now.
-  if (!ring || !ring->complete()) ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 2u << 20);
+  if (!ring || !ring->complete())
+    ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 2u << 20);
   return *ring;
 }
 
