@@ -15,7 +15,7 @@
 #   check_round_trips NAME N OK PROG [ARGS...]
 #                                PROG prints a line matching OK and makes exactly N round trips
 #   in_namespaces FLAGS ARGS...  runs this script again under `unshare FLAGS` with ARGS, shows its
-#                                output and counts its checks (one at least) with this script's
+#                                output and adds its checks to this script's (none run: a failure)
 #   veth_pair                    inside `unshare -rn`: rgpud's side, 10.211.0.1 on rgpu-srv, joined to a
 #                                nested network namespace ($NESTED, a sleeping process), 10.211.0.2 on
 #                                rgpu-cli; sets DAEMON_HOST to rgpud's side
