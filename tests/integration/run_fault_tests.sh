@@ -260,7 +260,7 @@ GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 ASAN_OPTIONS=${ASAN_OPTIONS:-}
 mkfifo "$WORK/cue"
 exec 7<>"$WORK/cue"
 start_client ready "$BIN/rgpu" run -- "$PROGS/copy_on_cue" 16 "$WORK/cue" 7>&-  # its only writer: this script
-used=$(awk '/^VmSize/ {print $2 * 1024}' /proc/"$worker"/status)
+used=$(($(awk '/^VmSize/ {print $2}' /proc/"$worker"/status) * 1024))  # bytes: awk prints large products as floats
 prlimit --pid "$worker" --as=$((used + (4 << 20))):
 echo copy >&7
 wait_log "$WORK/c.out" "^copy:" 20
