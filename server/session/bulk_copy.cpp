@@ -48,8 +48,13 @@ struct Pieces {
 
 // Moves n bytes from `reader` through `ring` to device memory at dst. Returns the copy's status;
 // after a failure the rest is still read, so the byte stream stays in step (a read failure stops
-// it: the reader keeps that error for the caller).
+// it: the reader keeps that error for the caller). A ring without its buffers (no host memory for
+// them) fails the copy, its bytes skipped.
 int32_t h2d_through(StagingRing& ring, BulkReader& reader, uint8_t* dst, uint64_t n, cudaStream_t stream) {
+  if (!ring.complete()) {
+    (void)reader.skip(n);
+    return cudaErrorMemoryAllocation;
+  }
   Pieces p{n, ring.slot_bytes()};
   int32_t status = cudaSuccess;
   for (size_t i = 0; i < p.count(); ++i) {
@@ -66,10 +71,13 @@ int32_t h2d_through(StagingRing& ring, BulkReader& reader, uint8_t* dst, uint64_
 // nothing is sent before it is known, and on failure that status is returned and `send` is not
 // called. Otherwise `send(next_piece)` sends the bytes as next_piece hands them over, each piece
 // once the device has copied it, a slot refilled once its piece is sent. A failure past the first
-// piece (a device fault meanwhile) sends zeros for the rest and lands in *late.
+// piece (a device fault meanwhile) sends zeros for the rest and lands in *late. A ring without its
+// buffers fails the copy before anything is sent.
 int32_t d2h_through(StagingRing& ring, const uint8_t* src, uint64_t n, cudaStream_t stream,
                     const std::function<void(const std::function<std::span<const uint8_t>()>&)>& send,
                     int32_t* late) {
+  *late = cudaSuccess;
+  if (!ring.complete()) return cudaErrorMemoryAllocation;
   Pieces p{n, ring.slot_bytes()};
   const size_t count = p.count();
   auto issue = [&](size_t i) {
@@ -78,7 +86,6 @@ int32_t d2h_through(StagingRing& ring, const uint8_t* src, uint64_t n, cudaStrea
     int32_t st = ring.copy(i, buf, src + i * p.size, p.at(i), cudaMemcpyDeviceToHost, stream);
     return earlier != cudaSuccess ? earlier : st;
   };
-  *late = cudaSuccess;
   int32_t st = n > 0 ? ring.probe(src + n - 1, stream) : cudaSuccess;
   size_t issued = 0;
   for (; issued < std::min(count, StagingRing::kSlots) && st == cudaSuccess; ++issued) st = issue(issued);
@@ -143,14 +150,21 @@ class StripeReader final : public BulkReader {
   Status read(void* dst, size_t n) override {
     if (n > left_) return RGPU_ERROR(kProtocol, "read past a slice");
     left_ -= n;
-    Status st = conn_.recv_exact(dst, n);
-    if (!st.is_ok() && status.is_ok()) status = st;
-    return st;
+    return kept(conn_.recv_exact(dst, n));
+  }
+  Status skip(uint64_t n) override {
+    if (n > left_) return RGPU_ERROR(kProtocol, "skipped past a slice");
+    left_ -= n;
+    return kept(conn_.skip(n));
   }
   uint64_t left() const override { return left_; }
   Status status = Status::ok();
 
  private:
+  Status kept(Status st) {
+    if (!st.is_ok() && status.is_ok()) status = st;
+    return st;
+  }
   transport::Connection& conn_;
   uint64_t left_;
 };

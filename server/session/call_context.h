@@ -20,11 +20,13 @@ class Session;
 const gen::cublasLt::Api& no_cublasLt_api();
 
 // Bulk data of a call that the session did not read ahead (a large H2D copy): the handler reads it
-// piece by piece straight into its staging buffers, and must take all of it.
+// piece by piece straight into its staging buffers, and must take all of it (what it cannot use,
+// skipped).
 class BulkReader {
  public:
   virtual ~BulkReader() = default;
   virtual Status read(void* dst, size_t n) = 0;
+  virtual Status skip(uint64_t n) = 0;
   virtual uint64_t left() const = 0;
 };
 

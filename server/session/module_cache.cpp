@@ -55,6 +55,9 @@ void ModuleCache::store(const fatbin::ContentHash& key, std::span<const uint8_t>
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(image.data()), static_cast<std::streamsize>(image.size()));
+    // Closed here, so that a failed flush counts: a small image sits in the stream's buffer until
+    // then, and on a full disk would become an empty entry that a later store never replaces.
+    out.close();
     if (!out) {
       unlink(tmp.c_str());
       return;

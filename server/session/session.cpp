@@ -102,8 +102,10 @@ StagingRing& Session::staging_ring(int stripe) {
   int device = 0;
   if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
   auto& ring = rings_[{device, stripe}];
-  // The pipe's ring moves one copy at a time; a stripe's moves a slice, beside the others.
-  if (!ring) ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 2u << 20);
+  // The pipe's ring moves one copy at a time; a stripe's moves a slice, beside the others. One that
+  // found no host memory for its buffers is made again: there may be room by now.
+  if (!ring || !ring->complete())
+    ring = std::make_unique<StagingRing>(backend_.cudart(), stripe < 0 ? 8u << 20 : 2u << 20);
   return *ring;
 }
 
@@ -223,18 +225,26 @@ class ConnectionBulkReader final : public BulkReader {
   Status read(void* dst, size_t n) override {
     if (n > left_) return RGPU_ERROR(kProtocol, "a handler read past its call's bulk data");
     left_ -= n;
-    Status st = conn_.recv_exact(dst, n);
-    if (!st.is_ok() && status_.is_ok()) status_ = st;
-    return st;
+    return kept(conn_.recv_exact(dst, n));
+  }
+  Status skip(uint64_t n) override {
+    if (n > left_) return RGPU_ERROR(kProtocol, "a handler skipped past its call's bulk data");
+    left_ -= n;
+    return kept(conn_.skip(n));
   }
   uint64_t left() const override { return left_; }
   // Takes what the handler left (it failed early) and says whether the connection held up.
   Status finish() {
-    if (status_.is_ok() && left_ > 0) status_ = conn_.skip(left_);
+    if (status_.is_ok() && left_ > 0) (void)skip(left_);
     return status_;
   }
 
  private:
+  // The first failure is the one kept.
+  Status kept(Status st) {
+    if (!st.is_ok() && status_.is_ok()) status_ = st;
+    return st;
+  }
   transport::Connection& conn_;
   uint64_t left_;
   Status status_ = Status::ok();

@@ -50,6 +50,12 @@ StagingRing::~StagingRing() {
   }
 }
 
+bool StagingRing::complete() const {
+  for (const Slot& s : slots_)
+    if (!s.data) return false;
+  return true;
+}
+
 uint8_t* StagingRing::acquire(size_t i, int32_t* status) {
   Slot& s = slots_[i % kSlots];
   *status = cudaSuccess;

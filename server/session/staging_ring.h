@@ -47,6 +47,9 @@ class StagingRing {
   int32_t probe(const void* p, cudaStream_t stream);
 
   size_t slot_bytes() const { return slot_bytes_; }
+  // Whether every slot got its buffer: without host memory for them a copy through the ring fails
+  // as cudaErrorMemoryAllocation (bulk_copy.cpp), and the session makes the ring again next time.
+  bool complete() const;
 
  private:
   struct Slot {

@@ -3,7 +3,8 @@
 #   check NAME STATUS [DETAIL]   counts "ok: NAME" (STATUS 0) or "FAIL: NAME DETAIL"
 #   client CMD...                runs a client program (the ASan runtime preloaded under sanitizers)
 #   client_exec CMD...           execs CMD as client runs it: in `( client_exec CMD ) &`, $! is CMD
-#   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free loopback port with ARGS; sets PORT and LOG
+#   start_daemon [ARGS...]       starts "$BIN/rgpud" on a free port of $DAEMON_HOST (127.0.0.1 unless
+#                                set) with ARGS; sets PORT and LOG
 #   start_server [ARGS...]       start_daemon, and points this script's clients (RGPU_SERVER) at it
 #   wait_log FILE PATTERN [S]    waits (at most S seconds, 10 by default) until FILE matches PATTERN
 #   check_tour PROG              PROG through `rgpu run` ends with "ok: <its name>"; keeps its output
@@ -14,6 +15,13 @@
 #   check_no_preload PROG        PROG passes through `rgpu run --no-preload` (LD_LIBRARY_PATH alone)
 #   check_round_trips NAME N OK PROG [ARGS...]
 #                                PROG prints a line matching OK and makes exactly N round trips
+#   in_namespaces FLAGS ARGS...  runs this script again under `unshare FLAGS` with ARGS, shows its
+#                                output and adds its checks to this script's (none run: a failure)
+#   veth_pair                    inside `unshare -rn`: rgpud's side, 10.211.0.1 on rgpu-srv, joined to a
+#                                nested network namespace ($NESTED, a sleeping process), 10.211.0.2 on
+#                                rgpu-cli; sets DAEMON_HOST to rgpud's side
+#   background OUT ERR CMD...    starts the client CMD (see client) with its stdout in OUT and stderr in
+#                                ERR; sets BG to its process (CMD, `rgpu run` and nsenter -n exec)
 #   finish                       prints "N passed, N failed" and sets the exit status
 # The sourcing script sets BIN (the folder with rgpud and rgpu) first.
 WORK=$(mktemp -d)
@@ -48,12 +56,13 @@ client_exec() {
   exec "$@"
 }
 
+DAEMON_HOST=127.0.0.1
 start_daemon() {
   LOG=$WORK/rgpud.$RANDOM.log
-  "$BIN/rgpud" --listen 127.0.0.1:0 "$@" >"$LOG" 2>&1 &
+  "$BIN/rgpud" --listen "$DAEMON_HOST:0" "$@" >"$LOG" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do
-    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$LOG")
+    PORT=$(sed -n "s/.*listening on ${DAEMON_HOST//./\\.}:\([0-9]*\).*/\1/p" "$LOG")
     [[ -n $PORT ]] && return 0
     sleep 0.05
   done
@@ -64,12 +73,12 @@ start_daemon() {
 
 start_server() {
   start_daemon "$@" || return 1
-  export RGPU_SERVER=127.0.0.1:$PORT
+  export RGPU_SERVER=$DAEMON_HOST:$PORT
 }
 
 wait_log() {
   for _ in $(seq $((${3:-10} * 20))); do
-    grep -q "$2" "$1" && return 0
+    grep -qs "$2" "$1" && return 0
     sleep 0.05
   done
   return 1
@@ -116,6 +125,40 @@ check_round_trips() {
   local rc=$?
   [[ $rc == 0 ]] && grep -q "$ok" "$out.out" && grep -q ", $want round trips$" "$out.err"
   check "$name" $? "$(cat "$out.out" "$out.err" | head)"
+}
+
+in_namespaces() {
+  local flags=$1 out=$WORK/ns.$RANDOM.out
+  shift
+  unshare "$flags" bash "$0" "$@" >"$out" 2>&1
+  cat "$out"
+  passed=$((passed + $(grep -c '^ok: ' "$out")))
+  failed=$((failed + $(grep -c '^FAIL: ' "$out")))
+  grep -q '^ok: ' "$out" || check "the part under unshare $flags ran a check" 1
+}
+
+veth_pair() {
+  ip link set lo up
+  ip link add rgpu-srv type veth peer name rgpu-cli
+  unshare -n sleep 300 &
+  NESTED=$!
+  PIDS+=($NESTED)
+  sleep 0.2
+  ip link set rgpu-cli netns "$NESTED"
+  ip addr add 10.211.0.1/24 dev rgpu-srv
+  ip link set rgpu-srv up
+  nsenter -t "$NESTED" -n ip addr add 10.211.0.2/24 dev rgpu-cli
+  nsenter -t "$NESTED" -n ip link set rgpu-cli up
+  nsenter -t "$NESTED" -n ip link set lo up
+  DAEMON_HOST=10.211.0.1
+}
+
+background() {
+  local out=$1 err=$2
+  shift 2
+  (client_exec "$@" >"$out" 2>"$err") &
+  BG=$!
+  PIDS+=($BG)
 }
 
 finish() {

@@ -16,39 +16,21 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 # The cut-network part, run by the main part in a user and network namespace of its own: rgpud
 # there, a client in a namespace nested in it, joined by a veth pair whose link the test takes down.
 if [[ ${4:-} == --cut-network ]]; then
-  ip link set lo up
-  ip link add rgpu-srv type veth peer name rgpu-cli
-  unshare -n sleep 300 &
-  nested=$!
-  PIDS+=($nested)
-  sleep 0.2
-  ip link set rgpu-cli netns "$nested"
-  ip addr add 10.211.0.1/24 dev rgpu-srv
-  ip link set rgpu-srv up
-  nsenter -t "$nested" -n ip addr add 10.211.0.2/24 dev rgpu-cli
-  nsenter -t "$nested" -n ip link set rgpu-cli up
-  nsenter -t "$nested" -n ip link set lo up
-  RGPU_TOKEN=cut "$BIN/rgpud" --listen 10.211.0.1:0 --backend "$BACKEND" >"$WORK/cut.log" 2>&1 &
-  PIDS+=($!)
-  wait_log "$WORK/cut.log" "listening on"
-  CPORT=$(sed -n 's/.*listening on 10\.211\.0\.1:\([0-9]*\).*/\1/p' "$WORK/cut.log")
-  (
-    [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
-    exec nsenter -t "$nested" -n env RGPU_SERVER="10.211.0.1:$CPORT" RGPU_TOKEN=cut \
-      "$BIN/rgpu" run -- "$PROGS/hold_memory" 64 >"$WORK/cut_hold.out" 2>"$WORK/cut_hold.err"
-  ) &
-  PIDS+=($!)
+  veth_pair
+  RGPU_TOKEN=cut start_daemon --backend "$BACKEND" || exit 1
+  background "$WORK/cut_hold.out" "$WORK/cut_hold.err" nsenter -t "$NESTED" -n \
+    env RGPU_SERVER="$DAEMON_HOST:$PORT" RGPU_TOKEN=cut "$BIN/rgpu" run -- "$PROGS/hold_memory" 64
   for _ in $(seq 400); do grep -q holding "$WORK/cut_hold.out" && break; sleep 0.05; done
   grep -q "holding 64 MiB" "$WORK/cut_hold.out"
-  check "a client across a veth link holds a session" $? "$(cat "$WORK/cut_hold.out" "$WORK/cut_hold.err"; tail -3 "$WORK/cut.log")"
-  grep -q "start: .* on tls 10\.211\.0\.2:" "$WORK/cut.log"
-  check "a client from another address speaks TLS by default (RGPU_TLS=auto)" $? "$(grep start: "$WORK/cut.log")"
+  check "a client across a veth link holds a session" $? "$(cat "$WORK/cut_hold.out" "$WORK/cut_hold.err"; tail -3 "$LOG")"
+  grep -q "start: .* on tls 10\.211\.0\.2:" "$LOG"
+  check "a client from another address speaks TLS by default (RGPU_TLS=auto)" $? "$(grep start: "$LOG")"
   start=$(now_ms)
   ip link set rgpu-srv down
-  wait_log "$WORK/cut.log" "end (the client stopped answering" 30
+  wait_log "$LOG" "end (the client stopped answering" 30
   rc=$?
   echo "   (rgpud freed the cut-off session after $(($(now_ms) - start)) ms)"
-  check "network cut: rgpud frees the vanished client's session" $rc "$(tail -3 "$WORK/cut.log")"
+  check "network cut: rgpud frees the vanished client's session" $rc "$(tail -3 "$LOG")"
   wait_log "$WORK/cut_hold.err" "lost the session with rgpud" 30
   check "network cut: the client says it lost its server" $? "$(cat "$WORK/cut_hold.err")"
   finish
@@ -88,12 +70,8 @@ check "the flood does not flood rgpud's log" $? "$(grep -c "connection from" "$L
 kill "${PIDS[-1]}" "${PIDS[-2]}" 2>/dev/null
 
 # 2. rgpud killed: its workers end with it, and their clients hear why at once.
-(
-  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
-  exec "$BIN/rgpu" run -- "$PROGS/hold_memory" 64 >"$WORK/hold.out" 2>"$WORK/hold.err"
-) &
-holder=$!
-PIDS+=($holder)
+background "$WORK/hold.out" "$WORK/hold.err" "$BIN/rgpu" run -- "$PROGS/hold_memory" 64
+holder=$BG
 for _ in $(seq 400); do grep -q holding "$WORK/hold.out" && break; sleep 0.05; done
 grep -q "holding 64 MiB" "$WORK/hold.out"
 check "a client holds a session" $? "$(cat "$WORK/hold.out" "$WORK/hold.err")"
@@ -198,11 +176,7 @@ fi
 # 7. A cut network, both ways, inside network namespaces this test makes (skipped where the host
 # has no `ip` or allows no unprivileged namespaces).
 if command -v ip >/dev/null && unshare -rn true 2>/dev/null; then
-  unshare -rn bash "$0" "$BIN" "$PROGS" "$BACKEND" --cut-network >"$WORK/cut.out" 2>&1
-  cat "$WORK/cut.out"
-  passed=$((passed + $(grep -c '^ok: ' "$WORK/cut.out")))
-  failed=$((failed + $(grep -c '^FAIL: ' "$WORK/cut.out")))
-  grep -q '^ok: ' "$WORK/cut.out" || { echo "FAIL: the cut-network part ran no check"; failed=$((failed + 1)); }
+  in_namespaces -rn "$BIN" "$PROGS" "$BACKEND" --cut-network
 else
   echo "   (skipped: a cut network needs iproute2's ip and unprivileged network namespaces, which this host lacks)"
 fi
