@@ -109,6 +109,16 @@ std::string invariant_violation(const Run& run) {
   return {};
 }
 
+std::string handshake_violation(std::span<const uint8_t> input) {
+  if (input.empty()) return {};
+  const Target side = kHandshakeSides[input[0] % std::size(kHandshakeSides)];
+  return invariant_violation(run_target(side, input.subspan(1)));
+}
+
+std::string frames_violation(std::span<const uint8_t> input) {
+  return invariant_violation(run_target(Target::kFrameReader, input));
+}
+
 std::vector<uint8_t> valid_client_stream() {
   std::vector<uint8_t> out;
   flatbuffers::FlatBufferBuilder b;

@@ -36,6 +36,12 @@ Run run_target(Target target, std::span<const uint8_t> input);
 // carries the error's reason.
 std::string invariant_violation(const Run& run);
 
+// The checks of the fuzz_handshake and fuzz_frames targets. A handshake input's first byte picks
+// the side (server with a token, server without, client); the rest is what the peer sends.
+std::string handshake_violation(std::span<const uint8_t> input);
+std::string frames_violation(std::span<const uint8_t> input);
+inline constexpr Target kHandshakeSides[] = {Target::kServerWithToken, Target::kServerWithoutToken, Target::kClient};
+
 // Valid byte streams the fuzzers start from and mutate.
 std::vector<uint8_t> valid_client_stream();  // Hello + empty Proof: accepted without a token
 std::vector<uint8_t> valid_server_stream();  // Challenge (no auth) + Welcome
