@@ -10,7 +10,8 @@
 #   scripts/fuzz.sh --seed-corpus           # rewrites the seeds (a GCC build in build/)
 #
 #   --runs N         inputs per target (default 10,000,000)
-#   --parallel P     targets run at once, one process each (default 1)
+#   --parallel P     targets run at once (default 1)
+#   --workers W      processes per target, sharing its N inputs and its growing corpus (default 1)
 #   --max-time S     stop each target after S seconds as well (default: none)
 #   --corpus DIR     the committed corpus (default tests/fuzz/corpus beside this script)
 #   --work DIR       logs, crashes and each run's growing corpus (default fuzz-work/ in the current folder)
@@ -21,13 +22,14 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 
 all_targets="fuzz_handshake fuzz_frames fuzz_cudart_args fuzz_cublas_args fuzz_cublaslt_args fuzz_cudnn_args
              fuzz_fatbin fuzz_config"
-targets=$all_targets runs=10000000 parallel=1 max_time=0 niceness=15 merge=0
+targets=$all_targets runs=10000000 parallel=1 workers=1 max_time=0 niceness=15 merge=0
 build=1 run=1 seed_corpus=0
 bin="$root/build-fuzz/bin" corpus="$root/tests/fuzz/corpus" work="$PWD/fuzz-work"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=$2; shift ;;
     --parallel) parallel=$2; shift ;;
+    --workers) workers=$2; shift ;;
     --max-time) max_time=$2; shift ;;
     --targets) targets=$2; shift ;;
     --corpus) corpus=$(cd "$2" && pwd); shift ;;
@@ -38,7 +40,7 @@ while [[ $# -gt 0 ]]; do
     --build-only) run=0 ;;
     --run-only) build=0 ;;
     --seed-corpus) seed_corpus=1 build=0 run=0 ;;
-    *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
   shift
 done
@@ -74,18 +76,35 @@ mkdir -p "$work/logs" "$work/crashes"
 declare -A pid_of=() result_of=()
 crashed=""
 
-# The last "#N ... exec/s: X" progress line of a target's log.
-progress() { grep -aE '^#[0-9]+' "$work/logs/$1.log" 2>/dev/null | tail -1 | cut -c1-110; }
+# The last "#N ... exec/s: X" progress line of a target's first worker.
+progress() { grep -aE '^#[0-9]+' "$work/logs/$1.1.log" 2>/dev/null | tail -1 | cut -c1-110; }
+
+# Runs a target's workers, each its share of the inputs; the first to fail stops the others.
+run_workers() {
+  local t=$1 rc=0 k
+  local args=(-runs="$(( (runs + workers - 1) / workers ))" -print_final_stats=1 -artifact_prefix="$work/crashes/$t-")
+  [[ $max_time == 0 ]] || args+=(-max_total_time="$max_time")
+  for k in $(seq "$workers"); do
+    # The first folder receives what the run finds (all workers share it); the committed corpus
+    # is only read.
+    nice -n "$niceness" "$bin/$t" "${args[@]}" "$work/corpus/$t" "$corpus/$t" >"$work/logs/$t.$k.log" 2>&1 &
+  done
+  for k in $(seq "$workers"); do
+    wait -n && continue
+    rc=$?
+    kill $(jobs -p) 2>/dev/null || true
+    break
+  done
+  wait
+  return $rc
+}
 
 start() {
   local t=$1
   mkdir -p "$work/corpus/$t"
-  local args=(-runs="$runs" -print_final_stats=1 -artifact_prefix="$work/crashes/$t-")
-  [[ $max_time == 0 ]] || args+=(-max_total_time="$max_time")
-  # The first folder receives what this run finds; the committed corpus is only read.
-  nice -n "$niceness" "$bin/$t" "${args[@]}" "$work/corpus/$t" "$corpus/$t" >"$work/logs/$t.log" 2>&1 &
+  run_workers "$t" &
   pid_of[$t]=$!
-  echo "-- $t started ($runs inputs, log $work/logs/$t.log)"
+  echo "-- $t started ($runs inputs over $workers worker(s), logs $work/logs/$t.*.log)"
 }
 
 finish() {
@@ -96,11 +115,11 @@ finish() {
     result_of[$t]=ok
   else
     local artifact
-    artifact=$(grep -ao "Test unit written to [^ ]*" "$work/logs/$t.log" | tail -1 | cut -d' ' -f5)
+    artifact=$(cat "$work/logs/$t".*.log | grep -ao "Test unit written to [^ ]*" | tail -1 | cut -d' ' -f5)
     result_of[$t]="FAILED (exit $rc) ${artifact:-see the log}"
     crashed=$t
-    echo "!! $t failed: reproducer ${artifact:-none written}; log $work/logs/$t.log"
-    grep -aE "ERROR: |invariant violated|SUMMARY" "$work/logs/$t.log" | head -5 || true
+    echo "!! $t failed: reproducer ${artifact:-none written}; logs $work/logs/$t.*.log"
+    cat "$work/logs/$t".*.log | grep -aE "ERROR: |invariant violated|SUMMARY" | head -5 || true
   fi
 }
 
@@ -139,9 +158,11 @@ fi
 echo
 printf '%-20s %12s %9s %18s  %s\n' target inputs exec/s corpus result
 for t in $targets; do
-  log="$work/logs/$t.log"
-  inputs=$(grep -ao 'stat::number_of_executed_units: *[0-9]*' "$log" 2>/dev/null | awk '{print $2}')
-  speed=$(grep -ao 'stat::average_exec_per_sec: *[0-9]*' "$log" 2>/dev/null | awk '{print $2}')
+  # Summed over the target's workers.
+  inputs=$(cat "$work/logs/$t".*.log 2>/dev/null | grep -ao 'stat::number_of_executed_units: *[0-9]*' |
+    awk '{n += $2} END {if (NR) print n}')
+  speed=$(cat "$work/logs/$t".*.log 2>/dev/null | grep -ao 'stat::average_exec_per_sec: *[0-9]*' |
+    awk '{n += $2} END {if (NR) print n}')
   files=$(cat "$corpus/$t"/* "$work/corpus/$t"/* 2>/dev/null | wc -c)
   count=$(ls "$corpus/$t" "$work/corpus/$t" 2>/dev/null | grep -vc ':$\|^$' || true)
   printf '%-20s %12s %9s %18s  %s\n' "$t" "${inputs:--}" "${speed:--}" "$count files ${files}B" \
