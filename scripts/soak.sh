@@ -56,8 +56,11 @@ while [[ $# -gt 0 ]]; do
   shift 2
 done
 [[ $BACKEND == emulated || $BACKEND == cuda ]] || die "--backend is emulated or cuda, not $BACKEND"
-[[ -z $SESSIONS && -n $DURATION ]] && SESSIONS=$((1 << 40))
+# Bounded by time only, the run's size is not known: the warm-up is then four sessions per client.
+BY_TIME=$([[ -z $SESSIONS && -n $DURATION ]] && echo 1)
+[[ -n $BY_TIME ]] && SESSIONS=$((1 << 40))
 SESSIONS=${SESSIONS:-10000}
+[[ -n $WARMUP || -z $BY_TIME ]] || WARMUP=$((4 * CLIENTS))
 [[ -n $WARMUP ]] || WARMUP=$((4 * CLIENTS > SESSIONS / 10 ? 4 * CLIENTS : SESSIONS / 10))
 
 # Where rgpud, rgpu and the programs are: this script in a source tree (scripts/, build/ beside
@@ -107,7 +110,7 @@ else
   # which compares free memory; not the error cases).
   for p in 01_vector_add 02_matmul_tiled 03_streams_overlap 06_graphs 07_host_threads 11_templates 14_memcpy_kinds \
            16_host_callbacks 22_stream_ordered_alloc 23_cublas 25_cublaslt 26_cudnn; do
-    add 1 any "^$p: PASS\$" "$p"
+    add 1 any "^([0-9][0-9]_)?${p#[0-9][0-9]_}: PASS\$" "$p"  # most name themselves without their number
   done
   add 2 any '^api_tour PASS: 0 failure' api_tour
   add 1 any '^ok: big_copies$' big_copies
