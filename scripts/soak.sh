@@ -349,7 +349,17 @@ check "every session not killed succeeded ($failed_n failed: $SOAK_LOG/failed/)"
 check "sessions were killed ($killed)" $((killed == 0 && KILL_BELOW > 0 && total >= 100))
 kill -0 "$RGPUD" 2>/dev/null
 check "rgpud still serving" $?
-check "no rgpud worker left" $((WORKERS_END != 0)) "$(pgrep -a -P "$RGPUD")"
+# A worker left is a session stuck: where its threads are (gdb, where installed) says why.
+worker_stacks() {
+  local pid
+  for pid in $(pgrep -P "$RGPUD"); do
+    echo "== worker $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+    if command -v gdb >/dev/null; then
+      timeout 60 gdb -p "$pid" -batch -ex 'thread apply all bt 30' 2>/dev/null | grep '^#\|^Thread' | tee "$SOAK_LOG/failed/worker-$pid.stacks" | head -80
+    fi
+  done
+}
+check "no rgpud worker left" $((WORKERS_END != 0)) "$( ((WORKERS_END)) && worker_stacks)"
 check "rgpud's descriptors back to their start ($FDS_START)" $((FDS_END > FDS_START)) \
   "$FDS_END: $(ls -l "/proc/$RGPUD/fd" 2>/dev/null | tail -n +2 | awk '{ print $NF }' | sort | uniq -c | sort -rn | head -5 | tr '\n' ';')"
 [[ $POOL_LEFT == nothing ]]

@@ -90,7 +90,7 @@ void spawn_worker(rgpu::transport::AcceptedConnection&& accepted, uint64_t id,
     return;
   }
   auto [parent_end, worker_end] = *link;
-  pid_t pid = fork();
+  pid_t pid = pool.fork_parked();
   if (pid < 0) {
     RGPU_LOG_ERROR("fork failed: %s; dropping the connection", std::strerror(errno));
     close(parent_end);

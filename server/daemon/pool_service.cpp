@@ -1,6 +1,8 @@
 // The parent's pool service (see pool_service.h).
 #include "server/daemon/pool_service.h"
 
+#include <unistd.h>
+
 #include "common/log.h"
 #include "server/pool/pool_admin.h"
 
@@ -44,6 +46,29 @@ void PoolService::add_worker(uint64_t session, int fd) {
     workers_[session] = std::move(w);
     wait_readable(ref);
   });
+}
+
+pid_t PoolService::fork_parked() {
+  // One flag: only the parking task sets it, only this clears it, and the thread runs one task at a
+  // time, so a task still waking from the last fork cannot take the next one's place.
+  {
+    std::unique_lock<std::mutex> lock(park_mu_);
+    boost::asio::post(io_, [this] {
+      std::unique_lock<std::mutex> task_lock(park_mu_);
+      parked_ = true;
+      park_cv_.notify_all();
+      park_cv_.wait(task_lock, [this] { return !parked_; });
+    });
+    park_cv_.wait(lock, [this] { return parked_; });
+  }
+  const pid_t pid = fork();
+  if (pid == 0) return pid;
+  {
+    std::lock_guard<std::mutex> lock(park_mu_);
+    parked_ = false;
+  }
+  park_cv_.notify_all();
+  return pid;
 }
 
 void PoolService::wait_readable(Worker& w) {

@@ -5,13 +5,17 @@
 // worker ended. The accept loop hands it each new worker's link; nothing else touches the Pool.
 #pragma once
 
+#include <sys/types.h>
+
 #include <utility>  // before Boost.Asio: Boost 1.74 uses std::exchange without including it
 
 #include <boost/asio.hpp>
 
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "server/pool/pool.h"
@@ -27,6 +31,13 @@ class PoolService {
   void start();
   // Thread-safe: the parent's end of session `session`'s worker link (PoolService closes it).
   void add_worker(uint64_t session, int fd);
+
+  // fork(), while the service's thread is parked between two tasks, holding no lock: a lock that
+  // thread held at the fork would stay locked for ever in the child (the worker). glibc's malloc
+  // guards fork itself; GCC 12's ASan allocator does not, and an ASan soak met workers stuck for
+  // good in operator new. Costs two thread hand-offs per session start. The child touches none of
+  // the parking's state (a condition variable whose waiter is not in the child may block it).
+  pid_t fork_parked();
 
  private:
   struct Worker {
@@ -56,6 +67,9 @@ class PoolService {
   std::optional<pool::TimePoint> armed_;
   std::map<uint64_t, std::unique_ptr<Worker>> workers_;
   std::thread thread_;
+  std::mutex park_mu_;
+  std::condition_variable park_cv_;
+  bool parked_ = false;  // the thread waits in its parking task, until fork_parked() clears it
 };
 
 }  // namespace rgpu::server

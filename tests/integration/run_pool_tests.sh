@@ -309,7 +309,9 @@ tenants:
     memory: 256M
     compute: 50
 YAML
-  PATH="$WORK/fakebin:$PATH" TMPDIR="$WORK" timeout 30 "$BIN/rgpud" --config "$WORK/mps.yaml" --backend cuda \
+  # --foreground: timeout passes SIGTERM to rgpud alone; without it, it signals its whole process
+  # group, which would end the stand-in's `quit` before it records itself.
+  PATH="$WORK/fakebin:$PATH" TMPDIR="$WORK" timeout --foreground 30 "$BIN/rgpud" --config "$WORK/mps.yaml" --backend cuda \
     --listen 127.0.0.1:0 >"$WORK/mps_rgpud.log" 2>&1 &
   mps_rgpud=$!
   wait_log "$WORK/mps_rgpud.log" "listening on\|rgpud: "
