@@ -4,21 +4,39 @@
 #include "common/log.h"
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
+#include "server/session/handle_table.h"
 #include "server/session/swap_space.h"
 
 namespace rgpu::server {
-namespace {
 
-// Waits until everything the process submitted has completed. The gate thread's capture mode is
-// relaxed, so a stream capture the session thread runs meanwhile is not invalidated by it.
-void drain(const gen::cudart::Api& rt) {
+// Waits until everything the session submitted has completed, in the relaxed capture mode, so that
+// the wait is not itself an unsafe call during the session thread's capture. CUDA forbids
+// synchronizing a device while one of its streams captures (the capture is invalidated), so while
+// one does, the legacy stream and each stream that is not capturing are synchronized instead. (A
+// capture on the session thread's per-thread default stream cannot be seen from the gate's thread.)
+void ComputeGate::drain() const {
+  const gen::cudart::Api& rt = backend_.cudart();
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
-  bool exchanged = rt.cudaThreadExchangeStreamCaptureMode && rt.cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
-  if (rt.cudaDeviceSynchronize) (void)rt.cudaDeviceSynchronize();
+  const bool exchanged =
+      rt.cudaThreadExchangeStreamCaptureMode && rt.cudaThreadExchangeStreamCaptureMode(&mode) == cudaSuccess;
+  auto capturing = [&rt](void* stream) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    return rt.cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &status) == cudaSuccess &&
+           status != cudaStreamCaptureStatusNone;
+  };
+  bool any_capturing = false;
+  if (handles_ && rt.cudaStreamIsCapturing && rt.cudaStreamSynchronize)
+    handles_->for_each(HandleKind::kStream, [&](void* stream) { any_capturing = any_capturing || capturing(stream); });
+  if (!any_capturing) {
+    if (rt.cudaDeviceSynchronize) (void)rt.cudaDeviceSynchronize();
+  } else {
+    (void)rt.cudaStreamSynchronize(nullptr);
+    handles_->for_each(HandleKind::kStream, [&](void* stream) {
+      if (!capturing(stream)) (void)rt.cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
+    });
+  }
   if (exchanged) rt.cudaThreadExchangeStreamCaptureMode(&mode);
 }
-
-}  // namespace
 
 ComputeGate::ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release)
     : link_(link), backend_(backend), idle_release_(idle_release) {}
@@ -59,7 +77,7 @@ bool ComputeGate::enter() {
 void ComputeGate::leave() {
   // Bounded: the call's work completes inside the call, so at most one call's kernels are ever on
   // the GPU when a higher priority takes the turn.
-  if (bounded_) drain(backend_.cudart());
+  if (bounded_) drain();
   session_lock_.unlock();
 }
 
@@ -79,7 +97,7 @@ void ComputeGate::release(bool revoked) {
   }
   // Outside the lock: the session thread may queue a Want meanwhile (sent below, after Released,
   // so the parent never sees a Want from its holder).
-  drain(backend_.cudart());
+  drain();
   auto held = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - granted);
   LinkMessage done(LinkKind::kReleased);
   done.value = static_cast<uint64_t>(held.count());

@@ -34,6 +34,7 @@
 namespace rgpu::server {
 
 class Backend;
+class HandleTable;
 class SwapSpace;
 
 class ComputeGate {
@@ -64,10 +65,14 @@ class ComputeGate {
   // figures); the next grant brings it back before any call runs. `lost` ends the session when its
   // memory cannot come back. Set before serve().
   void set_swap(SwapSpace* swap, std::function<void()> report, std::function<void(const Status&)> lost);
+  // The session's streams, which a drain synchronizes one by one while one of them captures (a
+  // device-wide synchronization would invalidate that capture). Set before the first call.
+  void set_streams(const HandleTable* handles) { handles_ = handles; }
 
  private:
   void release(bool revoked);
   void swap_out();
+  void drain() const;
 
   const PoolLink& link_;
   Backend& backend_;
@@ -89,6 +94,7 @@ class ComputeGate {
   std::atomic<bool> sovereign_{false};  // as the parent last said (kept across turns)
   Clock::time_point granted_at_{};
   std::atomic<uint64_t> calls_{0};  // calls entered, to tell an idle holder
+  const HandleTable* handles_ = nullptr;
   SwapSpace* swap_ = nullptr;
   std::function<void()> report_;
   std::function<void(const Status&)> lost_;

@@ -50,6 +50,13 @@ class HandleTable {
     *real = reinterpret_cast<T>(p);
     return ok;
   }
+  // Calls fn(real) for each handle of `kind`, under the shared lock (fn must not bind or unbind).
+  template <typename Fn>
+  void for_each(HandleKind kind, Fn&& fn) const {
+    std::shared_lock lock(mu_);
+    for (const auto& [key, real] : map_)
+      if (key.kind == kind) fn(real);
+  }
   size_t size() const {
     std::shared_lock lock(mu_);
     return map_.size();

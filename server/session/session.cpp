@@ -51,7 +51,9 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);
         if (bad) conn_.shutdown();
-      }) {}
+      }) {
+  if (gate_) gate_->set_streams(&handles_);
+}
 
 void Session::note_alloc(const void* p, uint64_t size) {
   std::lock_guard<std::mutex> lock(state_mu_);

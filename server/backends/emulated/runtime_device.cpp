@@ -57,8 +57,21 @@ cudaError_t cudaDeviceReset(void) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
-  // Work is done when issued, so there is never anything to wait for.
-  return state().valid_device(current_device()) ? cudaSuccess : cudaErrorInvalidDevice;
+  // Work is done when issued, so there is never anything to wait for. But as on a GPU, a device
+  // with a capture open on one of its streams cannot be synchronized: the capture is invalidated
+  // (whatever the thread's capture mode), which the compute gate's drain must avoid.
+  RuntimeState& st = state();
+  const int device = current_device();
+  if (!st.valid_device(device)) return cudaErrorInvalidDevice;
+  std::lock_guard lock(st.mu);
+  cudaError_t result = cudaSuccess;
+  for (auto& [handle, stream] : st.streams) {
+    if (stream->device == device && stream->capture) {
+      stream->capture->invalidated = true;
+      result = cudaErrorStreamCaptureUnsupported;
+    }
+  }
+  return result;
 }
 
 cudaError_t cudaDeviceGetLimit(size_t* pValue, enum cudaLimit limit) {

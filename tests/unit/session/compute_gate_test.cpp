@@ -9,8 +9,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
 #include "server/session/compute_gate.h"
+#include "server/session/handle_table.h"
 #include "server/session/pool_link.h"
 
 using namespace std::chrono_literals;
@@ -200,4 +202,61 @@ TEST_CASE("compute gate: a sovereign takes its turn without waiting for the gran
   CHECK(waits.wait_for(50ms) == std::future_status::timeout);
   REQUIRE(rig.parent.send(LinkMessage(LinkKind::kGrant)).is_ok());
   CHECK(waits.get());
+}
+
+TEST_CASE("compute gate: draining a turn keeps a stream's open capture valid") {
+  // CUDA invalidates a capture when its device is synchronized (the emulated backend as a GPU):
+  // the drain of a revoked or bounded turn must wait for the session's other streams instead.
+  Rig rig(10000ms);
+  const auto& rt = rig.backend->cudart();
+  cudaStream_t capturing = nullptr, other = nullptr;
+  REQUIRE(rt.cudaStreamCreate(&capturing) == cudaSuccess);
+  REQUIRE(rt.cudaStreamCreate(&other) == cudaSuccess);
+  rgpu::server::HandleTable handles;
+  handles.bind(rgpu::server::HandleKind::kStream, 100, capturing);
+  handles.bind(rgpu::server::HandleKind::kStream, 101, other);
+  auto status = [&] {
+    cudaStreamCaptureStatus s = cudaStreamCaptureStatusNone;
+    REQUIRE(rt.cudaStreamIsCapturing(capturing, &s) == cudaSuccess);
+    return s;
+  };
+  auto end_capture = [&] {
+    cudaGraph_t graph = nullptr;
+    cudaError_t st = rt.cudaStreamEndCapture(capturing, &graph);
+    if (graph) rt.cudaGraphDestroy(graph);
+    return st;
+  };
+
+  SECTION("without the session's streams the drain synchronizes the device, which ends the capture") {
+    rig.one_call_granted();
+    REQUIRE(rt.cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(rig.parent.send(LinkMessage(LinkKind::kRevoke)).is_ok());
+    REQUIRE(rig.next() == LinkKind::kReleased);
+    CHECK(status() == cudaStreamCaptureStatusInvalidated);
+    CHECK(end_capture() == cudaErrorStreamCaptureInvalidated);
+  }
+  SECTION("with them, a revoked turn's drain and a bounded call's leave the capture as it was") {
+    rig.gate->set_streams(&handles);
+    rig.one_call_granted();
+    REQUIRE(rt.cudaStreamBeginCapture(capturing, cudaStreamCaptureModeGlobal) == cudaSuccess);
+    REQUIRE(rig.parent.send(LinkMessage(LinkKind::kRevoke)).is_ok());
+    REQUIRE(rig.next() == LinkKind::kReleased);
+    CHECK(status() == cudaStreamCaptureStatusActive);
+
+    LinkMessage bounded(LinkKind::kHint);
+    bounded.value = 1;
+    rig.one_call_granted();  // the grant resets the hints: bound this turn
+    REQUIRE(rig.parent.send(bounded).is_ok());
+    LinkMessage mark(LinkKind::kReslice);  // served after the hint, in order
+    mark.memory = 7;
+    REQUIRE(rig.parent.send(mark).is_ok());
+    for (int i = 0; i < 400 && rig.resliced != 7; ++i) std::this_thread::sleep_for(5ms);
+    REQUIRE(rig.resliced == 7);
+    REQUIRE(rig.gate->enter());
+    rig.gate->leave();  // bounded: drains inside the call
+    CHECK(status() == cudaStreamCaptureStatusActive);
+    CHECK(end_capture() == cudaSuccess);
+  }
+  rt.cudaStreamDestroy(capturing);
+  rt.cudaStreamDestroy(other);
 }
