@@ -12,8 +12,10 @@ namespace rgpu::server {
 // Waits until everything the session submitted has completed, in the relaxed capture mode, so that
 // the wait is not itself an unsafe call during the session thread's capture. CUDA forbids
 // synchronizing a device while one of its streams captures (the capture is invalidated), so while
-// one does, the legacy stream and each stream that is not capturing are synchronized instead. (A
-// capture on the session thread's per-thread default stream cannot be seen from the gate's thread.)
+// one does, each stream that is not capturing is synchronized instead. Not the legacy stream: its
+// implicit synchronization with the other blocking streams may count as touching the capture (work
+// left on it then completes beside the next holder's). A capture on the session thread's per-thread
+// default stream cannot be seen from the gate's thread.
 void ComputeGate::drain() const {
   const gen::cudart::Api& rt = backend_.cudart();
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
@@ -30,7 +32,6 @@ void ComputeGate::drain() const {
   if (!any_capturing) {
     if (rt.cudaDeviceSynchronize) (void)rt.cudaDeviceSynchronize();
   } else {
-    (void)rt.cudaStreamSynchronize(nullptr);
     handles_->for_each(HandleKind::kStream, [&](void* stream) {
       if (!capturing(stream)) (void)rt.cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
     });
