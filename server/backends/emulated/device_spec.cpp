@@ -13,6 +13,8 @@ namespace {
 const Tunable kDevices{"RGPU_EMULATED_DEVICES", "1", "number of virtual GPUs of the emulated backend (0..64)"};
 const Tunable kMemoryMb{"RGPU_EMULATED_MEMORY_MB", "16384",
                         "device memory of each virtual GPU of the emulated backend, in MiB (1..1048576)"};
+const Tunable kKernelMs{"RGPU_EMULATED_KERNEL_MS", "0",
+                        "how long each kernel keeps its virtual GPU busy, in ms (0..3600000; the fault tests' long kernel)"};
 
 constexpr int kMaxDevices = 64;
 constexpr int64_t kMaxMemoryMb = int64_t{1} << 20;
@@ -31,7 +33,11 @@ Result<DeviceConfig> read_device_config() {
   if (mb < 1 || mb > kMaxMemoryMb)
     return RGPU_ERROR(kInvalidArgument,
                       std::string("RGPU_EMULATED_MEMORY_MB=") + kMemoryMb.get() + " is not in 1..1048576");
-  return DeviceConfig{static_cast<int>(count), static_cast<uint64_t>(mb) << 20};
+  int64_t kernel_ms = kKernelMs.get_int();
+  if (kernel_ms < 0 || kernel_ms > 3600000)
+    return RGPU_ERROR(kInvalidArgument,
+                      std::string("RGPU_EMULATED_KERNEL_MS=") + kKernelMs.get() + " is not in 0..3600000");
+  return DeviceConfig{static_cast<int>(count), static_cast<uint64_t>(mb) << 20, std::chrono::milliseconds(kernel_ms)};
 }
 
 cudaError_t device_attribute(cudaDeviceAttr attr, int device, int* value) {

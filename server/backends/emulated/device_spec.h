@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdint>
 
 #include "common/status.h"
@@ -34,9 +35,13 @@ inline constexpr uint64_t kPitchAlignment = 512;
 struct DeviceConfig {
   int count = 0;
   uint64_t memory_bytes = 0;  // per device
+  // How long each kernel keeps its device busy (0: no time at all). Kernels are checked, not run;
+  // with a time, waits and queries see them run as on a GPU, one after another per device.
+  std::chrono::milliseconds kernel_time{0};
 };
 
-// Reads RGPU_EMULATED_DEVICES and RGPU_EMULATED_MEMORY_MB; an out-of-range value is an error.
+// Reads RGPU_EMULATED_DEVICES, RGPU_EMULATED_MEMORY_MB and RGPU_EMULATED_KERNEL_MS; an
+// out-of-range value is an error.
 Result<DeviceConfig> read_device_config();
 
 // cudaErrorInvalidValue for a number outside the enum; reserved numbers inside it answer 0.

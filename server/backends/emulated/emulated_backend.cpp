@@ -250,9 +250,10 @@ int32_t EmulatedBackend::launch(const LaunchRequest& request) {
       return cudaErrorCooperativeLaunchTooLarge;
   }
   auto stream = static_cast<cudaStream_t>(request.stream);
-  return state().enqueue(stream, cudaGraphNodeTypeKernel, [f, total = launches_] {
+  return state().enqueue(stream, cudaGraphNodeTypeKernel, [f, total = launches_, device = current_device()] {
     f->launches.fetch_add(1, std::memory_order_relaxed);
     total->fetch_add(1, std::memory_order_relaxed);
+    state().occupy(device);
     return cudaSuccess;
   });
 }

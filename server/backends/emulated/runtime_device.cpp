@@ -57,21 +57,25 @@ cudaError_t cudaDeviceReset(void) {
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
-  // Work is done when issued, so there is never anything to wait for. But as on a GPU, a device
-  // with a capture open on one of its streams cannot be synchronized: the capture is invalidated
-  // (whatever the thread's capture mode), which the compute gate's drain must avoid.
+  // Work is done when issued, so there is nothing to wait for but a kernel time. As on a GPU, a
+  // device with a capture open on one of its streams cannot be synchronized: the capture is
+  // invalidated (whatever the thread's capture mode), which the compute gate's drain must avoid.
   RuntimeState& st = state();
   const int device = current_device();
   if (!st.valid_device(device)) return cudaErrorInvalidDevice;
-  std::lock_guard lock(st.mu);
-  cudaError_t result = cudaSuccess;
-  for (auto& [handle, stream] : st.streams) {
-    if (stream->device == device && stream->capture) {
-      stream->capture->invalidated = true;
-      result = cudaErrorStreamCaptureUnsupported;
+  {
+    std::lock_guard lock(st.mu);
+    cudaError_t result = cudaSuccess;
+    for (auto& [handle, stream] : st.streams) {
+      if (stream->device == device && stream->capture) {
+        stream->capture->invalidated = true;
+        result = cudaErrorStreamCaptureUnsupported;
+      }
     }
+    if (result != cudaSuccess) return result;
   }
-  return result;
+  st.wait_idle(device);
+  return cudaSuccess;
 }
 
 cudaError_t cudaDeviceGetLimit(size_t* pValue, enum cudaLimit limit) {

@@ -19,9 +19,12 @@ cudaError_t stamp(cudaEvent_t event) {
   return cudaSuccess;
 }
 
-cudaError_t known_event(cudaEvent_t event) {
+cudaError_t known_event(cudaEvent_t event, int* device) {
   std::lock_guard lock(state().mu);
-  return state().find_event(event) ? cudaSuccess : cudaErrorInvalidResourceHandle;
+  const Event* e = state().find_event(event);
+  if (!e) return cudaErrorInvalidResourceHandle;
+  *device = e->device;
+  return cudaSuccess;
 }
 
 }  // namespace
@@ -75,9 +78,19 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
   return stamp(event);
 }
 
-cudaError_t cudaEventQuery(cudaEvent_t event) { return known_event(event); }
+// An event completes with its device's kernels (their time, RGPU_EMULATED_KERNEL_MS).
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  int device = 0;
+  if (cudaError_t err = known_event(event, &device); err != cudaSuccess) return err;
+  return state().busy(device) ? cudaErrorNotReady : cudaSuccess;
+}
 
-cudaError_t cudaEventSynchronize(cudaEvent_t event) { return known_event(event); }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  int device = 0;
+  if (cudaError_t err = known_event(event, &device); err != cudaSuccess) return err;
+  state().wait_idle(device);
+  return cudaSuccess;
+}
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (!ms) return cudaErrorInvalidValue;

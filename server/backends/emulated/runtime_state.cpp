@@ -1,6 +1,9 @@
 // The emulated runtime's process-wide state and its work queue semantics.
 #include "server/backends/emulated/runtime_state.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "common/log.h"
 
 namespace rgpu::server::emulated {
@@ -75,6 +78,29 @@ cudaError_t RuntimeState::forbid_in_capture(cudaStream_t handle) {
   if (!s || !s->capture) return cudaSuccess;
   s->capture->invalidated = true;
   return cudaErrorStreamCaptureUnsupported;
+}
+
+void RuntimeState::occupy(int device) {
+  if (config.kernel_time.count() == 0 || !valid_device(device)) return;
+  std::lock_guard lock(mu);
+  auto& until = settings[static_cast<size_t>(device)].busy_until;
+  until = std::max(until, std::chrono::steady_clock::now()) + config.kernel_time;
+}
+
+bool RuntimeState::busy(int device) {
+  if (config.kernel_time.count() == 0 || !valid_device(device)) return false;
+  std::lock_guard lock(mu);
+  return std::chrono::steady_clock::now() < settings[static_cast<size_t>(device)].busy_until;
+}
+
+void RuntimeState::wait_idle(int device) {
+  if (config.kernel_time.count() == 0 || !valid_device(device)) return;
+  std::chrono::steady_clock::time_point until;
+  {
+    std::lock_guard lock(mu);
+    until = settings[static_cast<size_t>(device)].busy_until;
+  }
+  std::this_thread::sleep_until(until);
 }
 
 void RuntimeState::reset_device(int device) {

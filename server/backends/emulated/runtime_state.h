@@ -92,6 +92,7 @@ struct DeviceSettings {
   cudaFuncCache cache_config = cudaFuncCachePreferNone;
   unsigned flags = 0;
   uint64_t peers = 0;  // bit d: peer access to device d enabled
+  std::chrono::steady_clock::time_point busy_until{};  // the end of its last kernel (config.kernel_time)
   DeviceSettings();
 };
 
@@ -124,6 +125,13 @@ class RuntimeState {
   // For operations a capturing stream forbids (synchronize, query, a callback): invalidates the
   // capture and returns cudaErrorStreamCaptureUnsupported; cudaSuccess when not capturing.
   cudaError_t forbid_in_capture(cudaStream_t stream);
+  // A kernel of `device` ran: with a kernel time, the device is busy that much longer (kernels
+  // follow one another). Takes mu.
+  void occupy(int device);
+  // Whether `device` still runs a kernel; waits until it has finished. They take mu, and
+  // wait_idle sleeps without it.
+  bool busy(int device);
+  void wait_idle(int device);
   // Destroys every stream, event and graph of `device`, frees its memory, restores its settings.
   void reset_device(int device);
 

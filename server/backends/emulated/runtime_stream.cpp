@@ -1,5 +1,6 @@
-// Emulated CUDA Runtime: streams and host callbacks. Work runs when issued, so a stream never has
-// anything pending: query and synchronize succeed at once (outside capture).
+// Emulated CUDA Runtime: streams and host callbacks. Work runs when issued, so a stream has
+// nothing pending but its device's kernel time (RGPU_EMULATED_KERNEL_MS): without one, query and
+// synchronize succeed at once (outside capture).
 #include <algorithm>
 
 #include "server/backends/emulated/runtime.h"
@@ -32,9 +33,27 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return state().streams.erase(stream) ? cudaSuccess : cudaErrorInvalidResourceHandle;
 }
 
-cudaError_t cudaStreamQuery(cudaStream_t stream) { return state().forbid_in_capture(stream); }
+namespace {
 
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return state().forbid_in_capture(stream); }
+// The device of a valid stream handle (a built-in stream: the current device).
+int stream_device(cudaStream_t handle) {
+  std::lock_guard lock(state().mu);
+  Stream* s = nullptr;
+  return state().resolve_stream(handle, &s) == cudaSuccess && s ? s->device : current_device();
+}
+
+}  // namespace
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (cudaError_t err = state().forbid_in_capture(stream); err != cudaSuccess) return err;
+  return state().busy(stream_device(stream)) ? cudaErrorNotReady : cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  if (cudaError_t err = state().forbid_in_capture(stream); err != cudaSuccess) return err;
+  state().wait_idle(stream_device(stream));
+  return cudaSuccess;
+}
 
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int* priority) {
   if (!priority) return cudaErrorInvalidValue;
