@@ -20,6 +20,8 @@ class ScriptedConnection final : public transport::Connection {
   void shutdown() override { shut_down_ = true; }
   std::string peer() const override { return "scripted peer"; }
 
+  // The input bytes not yet received.
+  size_t remaining() const { return input_.size() - pos_; }
   // Every byte sent so far, frames back to back.
   const std::vector<uint8_t>& sent() const { return sent_; }
 

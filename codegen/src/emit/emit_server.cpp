@@ -114,6 +114,12 @@ std::string dispatcher(const Model& m, const Function& f) {
       s += "  if (!rgpu_ids_" + p.name + ".has_count(" + p.count + ")) return false;\n";
     }
   }
+  // 5. a function the server's library lacks fails before its outputs are allocated (a count the
+  // peer chose can ask for up to kMaxArrayBytes, zeroed, for nothing)
+  s += "  if (!rgpu_ctx." + m.spec.library + "." + f.name + ") {\n";
+  s += "    static std::atomic<bool> rgpu_logged{false};\n";
+  s += "    ::rgpu::gen::report_not_available(rgpu_logged, \"" + f.name + "\");\n";
+  s += "    rgpu_status = " + st.not_supported + ";\n    return true;\n  }\n";
   for (const auto& p : f.params) {
     if (p.how == Marshal::kOut) {
       s += "  if (!rgpu_buf_" + p.name + ".allocate(" + p.count + ")) return false;\n";
@@ -124,16 +130,12 @@ std::string dispatcher(const Model& m, const Function& f) {
       s += "  " + p.type + " " + p.name + " = rgpu_sc_" + p.name + ".get();\n";
     }
   }
-  // 5. call
-  s += "  if (!rgpu_ctx." + m.spec.library + "." + f.name + ") {\n";
-  s += "    static std::atomic<bool> rgpu_logged{false};\n";
-  s += "    ::rgpu::gen::report_not_available(rgpu_logged, \"" + f.name + "\");\n";
-  s += "    rgpu_status = " + st.not_supported + ";\n    return true;\n  }\n";
+  // 6. call
   std::string args;
   for (const auto& p : f.params) args += (args.empty() ? "" : ", ") + call_arg(p);
   s += "  const " + st.type + " rgpu_rc = rgpu_ctx." + m.spec.library + "." + f.name + "(" + args + ");\n";
   s += "  rgpu_status = static_cast<int32_t>(rgpu_rc);\n";
-  // 6. on success only: handle bookkeeping and outputs
+  // 7. on success only: handle bookkeeping and outputs
   std::string after;
   for (const auto& p : f.params) {
     if (p.how == Marshal::kNewHandle) {
