@@ -180,6 +180,31 @@ took_s=$(sed -En "s/^a $long_s s kernel ended after ([0-9]+)\..* s: (cudaSuccess
 [[ $rc == 0 && -n $took_s ]] && ((took_s >= long_s - 1))
 check "a $long_s s kernel: the session holds for the whole kernel" $? "rc $rc: $(cat "$WORK/long.out" "$WORK/long.err")"
 
+# 6b. A session whose copy waits for its turn behind another tenant's long kernel: the worker
+# reads no more of the copy meanwhile, so the client's data waits for a window that stays shut.
+# Its server still sends heartbeats, so the client waits on: an unanswered send is not a vanished
+# peer when the peer still talks (the H200 soak lost such a session as "acknowledged nothing").
+# Here the wait is 8 s (a kernel of the emulated backend's kernel time, on a GPU a spinning one)
+# against a timeout of 2 s.
+cat >"$WORK/turns.yaml" <<YAML
+tenants:
+  - {name: spinner, token: tok-spinner, compute: 50, compute_limit: 100}
+  - {name: copier, token: tok-copier, compute: 50, compute_limit: 100}
+YAML
+export RGPU_PEER_TIMEOUT_S=2
+RGPU_EMULATED_KERNEL_MS=8000 start_server --backend "$BACKEND" --config "$WORK/turns.yaml" || exit 1
+RGPU_TOKEN=tok-copier client timeout 60 "$BIN/rgpu" run -- "$PROGS/copy_loop" 12 16384 >"$WORK/copier.out" 2>&1 &
+copier=$!
+PIDS+=($copier)
+wait_log "$WORK/copier.out" copying 20
+RGPU_TOKEN=tok-spinner client timeout 60 "$BIN/rgpu" run -- "$PROGS/keep_calling" 1 8 >"$WORK/spinner.out" 2>&1
+wait "$copier"
+rc=$?
+[[ $rc == 0 ]] && grep -q "every copy came back right" "$WORK/copier.out"
+check "a copy that waits 8 s for its turn (its window shut, heartbeats coming): the session holds" $? \
+  "rc $rc: $(cat "$WORK/copier.out"; cat "$WORK/spinner.out")"
+unset RGPU_PEER_TIMEOUT_S
+
 # 7. A cut network, both ways, inside network namespaces this test makes (skipped where the host
 # has no `ip` or allows no unprivileged namespaces).
 if command -v ip >/dev/null && unshare -rn true 2>/dev/null; then

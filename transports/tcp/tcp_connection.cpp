@@ -9,8 +9,6 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#include <cerrno>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -189,10 +187,17 @@ std::optional<PeerSilence> peer_silence(int fd) {
   if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return std::nullopt;
   PeerSilence s;
   s.since_data = std::chrono::milliseconds(info.tcpi_last_data_recv);
-  // Ours that wait: sent and unacknowledged, or not sent at all (a link that is down sends nothing).
+  // Ours that wait. Sent and unacknowledged: the time since the last acknowledgement. Not sent at
+  // all (a link that is down sends nothing, and a peer whose window is shut takes nothing): only
+  // while the peer sends nothing either. A shut window with a live peer is a busy peer (a worker
+  // whose session waits for its turn reads none of a copy meanwhile), and the kernel counts no
+  // acknowledgement on the peer's data segments then (its fast path skips an ACK that moves
+  // nothing) while its window probes back off to seconds apart.
   int queued = 0;
-  if (info.tcpi_unacked > 0 || (::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0))
+  if (info.tcpi_unacked > 0)
     s.unacknowledged_for = std::chrono::milliseconds(info.tcpi_last_ack_recv);
+  else if (::ioctl(fd, SIOCOUTQ, &queued) == 0 && queued > 0)
+    s.unacknowledged_for = std::chrono::milliseconds(std::min(info.tcpi_last_ack_recv, info.tcpi_last_data_recv));
   return s;
 }
 
