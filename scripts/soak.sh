@@ -207,8 +207,9 @@ run_session() {
   IFS='|' read -r tenants verdict path args <<<"$entry"
   tenant=$tenants
   [[ $tenant == any ]] && tenant=${TENANTS[RANDOM % ${#TENANTS[@]}]}
-  local cmd=("$BIN/rgpu" run -- "$path") kill=0
-  [[ $path == *.py ]] && cmd=("$BIN/rgpu" run -- python3 "$path")
+  # Line-buffered output, so that a session that times out shows how far it got.
+  local cmd=(stdbuf -oL "$BIN/rgpu" run -- "$path") kill=0
+  [[ $path == *.py ]] && cmd=(env PYTHONUNBUFFERED=1 "$BIN/rgpu" run -- python3 "$path")
   [[ $path == @ls ]] && cmd=("$BIN/rgpu" ls)
   ((RANDOM < KILL_BELOW)) && kill=1
   ((kill)) || cmd=(timeout -k 5 "$SESSION_TIMEOUT" "${cmd[@]}")
@@ -230,7 +231,9 @@ run_session() {
   else
     outcome=failed
     local n; n=$(wc -l <"$RESULTS")
-    { echo "== $(basename "$path") $args as tenant $tenant: exit $rc, no line matching $verdict"
+    local why="exit $rc"
+    [[ $rc == 124 ]] && why="timed out after $SESSION_TIMEOUT s (--session-timeout)"
+    { echo "== $(basename "$path") $args as tenant $tenant: $why, no line matching $verdict"
       echo "== stdout"; cat "$out"; echo "== stderr"; cat "$err"; } >"$SOAK_LOG/failed/$c.$n.txt"
   fi
   echo "$c $(basename "$path") $tenant $outcome $took $rc $kill" >>"$RESULTS"
