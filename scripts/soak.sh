@@ -344,6 +344,11 @@ read -r total ok failed_n killed < <(counts)
        END { for (q in p) printf "    %-24s %6d %6d %6d %8s\n", q, n[q " ok"], n[q " failed"], n[q " killed"],
                                  n[q " ok"] ? int(ms[q] / n[q " ok"]) : "-" }' \
     "$RESULTS" | sort
+  # Per tenant: a small share's sessions wait for turns among many, and the slowest of them tell
+  # how far --session-timeout must reach.
+  printf '    %-24s %6s %8s %8s\n' tenant ok "mean ms" "max ms"
+  awk '$4 == "ok" { n[$3]++; ms[$3] += $5; if ($5 > mx[$3]) mx[$3] = $5 }
+       END { for (t in n) printf "    %-24s %6d %8d %8d\n", t, n[t], int(ms[t] / n[t]), mx[t] }' "$RESULTS" | sort
   echo
 } | tee "$SOAK_LOG/summary.txt"
 
