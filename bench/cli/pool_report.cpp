@@ -25,6 +25,18 @@ std::vector<std::string_view> lines_of(const std::string& text) {
   return out;
 }
 
+// "WORKLOAD: 13.516 ms/step", or nothing.
+std::optional<StepTime> step_time_of(std::string_view line) {
+  static constexpr std::string_view kSuffix = " ms/step";
+  const size_t colon = line.rfind(": ");
+  if (colon == std::string_view::npos || !line.ends_with(kSuffix)) return std::nullopt;
+  const std::string number(line.substr(colon + 2, line.size() - kSuffix.size() - colon - 2));
+  char* stop = nullptr;
+  const double ms = std::strtod(number.c_str(), &stop);
+  if (number.empty() || *stop || !std::isfinite(ms) || ms <= 0) return std::nullopt;
+  return StepTime{std::string(line.substr(0, colon)), ms};
+}
+
 std::string rate_text(double per_s) { return printf_text(per_s >= 100 ? "%.0f/s" : "%.2f/s", per_s); }
 
 std::string tolerance_text(double pp) { return printf_text("%g", pp); }
@@ -162,16 +174,28 @@ PoolRow latency_row(const std::string& run, double sliced_us, double whole_us) {
 }
 
 std::vector<StepTime> parse_step_times(const std::string& text) {
-  static constexpr std::string_view kSuffix = " ms/step";
   std::vector<StepTime> out;
+  for (const std::string_view line : lines_of(text))
+    if (std::optional<StepTime> t = step_time_of(line)) out.push_back(std::move(*t));
+  return out;
+}
+
+std::vector<RoundSteps> parse_round_step_times(const std::string& text) {
+  static constexpr std::string_view kMark = "rgpu-round ";
+  std::vector<RoundSteps> out;
   for (const std::string_view line : lines_of(text)) {
-    const size_t colon = line.rfind(": ");
-    if (colon == std::string_view::npos || !line.ends_with(kSuffix)) continue;
-    const std::string number(line.substr(colon + 2, line.size() - kSuffix.size() - colon - 2));
-    char* stop = nullptr;
-    const double ms = std::strtod(number.c_str(), &stop);
-    if (number.empty() || *stop || !std::isfinite(ms) || ms <= 0) continue;
-    out.push_back(StepTime{std::string(line.substr(0, colon)), ms});
+    if (line.starts_with(kMark)) {
+      const size_t colon = line.find(": ");
+      const std::string number(line.substr(kMark.size(), colon == std::string_view::npos ? 0 : colon - kMark.size()));
+      char* stop = nullptr;
+      const long round = std::strtol(number.c_str(), &stop, 10);
+      if (!number.empty() && !*stop && round > 0 && colon + 2 < line.size()) {
+        out.push_back(RoundSteps{static_cast<int>(round), std::string(line.substr(colon + 2)), {}});
+        continue;
+      }
+    }
+    if (out.empty()) continue;
+    if (std::optional<StepTime> t = step_time_of(line)) out.back().steps.push_back(std::move(*t));
   }
   return out;
 }

@@ -90,6 +90,15 @@ struct StepTime {
   double ms = 0;
 };
 std::vector<StepTime> parse_step_times(const std::string& text);
+// One round of bench/worker/torch_rounds.py: its "rgpu-round N: SIDE" line and the step times the
+// child printed after it.
+struct RoundSteps {
+  int round = 0;
+  std::string side;  // "whole", "sliced"
+  std::vector<StepTime> steps;
+};
+// The rounds in the order printed; lines before the first round's are ignored.
+std::vector<RoundSteps> parse_round_step_times(const std::string& text);
 // The middle value (the mean of the two middle ones for an even count); 0 for none.
 double median(std::vector<double> values);
 // sliced / whole ms per step, bar <= kStepTimeBar.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <thread>
 
@@ -100,6 +101,7 @@ class PoolBench {
     rgpud_ = bin_dir() + "/rgpud";
     rgpu_ = bin_dir() + "/rgpu";
     worker_ = own_dir() + "/rgpu-bench-worker";
+    torch_rounds_ = own_dir() + "/torch_rounds.py";
     torch_dir_ = options.torch_dir.value_or(own_dir() + "/gpu-tests/torch");
   }
 
@@ -141,7 +143,7 @@ class PoolBench {
     if (std::holds_alternative<PriorityRun>(run)) return 3;
     if (std::holds_alternative<OvercommitRun>(run)) return 2;
     const auto& o = std::get<OverheadRun>(run);
-    return 2 * o.rounds + 2 * o.torch_rounds * static_cast<int>(torch_scripts_.size());
+    return 2 * o.rounds + static_cast<int>(torch_scripts_.size());
   }
 
   // The PyTorch step workloads the overhead run repeats: those of kTorchStepScripts in torch_dir_,
@@ -157,6 +159,9 @@ class PoolBench {
         if (std::filesystem::exists(torch_dir_ + "/" + name)) torch_scripts_.push_back(torch_dir_ + "/" + name);
       if (torch_scripts_.empty()) {
         why = "none of the step workloads (mlp_item.py, ...) is in " + torch_dir_;
+      } else if (!std::filesystem::exists(torch_rounds_)) {
+        why = torch_rounds_ + " is missing";
+        torch_scripts_.clear();
       } else if (!run_process("/bin/sh", {"-c", "python3 -c 'import torch' 2>&1"}, {}).is_ok()) {
         why = "python3 cannot import torch";
         torch_scripts_.clear();
@@ -358,48 +363,50 @@ class PoolBench {
     };
     // The sides take turns going first (whole, sliced; sliced, whole; ...): a run that slows the
     // one after it (a worker's context still being torn down) does not always fall on one side.
-    auto both = [&](int round, const std::string& what, auto&& on_whole, auto&& on_sliced) -> Status {
-      for (int side = 0; side < 2; ++side) {
-        const bool whole_now = (side == 0) == (round % 2 == 1);
-        step(label + ": " + what + (whole_now ? "whole-GPU session" : "sliced tenant") + ", round " + std::to_string(round));
-        RGPU_TRY(whole_now ? on_whole() : on_sliced());
-      }
-      return Status::ok();
-    };
+    auto whole_at = [](int round, int side) { return (side == 0) == (round % 2 == 1); };
     for (int round = 1; round <= run.rounds; ++round)
-      RGPU_TRY(both(
-          round, "", [&] { return measure(*whole, std::nullopt, whole_best); },
-          [&] { return measure(*sliced, config.tenants[0].token, sliced_best); }));
+      for (int side = 0; side < 2; ++side) {
+        const bool whole_now = whole_at(round, side);
+        step(label + ": " + (whole_now ? "whole-GPU session" : "sliced tenant") + ", round " + std::to_string(round));
+        RGPU_TRY(whole_now ? measure(*whole, std::nullopt, whole_best)
+                           : measure(*sliced, config.tenants[0].token, sliced_best));
+      }
     rows_.push_back(overhead_row(label, sliced_best.rate, whole_best.rate));
     rows_.push_back(latency_row("overhead: launch + sync latency, lone slice / whole GPU", sliced_best.latency_us,
                                 whole_best.latency_us));
 
-    // The PyTorch workloads, through `rgpu run` as a user runs them. A host-bound step moves by
-    // 15 % from one process to the next on a shared machine, whichever side it is on: each side's
-    // figure is the median of its rounds, not the best, which one lucky process would set.
+    // The PyTorch workloads, unmodified through `rgpu run`, each round a child forked from one
+    // python process that imported torch once (bench/worker/torch_rounds.py): separate processes
+    // differ by up to 1.6 x in a host-bound step, natively too, and would swamp the 2 % asked.
+    // Each side's figure is the median of its rounds, not the best, which one lucky round would set.
+    EnvChanges env = client_env(*whole, std::nullopt);
+    env.insert(env.end(), {{"RGPU_ROUNDS_whole_SERVER", whole->address()},
+                           {"RGPU_ROUNDS_sliced_SERVER", sliced->address()},
+                           {"RGPU_ROUNDS_sliced_TOKEN", config.tenants[0].token}});
     for (const std::string& script : torch_scripts_) {
       const std::string name = std::filesystem::path(script).filename().string();
-      std::vector<std::pair<std::string, std::vector<double>>> sliced_ms, whole_ms;  // workload, ms per step
-      auto measure_steps = [&](const Daemon& d, const std::optional<std::string>& token, auto& samples) -> Status {
-        auto out = run_process(rgpu_, {"run", "--", "python3", script}, client_env(d, token), pin.clients);
-        if (!out.is_ok()) return RGPU_ERROR(kInternal, name + ": " + out.status().message() + "\nrgpud's log:\n" + d.log_tail());
-        const std::vector<StepTime> steps = parse_step_times(out->err);
-        if (steps.empty()) return RGPU_ERROR(kProtocol, name + " printed no 'WORKLOAD: N ms/step' line");
-        for (const StepTime& t : steps) {
-          std::fprintf(stderr, "      %s: %.3f ms/step\n", t.workload.c_str(), t.ms);
-          auto it = std::find_if(samples.begin(), samples.end(), [&](const auto& b) { return b.first == t.workload; });
-          if (it == samples.end()) samples.emplace_back(t.workload, std::vector<double>{t.ms});
-          else it->second.push_back(t.ms);
-        }
-        return Status::ok();
-      };
+      std::vector<std::string> args = {"run", "--", "python3", torch_rounds_, script};
       for (int round = 1; round <= run.torch_rounds; ++round)
-        RGPU_TRY(both(
-            round, name + ", ", [&] { return measure_steps(*whole, std::nullopt, whole_ms); },
-            [&] { return measure_steps(*sliced, config.tenants[0].token, sliced_ms); }));
-      for (const auto& [workload, ms] : whole_ms)
-        for (const auto& [sliced_workload, sliced] : sliced_ms)
-          if (sliced_workload == workload) rows_.push_back(step_time_row(workload, median(sliced), median(ms)));
+        for (int side = 0; side < 2; ++side) args.push_back(whole_at(round, side) ? "whole" : "sliced");
+      step(label + ": " + name + ", " + std::to_string(run.torch_rounds) +
+           " rounds a side, forked from one python process");
+      auto out = run_process(rgpu_, args, env, pin.clients);
+      if (!out.is_ok())
+        return RGPU_ERROR(kInternal, name + ": " + out.status().message() + "\nthe whole-GPU rgpud's log:\n" +
+                                         whole->log_tail() + "\nthe sliced rgpud's log:\n" + sliced->log_tail());
+      std::map<std::string, std::map<std::string, std::vector<double>>> ms;  // side -> workload -> ms per step
+      for (const RoundSteps& r : parse_round_step_times(out->err)) {
+        if (r.steps.empty()) return RGPU_ERROR(kProtocol, name + ": round " + std::to_string(r.round) + " printed no step time");
+        for (const StepTime& t : r.steps) {
+          std::fprintf(stderr, "      round %d, %s: %s: %.3f ms/step\n", r.round, r.side.c_str(), t.workload.c_str(), t.ms);
+          ms[r.side][t.workload].push_back(t.ms);
+        }
+      }
+      if (ms["whole"].empty() || ms["sliced"].empty())
+        return RGPU_ERROR(kProtocol, name + " printed no 'WORKLOAD: N ms/step' line for a side");
+      for (const auto& [workload, whole_ms] : ms["whole"])
+        if (auto it = ms["sliced"].find(workload); it != ms["sliced"].end())
+          rows_.push_back(step_time_row(workload, median(it->second), median(whole_ms)));
     }
     return Status::ok();
   }
@@ -499,7 +506,7 @@ class PoolBench {
   const std::string dir_;
   PoolHeader header_;
   std::vector<PoolRow> rows_;
-  std::string rgpud_, rgpu_, worker_, torch_dir_;
+  std::string rgpud_, rgpu_, worker_, torch_rounds_, torch_dir_;
   std::vector<std::string> torch_scripts_;
   int step_ = 0, total_steps_ = 0, daemons_ = 0;
   uint64_t gpu_memory_bytes_ = 0;  // the first GPU's memory, when the first daemon had no --config

@@ -34,10 +34,11 @@ struct CapRun {
 
 // Launch throughput and launch + sync latency of a lone sliced tenant against a whole-GPU session
 // (rgpud without --config), in alternating rounds, the best of each side; then the PyTorch suite's
-// step workloads the same way, the median of each side.
+// step workloads the same way, each round a child forked from one python process per script
+// (bench/worker/torch_rounds.py), the median of each side.
 struct OverheadRun {
-  int rounds = 3;
-  int torch_rounds = 4;
+  int rounds = 5;
+  int torch_rounds = 10;
 };
 
 // The PyTorch suite's scripts that time steps (tests/gpu/torch), which the overhead run repeats.

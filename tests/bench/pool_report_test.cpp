@@ -131,6 +131,30 @@ TEST_CASE("PyTorch step times: parsed from the suite's stderr, judged sliced / w
   CHECK(parse_step_times("").empty());
   CHECK(parse_step_times("x: -1 ms/step\nx: 0 ms/step\n").empty());
 
+  // torch_rounds.py's output: what comes before the first marker belongs to no round; a marker
+  // that is not one is a line like any other.
+  auto rounds = parse_round_step_times(
+      "w: 9 ms/step\n"
+      "rgpu-round 1: whole\n"
+      "mlp: 0.612 ms/step\n"
+      "resnet: 13.5 ms/step\n"
+      "rgpu-round 2: sliced\n"
+      "rgpu-round x: whole\n"
+      "mlp: 0.650 ms/step\n"
+      "rgpu-round 3: whole\n");
+  REQUIRE(rounds.size() == 3);
+  CHECK(rounds[0].round == 1);
+  CHECK(rounds[0].side == "whole");
+  REQUIRE(rounds[0].steps.size() == 2);
+  CHECK(rounds[0].steps[1].workload == "resnet");
+  CHECK(rounds[0].steps[1].ms == Approx(13.5));
+  CHECK(rounds[1].side == "sliced");
+  REQUIRE(rounds[1].steps.size() == 1);
+  CHECK(rounds[1].steps[0].ms == Approx(0.650));
+  CHECK(rounds[2].round == 3);
+  CHECK(rounds[2].steps.empty());
+  CHECK(parse_round_step_times("mlp: 0.6 ms/step\n").empty());
+
   CHECK(median({}) == 0);
   CHECK(median({0.7, 0.5, 0.9}) == Approx(0.7));
   CHECK(median({0.9, 0.5, 0.7, 0.6}) == Approx(0.65));
