@@ -70,7 +70,8 @@ bool ComputeGate::enter() {
     cv_.wait(lock);
     if (stopped_) return false;
   }
-  ++calls_;
+  // Written only here, under mu_; the gate thread only reads it: no locked increment per call.
+  calls_.store(calls_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   session_lock_ = std::move(lock);
   return true;
 }

@@ -248,6 +248,10 @@ Status TlsConnection::skip(uint64_t n) {
   return Status::ok();
 }
 
+// Called on every spin of a wait for a stream (server/session/inline_wait.h). The lock is there
+// because a record OpenSSL has decrypted but not handed out is state the sending threads
+// (heartbeats, replies) also touch; it is uncontended unless a send is inside OpenSSL, and the spin
+// makes a poll(2) anyway, beside which it costs nothing measurable.
 bool TlsConnection::input_pending() {
   {
     std::lock_guard lock(ssl_mu_);
