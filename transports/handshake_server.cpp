@@ -81,6 +81,7 @@ class HandshakeServer::Impl {
     std::vector<uint8_t> payload, reply;
     tls::SslPtr ssl;      // set once the peer's first byte asked for TLS
     bool loopback = false;
+    bool heard = false;  // its first byte has arrived
     std::string address;  // the peer's address, without its port: what the per-address bound counts
     std::string peer;     // "tcp 127.0.0.1:51234", for log lines
     std::list<std::shared_ptr<Pending>>::iterator place;
@@ -136,6 +137,7 @@ class HandshakeServer::Impl {
       const ssize_t n = ::recv(p->socket.native_handle(), &first, 1, MSG_PEEK | MSG_DONTWAIT);
       if (n == 0) return closed(p, "end of file");
       if (n < 0) return errno == EAGAIN || errno == EINTR ? choose_tls(p) : closed(p, std::strerror(errno));
+      p->heard = true;
       if (first == tls::kHandshakeRecord) return start_tls(p);
       if (!tls::plaintext_allowed(limits_.tls, p->loopback))
         return refuse(p, RGPU_ERROR(kAuth, limits_.tls == tls::Mode::kOn
@@ -283,14 +285,15 @@ class HandshakeServer::Impl {
     while (pending_.size() >= limits_.total) drop_oldest(nullptr);
   }
 
-  // The oldest pending handshake (of `address`, if given) still waiting for its Hello, else the
-  // oldest of all.
+  // The oldest pending handshake (of `address`, if given) that has sent nothing, else the oldest of
+  // all. What the peer sent counts from when it reached the socket, not from when this loop read it:
+  // under a flood the loop accepts many connections between the steps of one handshake.
   void drop_oldest(const std::string* address) {
     PendingPtr victim;
     for (const PendingPtr& p : pending_) {
       if (address && p->address != *address) continue;
       if (!victim) victim = p;
-      if (p->handshake.step() == ServerHandshake::Step::kHello) {
+      if (silent(*p)) {
         victim = p;
         break;
       }
@@ -301,6 +304,14 @@ class HandshakeServer::Impl {
                                       std::to_string(address ? limits_.per_address : limits_.total) +
                                       " handshakes pending, the most it keeps");
     finish(victim);
+  }
+
+  // Whether the peer has sent nothing yet (one ioctl, made only when a bound is reached).
+  static bool silent(Pending& p) {
+    if (p.heard) return false;
+    error_code ec;
+    const size_t waiting = p.socket.available(ec);
+    return ec || waiting == 0;  // a broken connection is as good as silent
   }
 
   // One log line per connection would let a flood fill the log: the first of a quiet spell is

@@ -6,8 +6,9 @@
 //
 // Pending handshakes are bounded in time (Limits::timeout each) and in number, per peer address and
 // in all. Past a bound the oldest pending handshake of that address (or of all) is dropped, and one
-// whose Hello has not arrived goes before one whose has: a real client sends its Hello as soon as
-// it connects, so idle connections, however many, never push it out.
+// that has sent nothing goes before one that has: a real client sends its Hello as soon as it
+// connects, so idle connections, however many, never push it out, even while its Hello waits in the
+// socket for this loop to read it.
 //
 // Each connection says by its first byte whether it speaks TLS (tls/tls_session.h); the TLS
 // handshake runs in the same loop, before rgpu's, and a plain TCP one is refused, with a plain

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -123,6 +124,49 @@ TEST_CASE("handshake server: a client whose Hello arrived is not pushed out by i
   REQUIRE(server.wait_for([](const auto& c) { return c.dropped == 3 && c.pending == 3; }));
   CHECK(talking.open_now());
   for (int i = 0; i < 5; ++i) CHECK((i < 3 ? closed_by_server(*idle[i]) : idle[i]->open_now()));
+}
+
+// Under a flood the loop accepts connections between the steps of one handshake: a Hello that has
+// reached the socket, unread, already counts. The loop is held (in an authenticated client's
+// serve) while the Hello arrives and the idle connections queue up behind it.
+TEST_CASE("handshake server: a client whose Hello waits unread is not pushed out by idle connections") {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool holding = false, released = false;
+  Running server({std::chrono::seconds(10), 2, 100}, {"other", "s3cret"},
+                 [&](Connection& conn, const ClientIdentity& client) {
+                   std::unique_lock lock(mu);
+                   holding = true;
+                   cv.notify_all();
+                   cv.wait(lock, [&] { return released; });
+                   Running::welcome(conn, client);
+                 });
+  test::RawSocket talking(server.address());
+  REQUIRE(server.wait_for([](const auto& c) { return c.pending == 1; }));  // accepted, nothing sent yet
+  Status holder;
+  std::thread hold([&] {
+    Welcome welcome;
+    holder = handshake_with(server.address(), "s3cret", &welcome);
+  });
+  {
+    std::unique_lock lock(mu);
+    REQUIRE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return holding; }));
+  }
+  talking.write_all(hello_frame());
+  auto idle = idle_connections(server.address(), 8);
+  {
+    std::lock_guard lock(mu);
+    released = true;
+  }
+  cv.notify_all();
+  hold.join();
+  CHECK(holder.is_ok());
+  const std::vector<uint8_t> header = talking.read_exact(sizeof(wire::FrameHeader));  // fails if closed
+  wire::FrameHeader h;
+  std::memcpy(&h, header.data(), sizeof h);
+  CHECK(h.method == static_cast<uint32_t>(wire::fb::ControlType::Challenge));
+  CHECK(server.wait_for([](const auto& c) { return c.dropped == 7 && c.pending == 2; }));
+  CHECK(talking.open_now());
 }
 
 TEST_CASE("handshake server: past the bound in all the oldest idle connections go") {
