@@ -9,7 +9,8 @@ namespace rgpu::bench {
 const char* const kPoolUsage =
     "usage: rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]\n"
     "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]\n"
-    "                       [--priority] [--overcommit [--hold MIB]] [--torch DIR] [--emulate] [--json]\n"
+    "                       [--rounds N] [--torch-rounds N] [--priority] [--overcommit [--hold MIB]] [--torch DIR]\n"
+    "                       [--emulate] [--json]\n"
     "  Starts its own rgpud with a pool configuration (tenants t0, t1, ... with compute = their share), runs\n"
     "  a spin-kernel worker per tenant alone and then all together, and prints each tenant's share of its\n"
     "  solo throughput against its target (shares normalised to 100).\n"
@@ -20,7 +21,9 @@ const char* const kPoolUsage =
     "  --suite          the whole bar table: pairs, four tenants, sync-each, short and long kernels, cap,\n"
     "                   change and scheduler overhead\n"
     "  --overhead       only the scheduler overhead on a lone tenant: launch rate, launch + sync latency and\n"
-    "                   the PyTorch step times, sliced against a whole-GPU session in alternating rounds\n"
+    "                   the PyTorch step times, sliced against a whole-GPU session in alternating rounds,\n"
+    "                   each figure the median of the rounds' pairs (sliced / the whole-GPU round beside it)\n"
+    "  --rounds N       the overhead run's launch rounds a side (10)   --torch-rounds N  its PyTorch rounds (10)\n"
     "  --torch DIR      the PyTorch step workloads' folder (default: the installed GPU suite's torch/)\n"
     "  --priority       only the priority run: a high-priority tenant's 200 us requests, 2 ms apart, beside a\n"
     "                   low-priority one saturating the GPU (--kernel-us, --sync-every)\n"
@@ -101,6 +104,10 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
       RGPU_ASSIGN_OR_RETURN(std::string v, value());
       RGPU_ASSIGN_OR_RETURN(long mib, whole(a, v, 16, 1 << 22));
       o.hold_mib = static_cast<int>(mib);
+    } else if (a == "--rounds" || a == "--torch-rounds") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 1, 1000));
+      (a == "--rounds" ? o.rounds : o.torch_rounds) = static_cast<int>(n);
     } else if (a == "--torch") {
       RGPU_ASSIGN_OR_RETURN(o.torch_dir, value());
     } else if (a == "--emulate") {
@@ -142,6 +149,8 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
     return RGPU_ERROR(kInvalidArgument, "--suite already holds the --overhead and --priority runs");
   if (o.overhead + o.priority + o.overcommit + o.suite > 1)
     return RGPU_ERROR(kInvalidArgument, "--suite, --overhead, --priority and --overcommit are separate runs: pick one");
+  if ((o.rounds || o.torch_rounds) && !o.overhead && !o.suite)
+    return RGPU_ERROR(kInvalidArgument, "--rounds and --torch-rounds are the overhead run's: add --overhead (or --suite)");
   if (o.hold_mib && !o.overcommit) return RGPU_ERROR(kInvalidArgument, "--hold is the --overcommit run's: add --overcommit");
   if (o.overcommit && (shares_given || o.cap || o.change || o.sync_each))
     return RGPU_ERROR(kInvalidArgument, "--overcommit sets its own three tenants: no --shares, --cap, --change or --sync-each");

@@ -1,7 +1,8 @@
 // The command line of `rgpu bench pool` (docs/bench.md, "rgpu bench pool"):
 //   rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]
 //                   [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]
-//                   [--priority] [--overcommit [--hold MIB]] [--torch DIR] [--emulate] [--json]
+//                   [--rounds N] [--torch-rounds N] [--priority] [--overcommit [--hold MIB]] [--torch DIR]
+//                   [--emulate] [--json]
 #pragma once
 
 #include <optional>
@@ -29,6 +30,8 @@ struct PoolOptions {
   std::optional<ComputeChange> change;
   bool suite = false;     // the whole bar table
   bool overhead = false;  // only the scheduler-overhead run
+  std::optional<int> rounds;        // the overhead run's launch rounds a side (default OverheadRun's)
+  std::optional<int> torch_rounds;  // ... and its PyTorch rounds a side
   bool priority = false;  // only the priority run
   bool overcommit = false;  // only the over-commit run
   std::optional<int> hold_mib;  // the over-commit run's memory per tenant (default: from the GPU and host)

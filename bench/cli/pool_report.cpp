@@ -155,22 +155,65 @@ PoolRow settle_row(const std::string& run, const std::string& tenant, double new
   return row;
 }
 
-PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_rate) {
-  PoolRow row{run, "", "x", {}, {}, {}, ">= " + printf_text("%.2f", kOverheadBar) + " x whole-GPU session",
-              Verdict::kNone, "sliced " + rate_text(sliced_rate) + ", whole GPU " + rate_text(whole_rate)};
-  if (whole_rate > 0) {
-    row.achieved = sliced_rate / whole_rate;
-    row.verdict = judge(*row.achieved >= kOverheadBar);
-  }
+PairedRatio paired_ratio(const std::vector<double>& sliced, const std::vector<double>& whole) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < std::min(sliced.size(), whole.size()); ++i)
+    if (whole[i] > 0) ratios.push_back(sliced[i] / whole[i]);
+  PairedRatio r;
+  r.pairs = ratios.size();
+  if (ratios.empty()) return r;
+  std::sort(ratios.begin(), ratios.end());
+  r.median = median(ratios);
+  // [x(j), x(n-j+1)] (1-based) holds the median with probability 1 - 2 P(B <= j-1), B ~ Bin(n, 1/2):
+  // the widest j whose coverage stays at 95 % or above, else the whole range.
+  const size_t n = ratios.size();
+  auto below = [n](size_t k) {  // P(B <= k)
+    double p = 0;
+    for (size_t i = 0; i <= k; ++i)
+      p += std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(i) + 1) - std::lgamma(double(n - i) + 1) -
+                    double(n) * std::log(2.0));
+    return p;
+  };
+  size_t j = 1;
+  while (j + 1 <= (n + 1) / 2 && 1 - 2 * below(j) >= 0.95) ++j;
+  r.low = ratios[j - 1];
+  r.high = ratios[n - j];
+  r.confidence = 1 - 2 * below(j - 1);
+  return r;
+}
+
+namespace {
+
+// "median of 20 pairs; 95 % interval 0.970-1.031 x; sliced median 301234/s, whole GPU 300000/s".
+std::string paired_detail(const PairedRatio& p, const std::string& sliced_median, const std::string& whole_median) {
+  return "median of " + std::to_string(p.pairs) + (p.pairs == 1 ? " pair; " : " pairs; ") +
+         printf_text("%.0f %% interval ", std::floor(p.confidence * 100)) + printf_text("%.3f", p.low) + "-" +
+         printf_text("%.3f x; sliced median ", p.high) + sliced_median + ", whole GPU " + whole_median;
+}
+
+// A row of paired figures: achieved is the median pair's ratio, judged by `ok` when there are pairs.
+PoolRow paired_row(std::string run, std::string bar, const PairedRatio& p, const std::string& sliced_median,
+                   const std::string& whole_median, bool (*ok)(double)) {
+  PoolRow row{std::move(run), "", "x", {}, {}, {}, std::move(bar), Verdict::kNone, "no pairs"};
+  if (p.pairs == 0) return row;
+  row.achieved = p.median;
+  if (ok) row.verdict = judge(ok(p.median));
+  row.detail = paired_detail(p, sliced_median, whole_median);
   return row;
 }
 
-PoolRow latency_row(const std::string& run, double sliced_us, double whole_us) {
-  std::string detail = "sliced ";
-  detail.append(printf_text("%.1f us", sliced_us)).append(", whole GPU ").append(printf_text("%.1f us", whole_us));
-  PoolRow row{run, "", "x", {}, {}, {}, "(measured, no bar)", Verdict::kNone, std::move(detail)};
-  if (whole_us > 0) row.achieved = sliced_us / whole_us;
-  return row;
+}  // namespace
+
+PoolRow overhead_row(const std::string& run, const std::vector<double>& sliced_rates,
+                     const std::vector<double>& whole_rates) {
+  return paired_row(run, ">= " + printf_text("%.2f", kOverheadBar) + " x whole-GPU session",
+                    paired_ratio(sliced_rates, whole_rates), rate_text(median(sliced_rates)),
+                    rate_text(median(whole_rates)), [](double x) { return x >= kOverheadBar; });
+}
+
+PoolRow latency_row(const std::string& run, const std::vector<double>& sliced_us, const std::vector<double>& whole_us) {
+  return paired_row(run, "(measured, no bar)", paired_ratio(sliced_us, whole_us),
+                    printf_text("%.1f us", median(sliced_us)), printf_text("%.1f us", median(whole_us)), nullptr);
 }
 
 std::vector<StepTime> parse_step_times(const std::string& text) {
@@ -200,6 +243,31 @@ std::vector<RoundSteps> parse_round_step_times(const std::string& text) {
   return out;
 }
 
+std::map<std::string, PairedSteps> paired_step_times(const std::vector<RoundSteps>& rounds) {
+  struct Pair {
+    std::optional<double> sliced, whole;
+    bool spoilt = false;  // a side printed twice
+  };
+  std::map<std::string, std::map<int, Pair>> pairs;  // workload -> pair number -> its two sides
+  for (const RoundSteps& r : rounds) {
+    if (r.side != "sliced" && r.side != "whole") continue;
+    for (const StepTime& t : r.steps) {
+      Pair& p = pairs[t.workload][(r.round + 1) / 2];
+      std::optional<double>& side = r.side == "sliced" ? p.sliced : p.whole;
+      p.spoilt |= side.has_value();
+      side = t.ms;
+    }
+  }
+  std::map<std::string, PairedSteps> out;
+  for (const auto& [workload, numbered] : pairs)
+    for (const auto& [number, p] : numbered) {
+      if (p.spoilt || !p.sliced || !p.whole) continue;
+      out[workload].sliced_ms.push_back(*p.sliced);
+      out[workload].whole_ms.push_back(*p.whole);
+    }
+  return out;
+}
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -207,16 +275,12 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-PoolRow step_time_row(const std::string& workload, double sliced_ms, double whole_ms) {
-  std::string detail = "sliced ";
-  detail.append(printf_text("%.3f ms", sliced_ms)).append(", whole GPU ").append(printf_text("%.3f ms", whole_ms));
-  PoolRow row{"overhead: PyTorch step time, lone slice / whole GPU: " + workload, "", "x", {}, {}, {},
-              "<= " + printf_text("%.2f", kStepTimeBar) + " x whole-GPU session", Verdict::kNone, std::move(detail)};
-  if (whole_ms > 0) {
-    row.achieved = sliced_ms / whole_ms;
-    row.verdict = judge(*row.achieved <= kStepTimeBar);
-  }
-  return row;
+PoolRow step_time_row(const std::string& workload, const std::vector<double>& sliced_ms,
+                      const std::vector<double>& whole_ms) {
+  return paired_row("overhead: PyTorch step time, lone slice / whole GPU: " + workload,
+                    "<= " + printf_text("%.2f", kStepTimeBar) + " x whole-GPU session", paired_ratio(sliced_ms, whole_ms),
+                    printf_text("%.3f ms", median(sliced_ms)), printf_text("%.3f ms", median(whole_ms)),
+                    [](double x) { return x <= kStepTimeBar; });
 }
 
 SwapRates parse_swap_log(const std::string& log) {

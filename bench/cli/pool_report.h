@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -79,9 +80,25 @@ std::optional<double> settle_ms(const Bins& bins, double solo_rate, int64_t chan
 PoolRow settle_row(const std::string& run, const std::string& tenant, double new_target_pct,
                    std::optional<double> settled_ms, const std::string& detail);
 
-PoolRow overhead_row(const std::string& run, double sliced_rate, double whole_rate);
-// Launch + sync latency of the same pair (us): sliced / whole, measured and shown, no bar.
-PoolRow latency_row(const std::string& run, double sliced_us, double whole_us);
+// The overhead run's figures come in pairs: round i's sliced figure over round i's whole-GPU one,
+// the two measured one right after the other, so what drifts over a run (the H200's launch rate
+// moves by 20 % within one) falls on both halves of a pair and cancels in its ratio.
+struct PairedRatio {
+  size_t pairs = 0;
+  double median = 0;      // of the pairs' ratios sliced / whole
+  double low = 0;         // a distribution-free interval of that median: order statistics of the
+  double high = 0;        // sorted ratios, chosen by the binomial(pairs, 1/2) law
+  double confidence = 0;  // its coverage: at least 0.95 from 6 pairs on, less below
+};
+// Pairs sliced[i] / whole[i] (the shorter length counts; a pair with a whole figure <= 0 is left
+// out). No pairs: pairs == 0 and nothing else set.
+PairedRatio paired_ratio(const std::vector<double>& sliced, const std::vector<double>& whole);
+
+// Launch rates per round: the median pair against kOverheadBar.
+PoolRow overhead_row(const std::string& run, const std::vector<double>& sliced_rates,
+                     const std::vector<double>& whole_rates);
+// Launch + sync latency of the same rounds (us): the median pair, measured and shown, no bar.
+PoolRow latency_row(const std::string& run, const std::vector<double>& sliced_us, const std::vector<double>& whole_us);
 
 // A PyTorch step time as the GPU suite's scripts print it on stderr (tests/gpu/torch/suite.py):
 // "WORKLOAD: 13.516 ms/step".
@@ -99,10 +116,18 @@ struct RoundSteps {
 };
 // The rounds in the order printed; lines before the first round's are ignored.
 std::vector<RoundSteps> parse_round_step_times(const std::string& text);
+// One workload's step times, paired: sliced[i] and whole[i] come from rounds 2i+1 and 2i+2, which
+// the bench runs one right after the other (in either order). A pair that lacks a side, or a
+// round printed twice, is left out.
+struct PairedSteps {
+  std::vector<double> sliced_ms, whole_ms;
+};
+std::map<std::string, PairedSteps> paired_step_times(const std::vector<RoundSteps>& rounds);
 // The middle value (the mean of the two middle ones for an even count); 0 for none.
 double median(std::vector<double> values);
-// sliced / whole ms per step, bar <= kStepTimeBar.
-PoolRow step_time_row(const std::string& workload, double sliced_ms, double whole_ms);
+// ms per step per round: the median pair against kStepTimeBar.
+PoolRow step_time_row(const std::string& workload, const std::vector<double>& sliced_ms,
+                      const std::vector<double>& whole_ms);
 
 // What the requests worker reports (bench/worker: `requests`).
 struct RequestFigures {

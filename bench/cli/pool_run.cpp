@@ -345,20 +345,19 @@ class PoolBench {
                    cpu_list_text(pin.daemons).c_str());
     RGPU_ASSIGN_OR_RETURN(auto sliced, start_daemon(config, pin.daemons));
     RGPU_ASSIGN_OR_RETURN(auto whole, start_daemon(std::nullopt, pin.daemons));
-    // Best of the rounds: launch throughput (higher is better) and launch + sync latency (lower).
-    struct Best {
-      double rate = 0;
-      double latency_us = 1e30;
-    } sliced_best, whole_best;
-    auto measure = [&](const Daemon& d, const std::optional<std::string>& token, Best& best) -> Status {
+    // Each side's figures by round; round i's two make a pair (pool_report.h PairedRatio).
+    struct Rounds {
+      std::vector<double> rates, latencies_us;
+    } sliced_rounds, whole_rounds;
+    auto measure = [&](const Daemon& d, const std::optional<std::string>& token, Rounds& rounds) -> Status {
       RGPU_ASSIGN_OR_RETURN(WorkerOutput out, run_worker(worker_, {"launch", "latency"}, client_env(d, token), pin.clients));
       const Measurement* rate = find(out.metrics, "launch_throughput");
       const Measurement* latency = find(out.metrics, "latency_launch_sync");
       if (!rate || !latency)
         return RGPU_ERROR(kProtocol, "the launch and latency scenarios printed no launch_throughput or latency_launch_sync");
       std::fprintf(stderr, "      %.0f launches/s, launch + sync %.1f us\n", rate->value, latency->value);
-      best.rate = std::max(best.rate, rate->value);
-      best.latency_us = std::min(best.latency_us, latency->value);
+      rounds.rates.push_back(rate->value);
+      rounds.latencies_us.push_back(latency->value);
       return Status::ok();
     };
     // The sides take turns going first (whole, sliced; sliced, whole; ...): a run that slows the
@@ -368,17 +367,17 @@ class PoolBench {
       for (int side = 0; side < 2; ++side) {
         const bool whole_now = whole_at(round, side);
         step(label + ": " + (whole_now ? "whole-GPU session" : "sliced tenant") + ", round " + std::to_string(round));
-        RGPU_TRY(whole_now ? measure(*whole, std::nullopt, whole_best)
-                           : measure(*sliced, config.tenants[0].token, sliced_best));
+        RGPU_TRY(whole_now ? measure(*whole, std::nullopt, whole_rounds)
+                           : measure(*sliced, config.tenants[0].token, sliced_rounds));
       }
-    rows_.push_back(overhead_row(label, sliced_best.rate, whole_best.rate));
-    rows_.push_back(latency_row("overhead: launch + sync latency, lone slice / whole GPU", sliced_best.latency_us,
-                                whole_best.latency_us));
+    rows_.push_back(overhead_row(label, sliced_rounds.rates, whole_rounds.rates));
+    rows_.push_back(latency_row("overhead: launch + sync latency, lone slice / whole GPU", sliced_rounds.latencies_us,
+                                whole_rounds.latencies_us));
 
     // The PyTorch workloads, unmodified through `rgpu run`, each round a child forked from one
     // python process that imported torch once (bench/worker/torch_rounds.py): separate processes
     // differ by up to 1.6 x in a host-bound step, natively too, and would swamp the 2 % asked.
-    // Each side's figure is the median of its rounds, not the best, which one lucky round would set.
+    // Each round's step time pairs with the other side's round next to it, as the launch rounds do.
     EnvChanges env = client_env(*whole, std::nullopt);
     env.insert(env.end(), {{"RGPU_ROUNDS_whole_SERVER", whole->address()},
                            {"RGPU_ROUNDS_sliced_SERVER", sliced->address()},
@@ -394,19 +393,15 @@ class PoolBench {
       if (!out.is_ok())
         return RGPU_ERROR(kInternal, name + ": " + out.status().message() + "\nthe whole-GPU rgpud's log:\n" +
                                          whole->log_tail() + "\nthe sliced rgpud's log:\n" + sliced->log_tail());
-      std::map<std::string, std::map<std::string, std::vector<double>>> ms;  // side -> workload -> ms per step
-      for (const RoundSteps& r : parse_round_step_times(out->err)) {
+      const std::vector<RoundSteps> rounds = parse_round_step_times(out->err);
+      for (const RoundSteps& r : rounds) {
         if (r.steps.empty()) return RGPU_ERROR(kProtocol, name + ": round " + std::to_string(r.round) + " printed no step time");
-        for (const StepTime& t : r.steps) {
+        for (const StepTime& t : r.steps)
           std::fprintf(stderr, "      round %d, %s: %s: %.3f ms/step\n", r.round, r.side.c_str(), t.workload.c_str(), t.ms);
-          ms[r.side][t.workload].push_back(t.ms);
-        }
       }
-      if (ms["whole"].empty() || ms["sliced"].empty())
-        return RGPU_ERROR(kProtocol, name + " printed no 'WORKLOAD: N ms/step' line for a side");
-      for (const auto& [workload, whole_ms] : ms["whole"])
-        if (auto it = ms["sliced"].find(workload); it != ms["sliced"].end())
-          rows_.push_back(step_time_row(workload, median(it->second), median(whole_ms)));
+      const std::map<std::string, PairedSteps> paired = paired_step_times(rounds);
+      if (paired.empty()) return RGPU_ERROR(kProtocol, name + " printed no 'WORKLOAD: N ms/step' line in a pair of rounds");
+      for (const auto& [workload, steps] : paired) rows_.push_back(step_time_row(workload, steps.sliced_ms, steps.whole_ms));
     }
     return Status::ok();
   }
@@ -519,7 +514,10 @@ class PoolBench {
 constexpr int kFullTrainerBlockUs = 20;
 
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
-  if (o.overhead) return {OverheadRun{}};
+  OverheadRun overhead;
+  if (o.rounds) overhead.rounds = *o.rounds;
+  if (o.torch_rounds) overhead.torch_rounds = *o.torch_rounds;
+  if (o.overhead) return {overhead};
   // Priorities three times: the GPU time-sliced between the sessions' contexts; shared through
   // MPS; and through MPS beside a trainer whose kernels fill every SM with 20 us blocks (no room
   // beside them until blocks retire, as a real trainer's kernels leave none).
@@ -553,7 +551,7 @@ std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   ShareRun change = shares({10, 40}, d);
   change.change = ComputeChange{0, 60, d / 2};
   plan.insert(plan.end(), {sync_each, short_kernels, long_kernels, CapRun{30, o.kernel_us, o.sync_every, d}, change,
-                           priority, priority_mps, priority_mps_full, OverheadRun{}});
+                           priority, priority_mps, priority_mps_full, overhead});
   return plan;
 }
 

@@ -33,11 +33,13 @@ struct CapRun {
 };
 
 // Launch throughput and launch + sync latency of a lone sliced tenant against a whole-GPU session
-// (rgpud without --config), in alternating rounds, the best of each side; then the PyTorch suite's
-// step workloads the same way, each round a child forked from one python process per script
-// (bench/worker/torch_rounds.py), the median of each side.
+// (rgpud without --config), in alternating rounds; then the PyTorch suite's step workloads the same
+// way, each round a child forked from one python process per script (bench/worker/torch_rounds.py).
+// Each figure is the median of the rounds' pairs, sliced over the whole-GPU round beside it: a
+// drift within the run falls on both halves of a pair, and no one lucky round sets the figure, as
+// it set one side's best (the H200's launch rate drifts by 20 % within a run).
 struct OverheadRun {
-  int rounds = 5;
+  int rounds = 10;
   int torch_rounds = 10;
 };
 

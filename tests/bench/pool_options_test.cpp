@@ -44,10 +44,13 @@ TEST_CASE("pool options: every flag is read") {
   CHECK(suite->suite);
   CHECK(suite->duration_s == 5);
   CHECK_FALSE(suite->torch_dir);
-  auto overhead = parse_pool_options({"--overhead", "--torch", "/opt/steps"});
+  auto overhead = parse_pool_options({"--overhead", "--torch", "/opt/steps", "--rounds", "30", "--torch-rounds", "40"});
   REQUIRE(overhead.is_ok());
   CHECK(overhead->overhead);
   CHECK(overhead->torch_dir == "/opt/steps");
+  CHECK(overhead->rounds == 30);
+  CHECK(overhead->torch_rounds == 40);
+  CHECK_FALSE(parse_pool_options({"--overhead"})->rounds);
   auto priority = parse_pool_options({"--priority", "--kernel-us", "500"});
   REQUIRE(priority.is_ok());
   CHECK(priority->priority);
@@ -91,6 +94,8 @@ TEST_CASE("pool options: bad values and combinations are refused, saying what is
            {{"--hold", "100"}, "add --overcommit"},
            {{"--overcommit", "--hold", "8"}, "from 16"},
            {{"--torch"}, "needs a value"},
+           {{"--rounds", "20"}, "add --overhead"},
+           {{"--overhead", "--torch-rounds", "0"}, "from 1 to 1000"},
            {{"--bogus"}, "unknown argument '--bogus'"},
        }) {
     auto o = parse_pool_options(b.args);
