@@ -265,9 +265,6 @@ int main(int argc, char** argv) {
   const char* plain = tls == rgpu::transport::tls::Mode::kOff  ? "plain TCP from anywhere"
                       : tls == rgpu::transport::tls::Mode::kOn ? "TLS only"
                                                                : "TLS, plain TCP from this host";
-  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
-                backend.c_str(), gpus->size(), tokens ? "token required" : "no token", plain, config.tenants.size(),
-                config.source.empty() ? "" : " from ", config.source.c_str());
   std::thread(reap_workers).detach();
   if (mps) std::thread(end_with_mps, std::move(mps)).detach();
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
@@ -286,6 +283,11 @@ int main(int argc, char** argv) {
       **listener, std::move(identity), limits,
       [&](rgpu::transport::AcceptedConnection&& accepted, const rgpu::transport::ClientIdentity& client,
           const std::string&) { spawn_worker(std::move(accepted), next_session++, client, worker_config, pool); });
+  // Said once everything that serves is up, so that "listening on" means ready (tests count the
+  // daemon's descriptors from it).
+  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
+                backend.c_str(), worker_config.gpus, tokens ? "token required" : "no token", plain,
+                config.tenants.size(), config.source.empty() ? "" : " from ", config.source.c_str());
   handshakes.run();
   return 1;
 }
