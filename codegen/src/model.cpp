@@ -308,6 +308,7 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       f.client_file = entry->client;
       if (entry->server && *entry->server != "none") f.server_file = entry->server;
       f.blocking = entry->blocking;
+      f.outputs_on_failure = entry->outputs_on_failure;
       f.destroys = entry->destroys;
     } else {
       f.cls = spec.default_class;
@@ -350,6 +351,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
                         "`server: none` and a declaration in a parsed header");
     }
     if (f.blocking && f.cls != CallClass::kSync) b.error(w, name + ": only sync calls can be `blocking: true`");
+    if (f.outputs_on_failure && (f.cls != CallClass::kSync || !f.generated_server || f.client_file))
+      b.error(w, name + ": `outputs_on_failure: true` is for a sync call generated on both sides");
     if (f.destroys && !b.known_kind(*f.destroys)) {
       b.error(w, name + ": destroys '" + *f.destroys + "' is not a handle kind listed under handles");
     }
@@ -385,7 +388,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
 
   uint64_t h = 14695981039346656037ull;
   for (const auto& f : m.functions) {
-    h = fnv1a64(h, f.name + "|" + class_name(f.cls) + "|" + (f.client_file ? "c" : "") + (f.has_server ? "s" : ""));
+    h = fnv1a64(h, f.name + "|" + class_name(f.cls) + "|" + (f.client_file ? "c" : "") + (f.has_server ? "s" : "") +
+                       (f.outputs_on_failure ? "f" : ""));
     for (const auto& p : f.params) h = fnv1a64(h, p.type + ":" + marshal_name(p.how) + ":" + p.count);
   }
   m.api_hash = h;

@@ -51,6 +51,7 @@ struct Function {
   std::optional<std::string> client_file;  // hand-written client side
   std::optional<std::string> server_file;  // hand-written server side
   bool blocking = false;
+  bool outputs_on_failure = false;         // outputs (not new handles) travel back whatever the status
   std::optional<std::string> destroys;     // handle kind unbound on success
   uint32_t id = 0;
 

@@ -93,7 +93,8 @@ class Loader {
   }
 
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
-    std::set<std::string> keys = {"class", "client", "server", "blocking", "destroys", "params", "remote", "api"};
+    std::set<std::string> keys = {"class",  "client", "server", "blocking",          "destroys",
+                                  "params", "remote", "api",    "outputs_on_failure"};
     if (pattern) keys = {"match", "class", "client", "server"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
@@ -106,6 +107,7 @@ class Loader {
     if (n["blocking"]) e.blocking = boolean(n["blocking"], "blocking");
     if (n["remote"]) e.remote = boolean(n["remote"], "remote");
     if (n["api"]) e.api = boolean(n["api"], "api");
+    if (n["outputs_on_failure"]) e.outputs_on_failure = boolean(n["outputs_on_failure"], "outputs_on_failure");
     if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
     return e;
   }

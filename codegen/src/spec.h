@@ -35,6 +35,7 @@ struct EntrySpec {
   bool blocking = false;
   bool remote = false;  // hand-written on both sides, but the client wants a generated remote:: forwarder
   bool api = false;     // in the server's Api table although it has no call of its own (`server: none`)
+  bool outputs_on_failure = false;  // its outputs travel back whatever its status (cuBLAS's host `info`)
   std::optional<std::string> destroys;  // handle kind
   std::map<std::string, ParamSpec> params;
 };

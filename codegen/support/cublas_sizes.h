@@ -49,6 +49,26 @@ inline size_t cublas_scalar_bytes(int compute_type, int c_type) {
   }
 }
 
+// One element of a cudaDataType: the scalars of the level-1 Ex forms (alpha by alphaType, result by
+// resultType, c and s by csType, each of rotm's five parameters by paramType); 0 for a type cuBLAS
+// takes no scalar of.
+inline size_t cublas_type_bytes(int data_type) {
+  switch (static_cast<cudaDataType>(data_type)) {
+    case CUDA_R_8I: case CUDA_R_8U:
+      return 1;
+    case CUDA_R_16F: case CUDA_R_16BF: case CUDA_C_8I: case CUDA_C_8U:
+      return 2;
+    case CUDA_R_32F: case CUDA_R_32I: case CUDA_R_32U: case CUDA_C_16F: case CUDA_C_16BF:
+      return 4;
+    case CUDA_R_64F: case CUDA_C_32F:
+      return 8;
+    case CUDA_C_64F:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
 // n elements of elem_size bytes, inc elements apart (cublasSetVector/GetVector).
 inline size_t cublas_vector_bytes(int n, int elem_size, int inc) {
   if (n <= 0 || elem_size <= 0 || inc == 0) return 0;

@@ -43,7 +43,7 @@ TEST_CASE("an unknown key is rejected with the allowed keys") {
   INFO(r.output);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") && Catch::Contains("unknown key 'direction'") &&
-                           Catch::Contains("allowed keys: api, blocking, class, client, destroys, params, remote, server"));
+                           Catch::Contains("allowed keys: api, blocking, class, client, destroys, outputs_on_failure, params, remote, server"));
 }
 
 TEST_CASE("an unknown top-level key is rejected") {
@@ -114,6 +114,13 @@ TEST_CASE("a blocking call must be sync") {
   INFO(r.output);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("fakeFill: only sync calls can be `blocking: true`"));
+}
+
+TEST_CASE("outputs on failure are for sync calls generated on both sides") {
+  auto r = generate(spec_with("  fakeFill: {class: async, outputs_on_failure: true}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeFill: `outputs_on_failure: true` is for a sync call generated on both sides"));
 }
 
 TEST_CASE("remote: true needs both hand-written sides") {

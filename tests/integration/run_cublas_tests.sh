@@ -14,7 +14,7 @@ start_server --emulate || exit 1
 
 # 1. Results, pointer modes, getters, not-supported answers.
 check_tour "$PROGS/cublas_tour"
-check_tour_stderr "an unforwarded cuBLAS function is named on stderr" "cublasSsymm_v2 is not supported by rgpu"
+check_tour_stderr "an unforwarded cuBLAS function is named on stderr" "cublasSrotg_v2 is not supported by rgpu"
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "cublasDdot_v2 is not available on this backend"
 

@@ -95,12 +95,18 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
   s += "  if (rgpu_rc == ::rgpu::client::kStatusUnavailable) return " + st.unavailable + ";\n";
   bool new_handles = std::any_of(f.params.begin(), f.params.end(),
                                  [](const ParamPlan& p) { return p.how == Marshal::kNewHandle; });
-  if ((sync && has_out) || new_handles) {
+  if ((sync && has_out && !f.outputs_on_failure) || new_handles) {
     s += "  if (static_cast<" + st.type + ">(rgpu_rc) != " + st.success + ") return static_cast<" + st.type +
          ">(rgpu_rc);\n";
   }
   if (sync && has_out) {
-    s += "  if (rgpu_call.replied()) {\n    ::rgpu::wire::Decoder& rgpu_reply = rgpu_call.results();\n";
+    // A failure's reply holds the outputs only where the function reports through them (and the
+    // server got as far as calling it).
+    const std::string replied =
+        f.outputs_on_failure ? "rgpu_call.replied() && (static_cast<" + st.type + ">(rgpu_rc) == " + st.success +
+                                   " || !rgpu_call.results().at_end())"
+                             : "rgpu_call.replied()";
+    s += "  if (" + replied + ") {\n    ::rgpu::wire::Decoder& rgpu_reply = rgpu_call.results();\n";
     for (const auto& p : f.params) {
       if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
         s += "    ::rgpu::gen::get_out_bytes(rgpu_reply, " + p.name + ", rgpu_bytes_" + p.name + ");\n";

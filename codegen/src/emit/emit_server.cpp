@@ -135,7 +135,14 @@ std::string dispatcher(const Model& m, const Function& f) {
   for (const auto& p : f.params) args += (args.empty() ? "" : ", ") + call_arg(p);
   s += "  const " + st.type + " rgpu_rc = rgpu_ctx." + m.spec.library + "." + f.name + "(" + args + ");\n";
   s += "  rgpu_status = static_cast<int32_t>(rgpu_rc);\n";
-  // 7. on success only: handle bookkeeping and outputs
+  // 7. on success only: handle bookkeeping and outputs (outputs whatever the status, where the
+  // function reports through them why it failed)
+  std::string outputs;
+  for (const auto& p : f.params) {
+    if (p.how == Marshal::kOut || p.how == Marshal::kInOut) outputs += "  rgpu_buf_" + p.name + ".write(rgpu_out);\n";
+    if (p.how == Marshal::kScalarOut) outputs += "  rgpu_sc_" + p.name + ".write(rgpu_out);\n";
+  }
+  if (f.outputs_on_failure) s += outputs;
   std::string after;
   for (const auto& p : f.params) {
     if (p.how == Marshal::kNewHandle) {
@@ -151,10 +158,7 @@ std::string dispatcher(const Model& m, const Function& f) {
       }
     }
   }
-  for (const auto& p : f.params) {
-    if (p.how == Marshal::kOut || p.how == Marshal::kInOut) after += "  rgpu_buf_" + p.name + ".write(rgpu_out);\n";
-    if (p.how == Marshal::kScalarOut) after += "  rgpu_sc_" + p.name + ".write(rgpu_out);\n";
-  }
+  if (!f.outputs_on_failure) after += outputs;
   if (!after.empty()) s += "  if (rgpu_rc != " + st.success + ") return true;\n" + after;
   s += "  return true;\n}\n\n";
   return s;

@@ -1,6 +1,7 @@
 // The emulated cuBLAS: a CPU reference for the calls CI exercises end to end (handles, their
-// stream and pointer mode, SGEMM, SDOT), with exactly the signatures of cublas_api.h (checked in
-// cublas_table.cpp). Everything else stays null in the table: CUBLAS_STATUS_NOT_SUPPORTED.
+// stream and pointer mode, SGEMM, SDOT, and one call of each shape the spec's families add: 64-bit
+// indices, the rotation's scalars, a batch's device arrays of pointers with a host `info`), with
+// exactly the signatures of cublas_api.h (checked in cublas_table.cpp). Everything else stays null in the table: CUBLAS_STATUS_NOT_SUPPORTED.
 #pragma once
 
 #include <cublas_api.h>
@@ -20,6 +21,13 @@ cublasStatus_t cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa, c
                               const float* beta, float* C, int ldc);
 cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int incx, const float* y, int incy,
                              float* result);
+cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float* alpha, const float* x, int64_t incx,
+                                 float* y, int64_t incy);
+cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float* x, int incx, float* y, int incy, const float* c,
+                             const float* s);
+cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs,
+                                   const float* const Aarray[], int lda, const int* devIpiv, float* const Barray[],
+                                   int ldb, int* info, int batchSize);
 
 // The name -> entry point table above, as the resolver that load_api takes (cublas_table.cpp).
 void* resolve_cublas(const char* name, void* ctx);

@@ -2,8 +2,10 @@
 // loops over the virtual device's memory (host RAM), issued in the handle's stream like any other
 // device work (run now, or recorded into a capture). Every matrix and vector is confirmed inside
 // one live allocation before it is used.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublas_handle.h"
@@ -45,9 +47,29 @@ DeviceRange matrix(const float* p, int rows, int cols, int ld) {
 }
 
 // n elements inc apart (a negative inc walks from the far end, as BLAS does).
-DeviceRange vector(const float* p, int n, int inc) { return state().memory.find(p, (uint64_t(n - 1) * std::abs(inc) + 1) * sizeof(float)); }
+DeviceRange vector(const float* p, int64_t n, int64_t inc) {
+  return state().memory.find(p, (uint64_t(n - 1) * uint64_t(std::abs(inc)) + 1) * sizeof(float));
+}
 
-size_t vector_index(int i, int n, int inc) { return inc >= 0 ? size_t(i) * inc : size_t(n - 1 - i) * size_t(-inc); }
+size_t vector_index(int64_t i, int64_t n, int64_t inc) {
+  return inc >= 0 ? size_t(i) * size_t(inc) : size_t(n - 1 - i) * size_t(-inc);
+}
+
+// The n x n matrices (or n x nrhs right-hand sides) a batched routine's device array of pointers
+// names, each confirmed inside one allocation; empty when the array or one of them is not.
+std::vector<DeviceRange> batch_matrices(const float* const* array, int batch, int rows, int cols, int ld) {
+  DeviceRange pointers = state().memory.find(array, uint64_t(batch) * sizeof(float*));
+  if (!pointers && batch > 0) return {};
+  std::vector<DeviceRange> out;
+  for (int b = 0; b < batch; ++b) {
+    const float* p = nullptr;
+    std::memcpy(&p, pointers.data + size_t(b) * sizeof p, sizeof p);
+    DeviceRange m = matrix(p, rows, cols, ld);
+    if (!m) return {};
+    out.push_back(std::move(m));
+  }
+  return out;
+}
 
 bool valid_op(cublasOperation_t op) { return op == CUBLAS_OP_N || op == CUBLAS_OP_T || op == CUBLAS_OP_C; }
 
@@ -136,6 +158,87 @@ cublasStatus_t cublasSdot_v2(cublasHandle_t handle, int n, const float* x, int i
   return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
     float v = dot();
     std::memcpy(out.data, &v, sizeof v);
+    return cudaSuccess;
+  }));
+}
+
+cublasStatus_t cublasSaxpy_v2_64(cublasHandle_t handle, int64_t n, const float* alpha, const float* x, int64_t incx,
+                                 float* y, int64_t incy) {
+  std::optional<CublasSettings> h = cublas_settings(handle);
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  ScalarArg a;
+  if (!a.bind(h->pointer_mode, alpha)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  DeviceRange vx = vector(x, n, incx), vy = vector(y, n, incy);
+  if (!vx || !vy) return CUBLAS_STATUS_INVALID_VALUE;
+  return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
+    const auto* px = reinterpret_cast<const float*>(vx.data);
+    auto* py = reinterpret_cast<float*>(vy.data);
+    for (int64_t i = 0; i < n; ++i) py[vector_index(i, n, incy)] += a.get() * px[vector_index(i, n, incx)];
+    return cudaSuccess;
+  }));
+}
+
+cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float* x, int incx, float* y, int incy, const float* c,
+                             const float* s) {
+  std::optional<CublasSettings> h = cublas_settings(handle);
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  ScalarArg cos, sin;
+  if (!cos.bind(h->pointer_mode, c) || !sin.bind(h->pointer_mode, s)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (n <= 0) return CUBLAS_STATUS_SUCCESS;
+  DeviceRange vx = vector(x, n, incx), vy = vector(y, n, incy);
+  if (!vx || !vy) return CUBLAS_STATUS_INVALID_VALUE;
+  return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
+    auto* px = reinterpret_cast<float*>(vx.data);
+    auto* py = reinterpret_cast<float*>(vy.data);
+    for (int i = 0; i < n; ++i) {
+      float& xi = px[vector_index(i, n, incx)];
+      float& yi = py[vector_index(i, n, incy)];
+      const float xv = xi, yv = yi;
+      xi = cos.get() * xv + sin.get() * yv;
+      yi = cos.get() * yv - sin.get() * xv;
+    }
+    return cudaSuccess;
+  }));
+}
+
+// Solves A X = B for each matrix of the batch, A given as getrf leaves it (L below the diagonal
+// with a unit diagonal, U on and above it, rows swapped as the 1-based pivots say). `info` is one
+// int in host memory: 0, or -i for the i-th argument found wrong. Only trans = N is emulated.
+cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs,
+                                   const float* const Aarray[], int lda, const int* devIpiv, float* const Barray[],
+                                   int ldb, int* info, int batchSize) {
+  std::optional<CublasSettings> h = cublas_settings(handle);
+  if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!info) return CUBLAS_STATUS_INVALID_VALUE;
+  *info = n < 0 ? -3 : nrhs < 0 ? -4 : lda < std::max(1, n) ? -6 : ldb < std::max(1, n) ? -9 : batchSize < 0 ? -11 : 0;
+  if (*info != 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (trans != CUBLAS_OP_N) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (n == 0 || nrhs == 0 || batchSize == 0) return CUBLAS_STATUS_SUCCESS;
+  std::vector<DeviceRange> as = batch_matrices(Aarray, batchSize, n, n, lda);
+  std::vector<DeviceRange> bs = batch_matrices(Barray, batchSize, n, nrhs, ldb);
+  DeviceRange pivots = state().memory.find(devIpiv, uint64_t(n) * uint64_t(batchSize) * sizeof(int));
+  if (as.empty() || bs.empty() || !pivots) return CUBLAS_STATUS_INVALID_VALUE;
+  return issued(state().enqueue(h->stream, cudaGraphNodeTypeKernel, [=] {
+    for (int b = 0; b < batchSize; ++b) {
+      const auto* a = reinterpret_cast<const float*>(as[b].data);
+      auto* x = reinterpret_cast<float*>(bs[b].data);
+      const auto* piv = reinterpret_cast<const int*>(pivots.data) + size_t(b) * size_t(n);
+      for (int j = 0; j < nrhs; ++j) {
+        float* col = x + size_t(j) * size_t(ldb);
+        for (int i = 0; i < n; ++i) {
+          const int p = piv[i] - 1;
+          if (p < 0 || p >= n) return cudaErrorIllegalAddress;  // a pivot no getrf writes
+          std::swap(col[i], col[p]);
+        }
+        for (int i = 0; i < n; ++i)
+          for (int k = 0; k < i; ++k) col[i] -= a[i + size_t(k) * lda] * col[k];
+        for (int i = n - 1; i >= 0; --i) {
+          for (int k = i + 1; k < n; ++k) col[i] -= a[i + size_t(k) * lda] * col[k];
+          col[i] /= a[i + size_t(i) * lda];
+        }
+      }
+    }
     return cudaSuccess;
   }));
 }

@@ -10,7 +10,8 @@ namespace {
 const Entry kTable[] = {
     RGPU_EMULATED(cublasCreate_v2),         RGPU_EMULATED(cublasDestroy_v2), RGPU_EMULATED(cublasSetStream_v2),
     RGPU_EMULATED(cublasSetPointerMode_v2), RGPU_EMULATED(cublasSetMathMode), RGPU_EMULATED(cublasSgemm_v2),
-    RGPU_EMULATED(cublasSdot_v2),
+    RGPU_EMULATED(cublasSdot_v2),           RGPU_EMULATED(cublasSaxpy_v2_64), RGPU_EMULATED(cublasSrot_v2),
+    RGPU_EMULATED(cublasSgetrsBatched),
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 // cuBLAS through the libcublas.so.13 shim: handle settings and their getters, SGEMM, DGEMM, GemmEx
 // with FP16 and BF16 inputs computed in FP32, strided and pointer-array batches, host <-> device
-// helpers, level 1 and 2 calls, and SDOT with the result in host and in device memory. All data
-// are small integers, so every product is exact and checked against a CPU loop to the last bit;
-// checksums are printed as integers.
+// helpers, level 1 and 2 calls, SDOT with the result in host and in device memory, DSYMM, DAXPY
+// with 64-bit indices, and batched LU and solve. All data are small integers, so every product is
+// exact and checked against a CPU loop to the last bit (the solve to 1e-9); checksums are printed
+// as integers.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -296,6 +297,75 @@ int main() {
     CHECK_CUDA(cudaFree(dresult));
     CHECK_CUDA(cudaFree(dam));
     CHECK_CUDA(cudaFree(dv));
+  }
+
+  // ---- the families the spec forwards by pattern: DSYMM, DAXPY with 64-bit indices, batched
+  // LU and solve (getrf, then getrs with its info in host memory) ----
+  {
+    const int sm = 24, sn = 16;
+    const std::vector<double> sa = ints(size_t(sm) * sm, 4), sb = ints(size_t(sm) * sn, 5), sc = ints(size_t(sm) * sn, 6);
+    double *dsa = to_device(sa), *dsb = to_device(sb), *dsc = to_device(sc);
+    const double alpha = 2, beta = -1;
+    CHECK_BLAS(cublasDsymm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, sm, sn, &alpha, dsa, sm, dsb, sm, &beta, dsc, sm));
+    std::vector<double> want = sc;
+    for (int j = 0; j < sn; ++j)
+      for (int i = 0; i < sm; ++i) {
+        double sum = 0;  // only A's upper triangle is read
+        for (int l = 0; l < sm; ++l) sum += (i <= l ? sa[i + l * sm] : sa[l + i * sm]) * sb[l + j * sm];
+        want[i + j * sm] = alpha * sum + beta * sc[i + j * sm];
+      }
+    report("dsymm left upper 24x16", to_host(dsc, want.size(), stream), want);
+
+    const int64_t len = 1000;
+    const std::vector<double> x = ints(size_t(len), 7), y = ints(size_t(len), 8);
+    double *dx = to_device(x), *dy = to_device(y);
+    const double three = 3;
+    CHECK_BLAS(cublasDaxpy_64(h, len, &three, dx, 1, dy, 1));
+    std::vector<double> want_y(y);
+    for (int64_t i = 0; i < len; ++i) want_y[size_t(i)] += 3 * x[size_t(i)];
+    report("daxpy_64", to_host(dy, size_t(len), stream), want_y);
+
+    // Three 8 x 8 diagonally dominant systems A x = b with integer solutions.
+    const int ln = 8, batch = 3;
+    std::vector<double> la(size_t(ln) * ln * batch), lb(size_t(ln) * batch), lx(size_t(ln) * batch);
+    for (int t = 0; t < batch; ++t) {
+      const std::vector<double> r = ints(size_t(ln) * ln, 10 + t), xs = ints(size_t(ln), 20 + t);
+      for (int i = 0; i < ln * ln; ++i) la[size_t(t) * ln * ln + size_t(i)] = r[size_t(i)] + (i % (ln + 1) == 0 ? 40 : 0);
+      for (int i = 0; i < ln; ++i) {
+        lx[size_t(t) * ln + size_t(i)] = xs[size_t(i)];
+        double sum = 0;
+        for (int l = 0; l < ln; ++l) sum += la[size_t(t) * ln * ln + size_t(i + l * ln)] * xs[size_t(l)];
+        lb[size_t(t) * ln + size_t(i)] = sum;
+      }
+    }
+    double *dla = to_device(la), *dlb = to_device(lb);
+    std::vector<double*> ptrs;
+    for (int t = 0; t < batch; ++t) ptrs.push_back(dla + size_t(t) * ln * ln);
+    for (int t = 0; t < batch; ++t) ptrs.push_back(dlb + size_t(t) * ln);
+    double** dptrs = to_device(ptrs);
+    int* dpiv = nullptr;
+    int* dinfo = nullptr;
+    CHECK_CUDA(cudaMalloc(&dpiv, size_t(ln) * batch * sizeof(int)));
+    CHECK_CUDA(cudaMalloc(&dinfo, batch * sizeof(int)));
+    CHECK_BLAS(cublasDgetrfBatched(h, ln, dptrs, ln, dpiv, dinfo, batch));
+    int info = 123;
+    CHECK_BLAS(cublasDgetrsBatched(h, CUBLAS_OP_N, ln, 1, dptrs, ln, dpiv, dptrs + batch, ln, &info, batch));
+    expect(info == 0, "dgetrs batched: info 0 in host memory");
+    const std::vector<int> infos = to_host(dinfo, size_t(batch), stream);
+    expect(infos == std::vector<int>(size_t(batch), 0), "dgetrf batched: info 0 for each matrix, in device memory");
+    const std::vector<double> solved = to_host(dlb, lb.size(), stream);
+    double solve_error = 0;
+    for (size_t i = 0; i < solved.size(); ++i) solve_error = std::fmax(solve_error, std::fabs(solved[i] - lx[i]));
+    say("dgetrf + dgetrs batched 8x8 x3: max abs error %.1e\n", solve_error);
+    expect(solve_error < 1e-9, "dgetrf + dgetrs batched solve each system");
+    info = 123;
+    (void)cublasDgetrsBatched(h, CUBLAS_OP_N, ln, 1, dptrs, ln - 1, dpiv, dptrs + batch, ln, &info, batch);
+    say("dgetrs batched with lda %d < n: info %d\n", ln - 1, info);
+    expect(info < 0, "dgetrs batched: a bad lda comes back as a negative info, naming it");
+    for (void* p : {static_cast<void*>(dsa), static_cast<void*>(dsb), static_cast<void*>(dsc), static_cast<void*>(dx),
+                    static_cast<void*>(dy), static_cast<void*>(dla), static_cast<void*>(dlb),
+                    static_cast<void*>(dptrs), static_cast<void*>(dpiv), static_cast<void*>(dinfo)})
+      CHECK_CUDA(cudaFree(p));
   }
 
   CHECK_BLAS(cublasDestroy(h));

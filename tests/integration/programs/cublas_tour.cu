@@ -1,5 +1,5 @@
 // cuBLAS through the shim against rgpud --emulate (whose cuBLAS is a CPU reference for handles,
-// SGEMM and SDOT): results checked against a host loop, the pointer modes, the local getters, and
+// SGEMM, SDOT, SAXPY_64, SROT and SGETRS batched): results checked against a host loop, the pointer modes, the local getters, and
 // the not-supported answers. Prints "ok: ..." per check and "ok: cublas_tour" last.
 //
 // `cublas_tour settings` only creates a handle, sets and reads its settings many times and
@@ -135,9 +135,79 @@ int main(int argc, char** argv) {
   CHECK_BLAS(cublasSdot(h, k, da, 1, db, 1, &dot_host));
   EXPECT(std::fabs(dot_host - dot_ref) < 1e-3f, "SDOT into host memory");
 
+  // One call of each shape the spec's families add. 64-bit indices (SAXPY_64, host alpha):
+  // y = 0.5 x + y over every other element.
+  std::vector<float> x(k), y(k);
+  for (int i = 0; i < k; ++i) {
+    x[i] = float(i + 1);
+    y[i] = float(2 * i);
+  }
+  CHECK_CUDA(cudaMemcpy(da, x.data(), k * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(db, y.data(), k * sizeof(float), cudaMemcpyHostToDevice));
+  const float half = 0.5f;
+  const int64_t every_other = (k + 1) / 2;
+  CHECK_BLAS(cublasSaxpy_64(h, every_other, &half, da, 2, db, 2));
+  std::vector<float> got_y(k);
+  CHECK_CUDA(cudaMemcpy(got_y.data(), db, k * sizeof(float), cudaMemcpyDeviceToHost));
+  bool axpy_ok = true;
+  for (int i = 0; i < k; ++i) axpy_ok &= got_y[i] == (i % 2 ? y[i] : y[i] + 0.5f * x[i]);
+  EXPECT(axpy_ok, "SAXPY_64 (64-bit indices, host alpha) matches the host reference");
+
+  // The rotation's c and s follow the pointer mode like alpha (host here).
+  const float cos_t = 0.6f, sin_t = 0.8f;
+  CHECK_BLAS(cublasSrot(h, k, da, 1, db, 1, &cos_t, &sin_t));
+  std::vector<float> got_x(k);
+  CHECK_CUDA(cudaMemcpy(got_x.data(), da, k * sizeof(float), cudaMemcpyDeviceToHost));
+  std::vector<float> rotated_y(k);
+  CHECK_CUDA(cudaMemcpy(rotated_y.data(), db, k * sizeof(float), cudaMemcpyDeviceToHost));
+  float rot_err = 0;
+  for (int i = 0; i < k; ++i) {
+    rot_err = std::fmax(rot_err, std::fabs(got_x[i] - (cos_t * x[i] + sin_t * got_y[i])));
+    rot_err = std::fmax(rot_err, std::fabs(rotated_y[i] - (cos_t * got_y[i] - sin_t * x[i])));
+  }
+  EXPECT(rot_err < 1e-4f, "SROT (host c and s) matches the host reference");
+
+  // A batch through device arrays of pointers, its `info` one int in host memory (sync):
+  // two 2 x 2 systems already factored as getrf leaves them, A = P L U.
+  //   batch 0: no swap, L = [1 0; 0.5 1], U = [4 2; 0 3]: A = [4 2; 2 4], b = [8 10] -> x = [1 2]
+  //   batch 1: rows swapped (pivots 2, 2), same L U: A = [2 4; 4 2], b = [10 8] -> x = [1 2]
+  const float lu[2][4] = {{4, 0.5f, 2, 3}, {4, 0.5f, 2, 3}};  // column-major
+  const int pivots[4] = {1, 2, 2, 2};
+  const float rhs[2][2] = {{8, 10}, {10, 8}};
+  float* dlu = nullptr;
+  float* drhs = nullptr;
+  int* dpiv = nullptr;
+  float** dptrs = nullptr;
+  CHECK_CUDA(cudaMalloc(&dlu, sizeof lu));
+  CHECK_CUDA(cudaMalloc(&drhs, sizeof rhs));
+  CHECK_CUDA(cudaMalloc(&dpiv, sizeof pivots));
+  CHECK_CUDA(cudaMalloc(&dptrs, 4 * sizeof(float*)));
+  float* ptrs[4] = {dlu, dlu + 4, drhs, drhs + 2};
+  CHECK_CUDA(cudaMemcpy(dlu, lu, sizeof lu, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(drhs, rhs, sizeof rhs, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dpiv, pivots, sizeof pivots, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dptrs, ptrs, sizeof ptrs, cudaMemcpyHostToDevice));
+  int info = 123;
+  CHECK_BLAS(cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, dptrs, 2, dpiv, dptrs + 2, 2, &info, 2));
+  float solved[2][2];
+  CHECK_CUDA(cudaMemcpy(solved, drhs, sizeof solved, cudaMemcpyDeviceToHost));
+  EXPECT(info == 0, "SGETRS batched: its host info comes back");
+  EXPECT(std::fabs(solved[0][0] - 1) < 1e-5f && std::fabs(solved[0][1] - 2) < 1e-5f &&
+             std::fabs(solved[1][0] - 1) < 1e-5f && std::fabs(solved[1][1] - 2) < 1e-5f,
+         "SGETRS batched solves each system through the device arrays of pointers");
+  info = 123;
+  EXPECT(cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, dptrs, 1, dpiv, dptrs + 2, 2, &info, 2) ==
+                 CUBLAS_STATUS_INVALID_VALUE &&
+             info == -6,
+         "SGETRS batched: a bad lda comes back as info -6");
+  CHECK_CUDA(cudaFree(dlu));
+  CHECK_CUDA(cudaFree(drhs));
+  CHECK_CUDA(cudaFree(dpiv));
+  CHECK_CUDA(cudaFree(dptrs));
+
   // Not supported: by the shim (not forwarded), and by the emulated backend (forwarded, sync).
-  EXPECT(cublasSsymm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_UPPER, m, n, &alpha, da, m, db, m, &beta, dc, m) ==
-             CUBLAS_STATUS_NOT_SUPPORTED,
+  float ra = 1, rb = 2, rc = 0, rs = 0;
+  EXPECT(cublasSrotg(h, &ra, &rb, &rc, &rs) == CUBLAS_STATUS_NOT_SUPPORTED,
          "an unforwarded function answers CUBLAS_STATUS_NOT_SUPPORTED");
   double dd = 0;
   EXPECT(cublasDdot(h, 1, reinterpret_cast<double*>(da), 1, reinterpret_cast<double*>(db), 1, &dd) ==
