@@ -258,6 +258,31 @@ bool read_exports(const std::string& path, std::vector<std::string>* out, std::s
   return true;
 }
 
+namespace {
+
+// What f returns (Function::returns); false, with why, for a result that cannot travel.
+bool classify_result(Function& f, const Spec& spec, std::string* why) {
+  const TypeInfo& r = f.sig->result;
+  if (r.unqualified == spec.status.type || r.canonical == spec.status.type) {
+    f.returns = Returns::kStatus;
+  } else if (r.shape == Shape::kVoid) {
+    f.returns = Returns::kVoid;
+  } else if (r.shape == Shape::kScalar || (r.shape == Shape::kRecord && !r.record_has_pointer)) {
+    f.returns = Returns::kValue;
+    if (f.cls != CallClass::kSync) {
+      *why = "returns a value (" + r.spelling + "); make it sync";
+      return false;
+    }
+  } else {
+    *why = "returns " + r.spelling + ", not " + spec.status.type +
+           ", nothing or a value; mark it `client: FILE` with `server: none`, or unsupported";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool build_model(const Spec& spec, const std::vector<std::string>& exports, const SignatureMap& signatures,
                  Model* out, std::vector<std::string>* errors) {
   Builder b(spec, errors);
@@ -284,6 +309,9 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
   for (const std::string& name : exports) {
     Function f;
     f.name = name;
+    const auto declared = signatures.find(name);
+    // The file that declares it, for patterns that name one ("cublas.h": the legacy API).
+    const std::string header = declared == signatures.end() ? "" : std::filesystem::path(declared->second.header).filename().string();
     const EntrySpec* entry = nullptr;
     bool exact_entry = false;
     if (auto it = exact.find(name); it != exact.end()) {
@@ -292,7 +320,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       f.classified_by = "entry";
     } else {
       for (size_t i = 0; i < spec.patterns.size(); ++i) {
-        if (fnmatch(spec.patterns[i].name.c_str(), name.c_str(), 0) == 0) {
+        if (fnmatch(spec.patterns[i].name.c_str(), name.c_str(), 0) == 0 &&
+            (!spec.patterns[i].header || *spec.patterns[i].header == header)) {
           entry = &spec.patterns[i];
           pattern_used[i] = true;
           f.classified_by = "pattern " + entry->name;
@@ -315,7 +344,7 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       f.classified_by = "default";
     }
     bool server_none = entry && entry->server == "none";
-    if (auto s = signatures.find(name); s != signatures.end()) f.sig = s->second;
+    if (declared != signatures.end()) f.sig = declared->second;
     f.id = fnv1a32(name);
     if (auto [it, inserted] = ids.emplace(f.id, name); !inserted) {
       b.error(f.where, "call id collision between " + it->second + " and " + name + " (FNV-1a-32); rename cannot help: change the id scheme");
@@ -357,11 +386,11 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       b.error(w, name + ": destroys '" + *f.destroys + "' is not a handle kind listed under handles");
     }
     if (needs_plan) {
+      std::string why_not;
       if (!f.sig) {
         b.error(w, name + " is not declared by any parsed header, so it cannot be generated; mark it `client: FILE` and `server: FILE`/`server: none`, or unsupported");
-      } else if (f.sig->result.unqualified != spec.status.type) {
-        b.error(w, name + " returns " + f.sig->result.spelling + ", not " + spec.status.type +
-                       "; mark it `client: FILE` with `server: none`, or unsupported");
+      } else if (!classify_result(f, spec, &why_not)) {
+        b.error(w, name + " " + why_not);
       } else if (b.plan(f, exact_entry ? entry : nullptr)) {
         for (const auto& p : f.params) {
           if (f.cls == CallClass::kAsync &&
@@ -389,7 +418,7 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
   uint64_t h = 14695981039346656037ull;
   for (const auto& f : m.functions) {
     h = fnv1a64(h, f.name + "|" + class_name(f.cls) + "|" + (f.client_file ? "c" : "") + (f.has_server ? "s" : "") +
-                       (f.outputs_on_failure ? "f" : ""));
+                       (f.outputs_on_failure ? "f" : "") + (f.sig ? "|" + f.sig->result.spelling : ""));
     for (const auto& p : f.params) h = fnv1a64(h, p.type + ":" + marshal_name(p.how) + ":" + p.count);
   }
   m.api_hash = h;

@@ -42,6 +42,11 @@ struct ParamPlan {
   std::string handle_kind;  // e.g. stream
 };
 
+// What a forwarded function returns: the library's status (the rule), or, in an API older than
+// that rule (cuBLAS's legacy cublas.h), nothing or a value (float cublasSdot(...)), whose errors
+// the library keeps for a getter of its own (cublasGetError).
+enum class Returns { kStatus, kVoid, kValue };
+
 struct Function {
   std::string name;
   Where where;                  // the spec entry (or pattern) that classified it; empty for default
@@ -52,6 +57,7 @@ struct Function {
   std::optional<std::string> server_file;  // hand-written server side
   bool blocking = false;
   bool outputs_on_failure = false;         // outputs (not new handles) travel back whatever the status
+  Returns returns = Returns::kStatus;
   std::optional<std::string> destroys;     // handle kind unbound on success
   uint32_t id = 0;
 

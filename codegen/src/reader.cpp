@@ -61,6 +61,7 @@ TypeInfo describe(CXType t) {
   info.spelling = take(clang_getTypeSpelling(t));
   info.unqualified = info.spelling;
   CXType c = clang_getCanonicalType(t);
+  info.canonical = take(clang_getTypeSpelling(c));
   // Top-level const: trailing on a pointer ("const float *const"), leading otherwise.
   constexpr std::string_view kConst = "const";
   if (clang_isConstQualifiedType(t) && c.kind == CXType_Pointer && info.unqualified.ends_with(kConst)) {

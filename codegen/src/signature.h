@@ -21,6 +21,7 @@ enum class Shape {
 struct TypeInfo {
   std::string spelling;      // as written for a declaration, e.g. "const struct cudaDeviceProp *"
   std::string unqualified;   // spelling without top-level const, e.g. "cudaStream_t"
+  std::string canonical;     // the type behind its typedefs, e.g. "cublasStatus_t" for cublasStatus
   Shape shape = Shape::kOther;
   bool record_has_pointer = false;  // kRecord: a field (at any depth) is a pointer
   bool is_enum = false;   // kScalar: decoded as its underlying integer (no enum loads of peer bytes)

@@ -95,7 +95,7 @@ class Loader {
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
     std::set<std::string> keys = {"class",  "client", "server", "blocking",          "destroys",
                                   "params", "remote", "api",    "outputs_on_failure"};
-    if (pattern) keys = {"match", "class", "client", "server"};
+    if (pattern) keys = {"match", "class", "client", "server", "header"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
     EntrySpec e;
@@ -109,6 +109,7 @@ class Loader {
     if (n["api"]) e.api = boolean(n["api"], "api");
     if (n["outputs_on_failure"]) e.outputs_on_failure = boolean(n["outputs_on_failure"], "outputs_on_failure");
     if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
+    if (n["header"]) e.header = str(n["header"], "header");
     return e;
   }
 

@@ -38,6 +38,7 @@ struct EntrySpec {
   bool outputs_on_failure = false;  // its outputs travel back whatever its status (cuBLAS's host `info`)
   std::optional<std::string> destroys;  // handle kind
   std::map<std::string, ParamSpec> params;
+  std::optional<std::string> header;  // a pattern's: only functions this header file declares
 };
 
 struct StatusSpec {

@@ -116,6 +116,20 @@ TEST_CASE("a blocking call must be sync") {
   CHECK_THAT(r.output, Catch::Contains("fakeFill: only sync calls can be `blocking: true`"));
 }
 
+TEST_CASE("a pattern's header must be the one that declares the function") {
+  auto r = generate(spec_with("", "  - {match: \"fakeSum\", header: other.h, class: sync}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("pattern 'fakeSum' matches no export left by the exact entries"));
+}
+
+TEST_CASE("a function that returns a value must be sync") {
+  auto r = generate(spec_with("  fakeScale: {class: async}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeScale returns a value (double); make it sync"));
+}
+
 TEST_CASE("outputs on failure are for sync calls generated on both sides") {
   auto r = generate(spec_with("  fakeFill: {class: async, outputs_on_failure: true}\n"));
   INFO(r.output);

@@ -117,6 +117,16 @@ TEST_CASE_METHOD(Fixture, "in arrays with a count, out arrays with a count, stri
   CHECK(x == -5);
 }
 
+TEST_CASE_METHOD(Fixture, "a function that returns nothing is posted; one that returns a value waits for it") {
+  const int calls = fake().calls;
+  fakeTouch(23);
+  CHECK(fake().value == 23);
+  CHECK(fake().calls == calls + 1);
+  CHECK(loopback().last_async_status == fakeSuccess);
+  CHECK(fakeScale(1.5, 4) == 6.0);
+  CHECK(fakeScale(-2.25, 2) == -4.5);
+}
+
 TEST_CASE_METHOD(Fixture, "an impossible array count fails on the client, unsent") {
   int values[] = {1};
   long long sum = 0;

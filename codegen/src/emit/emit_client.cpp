@@ -38,14 +38,14 @@ std::string array_sizes(const Model& m, const Function& f) {
 // Body of remote::<name>: encode, send, decode the reply.
 std::string forwarder(const Model& m, const Function& f, bool sync) {
   const StatusSpec& st = m.spec.status;
-  std::string s = st.type + " " + f.name + "(" + param_list(*f.sig, true) + ") {\n";
+  std::string s = st.type + " " + f.name + "(" + forwarder_params(f) + ") {\n";
   s += array_sizes(m, f);
   // Scalars are in host or device memory as the mode says now (cuBLAS: the handle's pointer mode).
   if (has_scalars(f)) s += "  const bool rgpu_host = " + m.spec.scalars->host_mode + ";\n";
   s += "  ::rgpu::client::Call rgpu_call(" + id_name(f) + ", ::rgpu::client::CallClass::" +
        (sync ? "kSync" : "kAsync") + ");\n";
   s += "  [[maybe_unused]] ::rgpu::wire::Encoder& rgpu_args = rgpu_call.args();\n";
-  bool has_out = false;
+  bool has_out = f.returns == Returns::kValue;
   for (const auto& p : f.params) {
     switch (p.how) {
       case Marshal::kValue:
@@ -107,6 +107,7 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
                                    " || !rgpu_call.results().at_end())"
                              : "rgpu_call.replied()";
     s += "  if (" + replied + ") {\n    ::rgpu::wire::Decoder& rgpu_reply = rgpu_call.results();\n";
+    if (f.returns == Returns::kValue) s += "    rgpu_reply.get(rgpu_value);\n";
     for (const auto& p : f.params) {
       if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
         s += "    ::rgpu::gen::get_out_bytes(rgpu_reply, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
@@ -171,8 +172,21 @@ std::string emit_client(const Model& m) {
       continue;
     }
     s += "extern \"C\" RGPU_GEN_EXPORT " + f.sig->result.spelling + " " + f.name + "(" + param_list(*f.sig, true) +
-         ") {\n  return " + finish(m, gen_namespace(m) + "::remote::" + f.name + "(" + arg_list(*f.sig) + ")") +
-         ";\n}\n\n";
+         ") {\n";
+    const std::string call = gen_namespace(m) + "::remote::" + f.name + "(" + arg_list(*f.sig);
+    switch (f.returns) {
+      case Returns::kStatus:
+        s += "  return " + finish(m, call + ")") + ";\n";
+        break;
+      case Returns::kVoid:  // the library keeps the error for its own getter (the server's copy of it)
+        s += "  (void)" + call + ");\n";
+        break;
+      case Returns::kValue:
+        s += "  " + f.sig->result.unqualified + " rgpu_value{};\n  (void)" + call +
+             (f.sig->params.empty() ? "" : ", ") + "&rgpu_value);\n  return rgpu_value;\n";
+        break;
+    }
+    s += "}\n\n";
   }
 
   s += "// Hand-written exports declared by the headers: referenced so that a missing one fails the link.\n";

@@ -23,7 +23,7 @@ std::string emit_remote_header(const Model& m) {
        "::remote {\n\n";
   for (const auto& f : m.functions) {
     if ((f.generated_stub && f.cls != CallClass::kUnsupported) || f.remote_forwarder) {
-      s += f.sig->result.spelling + " " + f.name + "(" + param_list(*f.sig, true) + ");" +
+      s += m.spec.status.type + " " + f.name + "(" + forwarder_params(f) + ");" +
            (f.cls == CallClass::kAsync ? "  // async: posts without waiting" : "") + "\n";
     }
   }

@@ -133,11 +133,23 @@ std::string dispatcher(const Model& m, const Function& f) {
   // 6. call
   std::string args;
   for (const auto& p : f.params) args += (args.empty() ? "" : ", ") + call_arg(p);
-  s += "  const " + st.type + " rgpu_rc = rgpu_ctx." + m.spec.library + "." + f.name + "(" + args + ");\n";
+  const std::string call = "rgpu_ctx." + m.spec.library + "." + f.name + "(" + args + ")";
+  switch (f.returns) {
+    case Returns::kStatus:
+      s += "  const " + st.type + " rgpu_rc = " + call + ";\n";
+      break;
+    case Returns::kVoid:  // its errors stay with the library, for the library's own getter
+      s += "  " + call + ";\n  const " + st.type + " rgpu_rc = " + st.success + ";\n";
+      break;
+    case Returns::kValue:
+      s += "  const " + f.sig->result.unqualified + " rgpu_value = " + call + ";\n  const " + st.type +
+           " rgpu_rc = " + st.success + ";\n";
+      break;
+  }
   s += "  rgpu_status = static_cast<int32_t>(rgpu_rc);\n";
   // 7. on success only: handle bookkeeping and outputs (outputs whatever the status, where the
   // function reports through them why it failed)
-  std::string outputs;
+  std::string outputs = f.returns == Returns::kValue ? "  rgpu_out.put(rgpu_value);\n" : "";
   for (const auto& p : f.params) {
     if (p.how == Marshal::kOut || p.how == Marshal::kInOut) outputs += "  rgpu_buf_" + p.name + ".write(rgpu_out);\n";
     if (p.how == Marshal::kScalarOut) outputs += "  rgpu_sc_" + p.name + ".write(rgpu_out);\n";

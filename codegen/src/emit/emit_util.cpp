@@ -23,6 +23,12 @@ std::string param_list(const Signature& sig, bool named) {
   return s.empty() && !named ? "void" : s;
 }
 
+std::string forwarder_params(const Function& f) {
+  std::string s = param_list(*f.sig, true);
+  if (f.returns == Returns::kValue) s += (s.empty() ? "" : ", ") + f.sig->result.unqualified + "* rgpu_value";
+  return s;
+}
+
 std::string arg_list(const Signature& sig) {
   std::string s;
   for (const auto& p : sig.params) s += (s.empty() ? "" : ", ") + p.name;

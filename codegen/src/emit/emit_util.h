@@ -17,6 +17,8 @@ std::string declarator(const std::string& type, const std::string& name);
 // "T1 a, T2 b" (named) or "T1, T2" (types only).
 std::string param_list(const Signature& sig, bool named);
 std::string arg_list(const Signature& sig);
+// The parameters of f's remote:: forwarder: f's own, and where f returns a value, where it goes.
+std::string forwarder_params(const Function& f);
 
 std::string gen_namespace(const Model& m);         // rgpu::gen::cudart
 std::string id_name(const Function& f);            // k_cudaMalloc

@@ -81,6 +81,11 @@ fakeError_t real_memset2d(struct fakePitched p, int value) {
   fake().value = value;
   return fakeSuccess;
 }
+void real_touch(int value) {
+  fake().value = value;
+  ++fake().calls;
+}
+double real_scale(double x, int times) { return x * times; }
 fakeError_t real_query_device(int* major) {
   *major = 9;
   return fakeSuccess;
@@ -103,6 +108,8 @@ void* resolve_fake(const char* name, void*) {
       {"fakeJoin", reinterpret_cast<void*>(&real_join)},
       {"fakeMemset2D", reinterpret_cast<void*>(&real_memset2d)},
       {"fakeQueryDevice", reinterpret_cast<void*>(&real_query_device)},
+      {"fakeTouch", reinterpret_cast<void*>(&real_touch)},
+      {"fakeScale", reinterpret_cast<void*>(&real_scale)},
       // fakeStreamSync_ptsz is left out: the backend "lacks" it.
   };
   auto it = table.find(name);

@@ -42,6 +42,10 @@ fakeError_t fakeSetCallback(fakeCallback fn, void* user);
 fakeError_t fakeQueryDevice(int* major);
 const char* fakeErrorString(fakeError_t error);
 fakeError_t fakeCopy(void* dst, const void* src, size_t n);
+// The shapes of an API older than its status rule (cuBLAS's legacy API): nothing returned, its
+// error kept for a getter, or a value returned.
+void fakeTouch(int value);
+double fakeScale(double x, int times);
 
 #ifdef __cplusplus
 }
