@@ -311,8 +311,9 @@ Status send_refused(Connection& connection, std::string_view reason) {
 }
 
 namespace {
+// *unanswered: the server closed the connection before its first reply.
 Status run_client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
-                            Welcome* out, Watchdog& watchdog, const QueueWait& queue) {
+                            Welcome* out, Watchdog& watchdog, const QueueWait& queue, bool* unanswered) {
   const auth::Nonce client_nonce = auth::random_nonce();
   const std::span<const uint8_t> binding = connection.channel_binding();
   flatbuffers::FlatBufferBuilder builder(256);
@@ -335,7 +336,10 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
                                  printable(wire::view(r->reason()), 4096));
   };
 
-  RGPU_TRY(recv_message(connection, fb::ControlType::Challenge, true, payload, &refused));
+  if (Status st = recv_message(connection, fb::ControlType::Challenge, true, payload, &refused); !st.is_ok()) {
+    *unanswered = st.code() == Code::kClosed;
+    return st;
+  }
   if (refused) return refusal();
   RGPU_ASSIGN_OR_RETURN(const fb::Challenge* challenge, wire::verify_control<fb::Challenge>(payload));
   std::string problem = incompatibility(client.protocol_version, client.api_hash, client.client_version,
@@ -394,16 +398,41 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
   }
   return Status::ok();
 }
+
+// client_handshake, saying whether the server closed the connection before it answered at all.
+Status timed_client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token,
+                              Welcome* out, std::chrono::milliseconds timeout, const QueueWait& queue,
+                              bool* unanswered) {
+  Watchdog watchdog(connection, timeout);
+  Status status = run_client_handshake(connection, client, token, out, watchdog, queue, unanswered);
+  if (watchdog.finish()) {
+    *unanswered = false;
+    return RGPU_ERROR(kClosed, "no handshake from " + connection.peer() + " within " + std::to_string(timeout.count()) +
+                                   " ms (is rgpud listening there?)");
+  }
+  return status;
+}
 }  // namespace
 
 Status client_handshake(Connection& connection, const ClientIdentity& client, std::string_view token, Welcome* out,
                         std::chrono::milliseconds timeout, const QueueWait& queue) {
-  Watchdog watchdog(connection, timeout);
-  Status status = run_client_handshake(connection, client, token, out, watchdog, queue);
-  if (watchdog.finish())
-    return RGPU_ERROR(kClosed, "no handshake from " + connection.peer() + " within " + std::to_string(timeout.count()) +
-                                   " ms (is rgpud listening there?)");
-  return status;
+  bool unanswered = false;
+  return timed_client_handshake(connection, client, token, out, timeout, queue, &unanswered);
+}
+
+Result<std::unique_ptr<Connection>> connect_and_handshake(const std::string& address, const ClientIdentity& client,
+                                                          std::string_view token, Welcome* out,
+                                                          std::chrono::milliseconds timeout, const QueueWait& queue) {
+  std::chrono::milliseconds pause{50};
+  for (int attempt = 1;; ++attempt) {
+    RGPU_ASSIGN_OR_RETURN(std::unique_ptr<Connection> connection, connect(address));
+    bool unanswered = false;
+    Status st = timed_client_handshake(*connection, client, token, out, timeout, queue, &unanswered);
+    if (st.is_ok()) return connection;
+    if (!unanswered || attempt == kHandshakeAttempts) return st;
+    std::this_thread::sleep_for(pause);
+    pause *= 2;
+  }
 }
 
 }  // namespace rgpu::transport

@@ -109,6 +109,17 @@ Status client_handshake(Connection& connection, const ClientIdentity& client, st
                         Welcome* out, std::chrono::milliseconds timeout = std::chrono::milliseconds{0},
                         const QueueWait& queue = {});
 
+// Connects to `address` (transport::connect) and runs client_handshake over it. A server that
+// closes the connection before it answers the Hello dropped it unread: rgpud, flooded, drops
+// pending handshakes past its bounds, silent ones first, and a client's Hello may not have reached
+// it yet. Such a connection is made again, up to kHandshakeAttempts times in all, 50 ms apart and
+// doubling; any other failure (no server, a refusal, a timeout) is returned at once.
+inline constexpr int kHandshakeAttempts = 4;
+Result<std::unique_ptr<Connection>> connect_and_handshake(const std::string& address, const ClientIdentity& client,
+                                                          std::string_view token, Welcome* out,
+                                                          std::chrono::milliseconds timeout,
+                                                          const QueueWait& queue = {});
+
 // The server's side of Hello, Challenge, Proof without any I/O: an event loop that reads frames
 // itself (rgpud's, server/daemon/authenticator.h) feeds it each frame; server_authenticate drives it
 // over a blocking Connection. Every check of peer input is here, so both run the same ones.

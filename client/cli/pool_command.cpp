@@ -189,21 +189,18 @@ int run_pool_command(const PoolCommand& command) {
   }
   std::signal(SIGPIPE, SIG_IGN);  // a server gone mid-write is a Status, not a silent death
   const std::string server = kServerAddress.get();
-  auto conn = transport::connect(server);
-  Status st = conn.status();
+  transport::ClientIdentity id;
+  id.protocol_version = wire::kProtocolVersion;
+  id.api_hash = gen::kApiHash;
+  id.client_version = "0.1.0";
+  id.host = hostname();
+  id.pid = static_cast<uint32_t>(getpid());
+  id.role = transport::Role::kControl;
+  id.program = "rgpu " + command.request.verb;
   transport::Welcome welcome;
-  if (st.is_ok()) {
-    transport::ClientIdentity id;
-    id.protocol_version = wire::kProtocolVersion;
-    id.api_hash = gen::kApiHash;
-    id.client_version = "0.1.0";
-    id.host = hostname();
-    id.pid = static_cast<uint32_t>(getpid());
-    id.role = transport::Role::kControl;
-    id.program = "rgpu " + command.request.verb;
-    st = transport::client_handshake(**conn, id, kToken.get(), &welcome,
-                                     std::chrono::seconds(client::kHandshakeTimeout.get_int()));
-  }
+  auto conn = transport::connect_and_handshake(server, id, kToken.get(), &welcome,
+                                               std::chrono::seconds(client::kHandshakeTimeout.get_int()));
+  const Status st = conn.status();
   if (!st.is_ok()) {
     if (st.message().find("unknown connection role") != std::string::npos)
       std::fprintf(stderr,

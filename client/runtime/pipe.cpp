@@ -124,21 +124,18 @@ void Pipe::connect() {
                  st.message().substr(0, st.message().find('\n')).c_str());
     return;
   }
-  auto conn = transport::connect(server_address_);
-  Status st = conn.status();
-  if (st.is_ok()) {
-    bool queued = false;
-    const auto asked = std::chrono::steady_clock::now();
-    st = transport::client_handshake(**conn, identity(), kToken.get(), &welcome_,
-                                     std::chrono::seconds(kHandshakeTimeout.get_int()),
-                                     {[&queued](const transport::QueueNotice& n) {
-                                       print_queue_notice(n, !queued);
-                                       queued = true;
-                                     }});
-    if (st.is_ok() && queued)
-      std::fprintf(stderr, "rgpu: the session started after %.1f s in rgpud's admission queue\n",
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
-  }
+  bool queued = false;
+  const auto asked = std::chrono::steady_clock::now();
+  auto conn = transport::connect_and_handshake(server_address_, identity(), kToken.get(), &welcome_,
+                                               std::chrono::seconds(kHandshakeTimeout.get_int()),
+                                               {[&queued](const transport::QueueNotice& n) {
+                                                 print_queue_notice(n, !queued);
+                                                 queued = true;
+                                               }});
+  const Status st = conn.status();
+  if (st.is_ok() && queued)
+    std::fprintf(stderr, "rgpu: the session started after %.1f s in rgpud's admission queue\n",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count());
   if (!st.is_ok()) {
     std::string first_line = st.message().substr(0, st.message().find('\n'));
     std::fprintf(stderr,

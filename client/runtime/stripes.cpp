@@ -69,11 +69,10 @@ bool Stripes::use_locked(size_t n) {
   id.session_id = pipe.welcome().session_id;
   id.session_secret = pipe.welcome().session_secret;
   for (size_t k = 0; k < stripe_count(); ++k) {
-    auto conn = transport::connect(pipe.server_address());
-    Status st = conn.status();
     transport::Welcome w;
-    if (st.is_ok())
-      st = transport::client_handshake(**conn, id, kToken.get(), &w, std::chrono::seconds(kHandshakeTimeout.get_int()));
+    auto conn = transport::connect_and_handshake(pipe.server_address(), id, kToken.get(), &w,
+                                                 std::chrono::seconds(kHandshakeTimeout.get_int()));
+    const Status st = conn.status();
     if (!st.is_ok()) {
       std::fprintf(stderr, "rgpu: large copies will not be striped: stripe connection %zu failed: %s\n", k + 1,
                    st.message().substr(0, st.message().find('\n')).c_str());

@@ -1,5 +1,6 @@
 // The handshake over real TCP connections: success with and without a token, refusals with
-// messages both sides can act on, and bad client input answered with an error.
+// messages both sides can act on, bad client input answered with an error, and a connection the
+// server closed unanswered made again.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -12,6 +13,7 @@
 
 #include "common/wire/control.h"
 #include "tests/transports/connected_pair.h"
+#include "tests/transports/running_handshake_server.h"
 #include "transports/handshake.h"
 
 using namespace rgpu;
@@ -413,4 +415,49 @@ TEST_CASE("handshake: a program name is kept as sent, cleaned in messages, and b
   CHECK_THAT(big.server.message(), Contains("exceeds the limit"));
   CHECK(big.client.code() != Code::kOk);
   CHECK(big.seen_by_server.program.empty());  // nothing of it was read
+}
+
+// rgpud drops pending handshakes past its bounds when flooded, and a client's Hello may not have
+// reached it yet: the client connects again.
+TEST_CASE("handshake: a connection the server closes unanswered is made again") {
+  auto listener = transport::listen("127.0.0.1:0");
+  REQUIRE(listener.is_ok());
+  auto server = std::async(std::launch::async, [&] {
+    for (int dropped = 0; dropped < kHandshakeAttempts - 1; ++dropped) {
+      auto conn = (*listener)->accept();  // closed unread as it goes out of scope
+      if (!conn.is_ok()) return conn.status();
+    }
+    auto conn = (*listener)->accept();
+    if (!conn.is_ok()) return conn.status();
+    ClientIdentity seen;
+    Status s = server_authenticate(**conn, server_identity(""), &seen);
+    if (s.is_ok()) s = send_welcome(**conn, sample_welcome());
+    return s;
+  });
+  Welcome welcome;
+  auto conn = connect_and_handshake((*listener)->address(), client_identity(), "", &welcome, std::chrono::seconds(10));
+  REQUIRE(conn.is_ok());
+  CHECK(welcome.session_id == 77);
+  CHECK(server.get().is_ok());
+}
+
+TEST_CASE("handshake: the client says at once why it failed when past its attempts or refused") {
+  auto listener = transport::listen("127.0.0.1:0");
+  REQUIRE(listener.is_ok());
+  auto dropper = std::async(std::launch::async, [&] {
+    for (int i = 0; i < kHandshakeAttempts; ++i) (void)(*listener)->accept();
+  });
+  Welcome welcome;
+  auto dropped = connect_and_handshake((*listener)->address(), client_identity(), "", &welcome, std::chrono::seconds(10));
+  dropper.get();
+  REQUIRE_FALSE(dropped.is_ok());
+  CHECK(dropped.status().code() == Code::kClosed);
+
+  // A refusal is an answer: one connection, one refusal, no second try.
+  test::Running refusing({}, {"s3cret"});
+  auto refused = connect_and_handshake(refusing.address(), client_identity(), "wrong", &welcome, std::chrono::seconds(10));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().code() == Code::kAuth);
+  CHECK(refusing.wait_for([](const auto& c) { return c.refused == 1 && c.pending == 0; }));
+  CHECK(refusing.counts().refused == 1);
 }
