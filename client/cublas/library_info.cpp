@@ -17,6 +17,9 @@ cublasStatus_t cublasGetVersion_v2(cublasHandle_t, int* version) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// The legacy API's (cublas.h) form of the same answer.
+cublasStatus_t cublasGetVersion(int* version) { return cublasGetVersion_v2(nullptr, version); }
+
 cublasStatus_t cublasGetProperty(libraryPropertyType type, int* value) {
   return rgpu::cublaslt::library_property(type, value);
 }

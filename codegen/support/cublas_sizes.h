@@ -69,14 +69,14 @@ inline size_t cublas_type_bytes(int data_type) {
   }
 }
 
-// n elements of elem_size bytes, inc elements apart (cublasSetVector/GetVector).
-inline size_t cublas_vector_bytes(int n, int elem_size, int inc) {
+// n elements of elem_size bytes, inc elements apart (cublasSetVector/GetVector, and their _64 forms).
+inline size_t cublas_vector_bytes(int64_t n, int64_t elem_size, int64_t inc) {
   if (n <= 0 || elem_size <= 0 || inc == 0) return 0;
-  return (static_cast<size_t>(n - 1) * static_cast<size_t>(std::abs(inc)) + 1) * static_cast<size_t>(elem_size);
+  return (static_cast<size_t>(n - 1) * static_cast<size_t>(inc < 0 ? -inc : inc) + 1) * static_cast<size_t>(elem_size);
 }
 
-// A rows x cols column-major matrix with leading dimension ld (cublasSetMatrix/GetMatrix).
-inline size_t cublas_matrix_bytes(int rows, int cols, int elem_size, int ld) {
+// A rows x cols column-major matrix with leading dimension ld (cublasSetMatrix/GetMatrix, and _64).
+inline size_t cublas_matrix_bytes(int64_t rows, int64_t cols, int64_t elem_size, int64_t ld) {
   if (rows <= 0 || cols <= 0 || elem_size <= 0 || ld < rows) return 0;
   return (static_cast<size_t>(cols - 1) * static_cast<size_t>(ld) + static_cast<size_t>(rows)) *
          static_cast<size_t>(elem_size);

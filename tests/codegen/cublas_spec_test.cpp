@@ -35,7 +35,10 @@ TEST_CASE("the cuBLAS coverage report accounts for every export in its class") {
   CHECK(rows.at("cublasSetStream_v2").category == "hand-written async");
   CHECK(rows.at("cublasSetStream_v2").client == "handle_settings.cpp");
   CHECK(rows.at("cublasGetPointerMode_v2").category == "local");
-  CHECK(rows.at("cublasSgemm").category == "unsupported");  // the legacy API
+  CHECK(rows.at("cublasSgemm").category == "forwarded async");  // the legacy API: returns nothing
+  CHECK(rows.at("cublasSdot").category == "forwarded sync");     // ... or a value, which waits
+  CHECK(rows.at("cublasAlloc").category == "local");
+  CHECK(rows.at("cublasXtSgemm").category == "unsupported");
   // The families by pattern: a result that may land in host memory waits, the rest does not.
   CHECK(rows.at("cublasZher2k_v2_64").category == "forwarded async");
   CHECK(rows.at("cublasIzamin_v2_64").category == "forwarded sync");
@@ -43,7 +46,7 @@ TEST_CASE("the cuBLAS coverage report accounts for every export in its class") {
   CHECK(rows.at("cublasSgetrfBatched").category == "forwarded async");  // its info is in device memory
   CHECK(rows.at("cublasSgetrsBatched").category == "forwarded sync");   // its info is in host memory
   CHECK(rows.at("cublasSrotg_v2").category == "unsupported");           // in-out scalars
-  CHECK_THAT(read_file(RGPU_CUBLAS_COVERAGE), Catch::Contains("| unsupported | 256 |"));
+  CHECK_THAT(read_file(RGPU_CUBLAS_COVERAGE), Catch::Contains("| unsupported | 75 |"));
 }
 
 TEST_CASE("every cuBLAS export is in the version script under libcublas.so.13") {

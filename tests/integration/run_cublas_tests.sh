@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# cuBLAS through the shims against rgpud --emulate: results of the emulated CPU reference, the
-# not-supported paths, both shims through `rgpu run --no-preload`, and the round trips of handle
-# settings (none: they are mirrored on the client).
+# cuBLAS through the shims against rgpud --emulate: results of the emulated CPU reference (the
+# handle API and the legacy one), the not-supported paths, both shims through `rgpu run
+# --no-preload`, and the round trips of handle settings (none: they are mirrored on the client).
 #
 # Usage: run_cublas_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
 set -uo pipefail
@@ -18,10 +18,13 @@ check_tour_stderr "an unforwarded cuBLAS function is named on stderr" "cublasSro
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "cublasDdot_v2 is not available on this backend"
 
-# 2. The same through LD_PRELOAD of both shims (how programs that pin their libraries run).
+# 2. The legacy API (cublas.h): the implicit handle, values returned, errors for cublasGetError.
+check_tour "$PROGS/cublas_legacy_tour"
+
+# 3. The same through LD_PRELOAD of both shims (how programs that pin their libraries run).
 check_no_preload "$PROGS/cublas_tour"
 
-# 3. Creation, 150 setters and 150 getters cost no round trip; the final synchronize costs one.
+# 4. Creation, 150 setters and 150 getters cost no round trip; the final synchronize costs one.
 check_round_trips "cuBLAS handle settings make no round trip" 1 "^ok: cublas_tour settings$" "$PROGS/cublas_tour" settings
 
 finish

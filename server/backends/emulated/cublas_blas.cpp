@@ -243,4 +243,34 @@ cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t tran
   }));
 }
 
+namespace {
+
+// n elements of elem_size bytes, inc elements apart, between host memory and one device range
+// (cublasSetVector: to the device; cublasGetVector: from it). As cuBLAS does, it waits for nothing:
+// the emulated streams have run what came before.
+cublasStatus_t copy_vector(int n, int elem_size, const void* from, int inc_from, void* to, int inc_to, bool to_device) {
+  if (n < 0 || elem_size <= 0 || inc_from <= 0 || inc_to <= 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (n == 0) return CUBLAS_STATUS_SUCCESS;
+  const void* device = to_device ? to : from;
+  const int device_inc = to_device ? inc_to : inc_from;
+  DeviceRange range = state().memory.find(device, (uint64_t(n - 1) * uint64_t(device_inc) + 1) * uint64_t(elem_size));
+  if (!range) return CUBLAS_STATUS_MAPPING_ERROR;
+  const auto* src = to_device ? static_cast<const uint8_t*>(from) : range.data;
+  auto* dst = to_device ? range.data : static_cast<uint8_t*>(to);
+  for (int i = 0; i < n; ++i)
+    std::memcpy(dst + size_t(i) * size_t(inc_to) * size_t(elem_size), src + size_t(i) * size_t(inc_from) * size_t(elem_size),
+                size_t(elem_size));
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+cublasStatus_t cublasSetVector(int n, int elemSize, const void* x, int incx, void* devicePtr, int incy) {
+  return copy_vector(n, elemSize, x, incx, devicePtr, incy, true);
+}
+
+cublasStatus_t cublasGetVector(int n, int elemSize, const void* x, int incx, void* y, int incy) {
+  return copy_vector(n, elemSize, x, incx, y, incy, false);
+}
+
 }  // namespace rgpu::server::emulated

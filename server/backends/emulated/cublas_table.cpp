@@ -1,6 +1,8 @@
 // The emulated cuBLAS entry points by name (entry_table.h): the resolver given to gen::cublas::load_api.
 #include <string_view>
 
+#include <cublas.h>  // the legacy API's declarations, which the entries are checked against
+
 #include "server/backends/emulated/entry_table.h"
 #include "server/backends/emulated/cublas.h"
 
@@ -11,7 +13,10 @@ const Entry kTable[] = {
     RGPU_EMULATED(cublasCreate_v2),         RGPU_EMULATED(cublasDestroy_v2), RGPU_EMULATED(cublasSetStream_v2),
     RGPU_EMULATED(cublasSetPointerMode_v2), RGPU_EMULATED(cublasSetMathMode), RGPU_EMULATED(cublasSgemm_v2),
     RGPU_EMULATED(cublasSdot_v2),           RGPU_EMULATED(cublasSaxpy_v2_64), RGPU_EMULATED(cublasSrot_v2),
-    RGPU_EMULATED(cublasSgetrsBatched),
+    RGPU_EMULATED(cublasSgetrsBatched),     RGPU_EMULATED(cublasInit),        RGPU_EMULATED(cublasShutdown),
+    RGPU_EMULATED(cublasGetError),          RGPU_EMULATED(cublasSetKernelStream), RGPU_EMULATED(cublasSaxpy),
+    RGPU_EMULATED(cublasSdot),              RGPU_EMULATED(cublasSgemm),       RGPU_EMULATED(cublasSetVector),
+    RGPU_EMULATED(cublasGetVector),
 };
 
 }  // namespace
