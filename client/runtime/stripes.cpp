@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
-#include <thread>
+#include <atomic>
 
 #include "client/runtime/call.h"
 #include "client/runtime/pipe.h"
@@ -36,16 +36,6 @@ Slice slice(uint64_t n, size_t stripes, size_t k) {
   const uint64_t size = ((n + stripes - 1) / stripes + 4095) & ~uint64_t{4095};
   uint64_t offset = std::min<uint64_t>(k * size, n);
   return {offset, std::min<uint64_t>(size, n - offset)};
-}
-
-// Runs fn(k) for every stripe on threads of their own; true when all succeeded.
-template <typename Fn>
-bool on_every_stripe(size_t n, Fn fn) {
-  std::vector<std::thread> threads;
-  std::vector<char> ok(n, 0);
-  for (size_t k = 0; k < n; ++k) threads.emplace_back([&, k] { ok[k] = fn(k) ? 1 : 0; });
-  for (std::thread& t : threads) t.join();
-  return std::all_of(ok.begin(), ok.end(), [](char c) { return c != 0; });
 }
 
 }  // namespace
@@ -81,6 +71,7 @@ bool Stripes::use_locked(size_t n) {
     }
     conns_.push_back(std::move(*conn));
   }
+  team_ = std::make_unique<WorkerTeam>(conns_.size());
   return true;
 }
 
@@ -94,22 +85,23 @@ bool Stripes::copy_h2d(void* dst, const void* src, size_t n, int32_t* status) {
   sc.transfer = next_transfer_++;
   sc.stripes = static_cast<uint32_t>(conns_.size());
   // The slices go first: under RGPU_SYNC the call below waits for the server, which waits for them.
-  std::thread sender([&] {
-    bool ok = on_every_stripe(conns_.size(), [&](size_t k) {
-      Slice s = slice(n, conns_.size(), k);
-      auto h = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof s.offset, s.length);
-      iovec bulk{static_cast<uint8_t*>(const_cast<void*>(src)) + s.offset, s.length};
-      return conns_[k]
-          ->send_frame(h, {reinterpret_cast<const uint8_t*>(&s.offset), sizeof s.offset},
-                       s.length ? std::span<const iovec>(&bulk, 1) : std::span<const iovec>())
-          .is_ok();
-    });
-    if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
-  });
+  std::atomic<bool> ok{true};
+  auto send = [&](size_t k) {
+    Slice s = slice(n, conns_.size(), k);
+    auto h = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof s.offset, s.length);
+    iovec bulk{static_cast<uint8_t*>(const_cast<void*>(src)) + s.offset, s.length};
+    if (!conns_[k]
+             ->send_frame(h, {reinterpret_cast<const uint8_t*>(&s.offset), sizeof s.offset},
+                          s.length ? std::span<const iovec>(&bulk, 1) : std::span<const iovec>())
+             .is_ok())
+      ok = false;
+  };
+  team_->start(conns_.size(), send);
   Call call(wire::kCallStripedCopy, CallClass::kAsync);
   call.args().put(sc);
   *status = call.post();
-  sender.join();
+  team_->wait();
+  if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
   return true;
 }
 
@@ -122,25 +114,25 @@ bool Stripes::copy_d2h(void* dst, const void* src, size_t n, int32_t* status) {
   sc.transfer = next_transfer_++;
   sc.stripes = static_cast<uint32_t>(conns_.size());
   // Every stripe receives one slice (empty when the copy failed), wherever it belongs.
-  std::thread receiver([&] {
-    bool ok = on_every_stripe(conns_.size(), [&](size_t k) {
-      wire::FrameHeader h;
-      uint64_t offset = 0;
-      if (!conns_[k]->recv_header(h).is_ok() || h.payload_len != sizeof offset ||
-          !conns_[k]->recv_exact(&offset, sizeof offset).is_ok())
-        return false;
-      if (h.seq != sc.transfer || offset > n || h.bulk_len > n - offset) return false;
-      return conns_[k]->recv_exact(static_cast<uint8_t*>(dst) + offset, h.bulk_len).is_ok();
-    });
-    if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
-  });
+  std::atomic<bool> ok{true};
+  auto receive = [&](size_t k) {
+    wire::FrameHeader h;
+    uint64_t offset = 0;
+    const bool got = conns_[k]->recv_header(h).is_ok() && h.payload_len == sizeof offset &&
+                     conns_[k]->recv_exact(&offset, sizeof offset).is_ok() && h.seq == sc.transfer &&
+                     offset <= n && h.bulk_len <= n - offset &&
+                     conns_[k]->recv_exact(static_cast<uint8_t*>(dst) + offset, h.bulk_len).is_ok();
+    if (!got) ok = false;
+  };
+  team_->start(conns_.size(), receive);
   Call call(wire::kCallStripedCopy, CallClass::kSync);
   call.args().put(sc);
   *status = call.invoke();
   if (*status == kStatusUnavailable) {
     for (auto& c : conns_) c->shutdown();  // the session is gone: nothing more will come
   }
-  receiver.join();
+  team_->wait();
+  if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
   return true;
 }
 

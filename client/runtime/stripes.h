@@ -2,7 +2,8 @@
 // stream is bounded by what one core can push through the kernel's TCP stack). The call itself
 // travels on the pipe, in order; each stripe connection carries one slice of its bytes
 // (common/wire/copy_args.h StripedCopy). The stripes are opened on the first large copy, as extra
-// connections of this process's session (control.fbs ConnectionRole Stripe).
+// connections of this process's session (control.fbs ConnectionRole Stripe), each with a thread of
+// a WorkerTeam that moves its slice of every copy.
 //
 // RGPU_STRIPES sets how many connections a copy is spread over (1: no striping) and
 // RGPU_STRIPE_MIN_MB the smallest copy that is striped.
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/worker_team.h"
 #include "transports/transport.h"
 
 namespace rgpu::client {
@@ -35,6 +37,7 @@ class Stripes {
 
   std::mutex mu_;  // one striped copy at a time, so each stripe carries its slices in call order
   std::vector<std::unique_ptr<transport::Connection>> conns_;
+  std::unique_ptr<WorkerTeam> team_;  // one member per stripe, made with the stripes
   bool opened_ = false;
   uint64_t next_transfer_ = 1;
 };

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 #include "common/wire/internal_calls.h"
@@ -240,15 +239,12 @@ bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     jobs[k].offset = std::min<uint64_t>(uint64_t{k} * slice, sc.copy.count);
     jobs[k].length = std::min<uint64_t>(slice, sc.copy.count - jobs[k].offset);
   }
-  std::vector<std::thread> threads;
-  for (SliceJob& job : jobs) {
-    threads.emplace_back([&ctx, &job, &sc, device, stream] {
-      if (ctx.cudart.cudaSetDevice) ctx.cudart.cudaSetDevice(device);
-      if (static_cast<cudaMemcpyKind>(sc.copy.kind) == cudaMemcpyHostToDevice) receive_slice(job, sc, stream);
-      else send_slice(job, sc, stream);
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  auto move_slice = [&ctx, &jobs, &sc, device, stream](size_t k) {
+    if (ctx.cudart.cudaSetDevice) ctx.cudart.cudaSetDevice(device);
+    if (static_cast<cudaMemcpyKind>(sc.copy.kind) == cudaMemcpyHostToDevice) receive_slice(jobs[k], sc, stream);
+    else send_slice(jobs[k], sc, stream);
+  };
+  ctx.session.stripe_team(sc.stripes).run(sc.stripes, move_slice);
   status = cudaSuccess;
   uint64_t received = 0;
   for (const SliceJob& job : jobs) {

@@ -111,6 +111,11 @@ StagingRing& Session::staging_ring(int stripe) {
   return *ring;
 }
 
+WorkerTeam& Session::stripe_team(size_t n) {
+  if (!stripe_team_ || stripe_team_->size() < n) stripe_team_ = std::make_unique<WorkerTeam>(n);
+  return *stripe_team_;
+}
+
 std::vector<uint8_t>& Session::staging(size_t n) {
   if (staging_.size() < n) staging_.resize(n);
   return staging_;

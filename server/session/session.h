@@ -23,6 +23,7 @@
 #include "server/session/call_context.h"
 #include "server/session/compute_gate.h"
 #include "server/session/memory_slice.h"
+#include "common/worker_team.h"
 #include "server/session/staging_ring.h"
 #include "server/session/stripe_set.h"
 #include "server/session/swap_space.h"
@@ -98,6 +99,9 @@ class Session {
   // rings are separate, so that the stripes of one copy work in parallel.
   StagingRing& staging_ring(int stripe = -1);
   StripeSet& stripes() { return stripes_; }
+  // The threads that move a striped copy's slices, at least n of them, made on the first such copy
+  // and kept for the session's life (session thread only).
+  WorkerTeam& stripe_team(size_t n);
 
   // A pinned mirror buffer behind a host copy captured into a graph (common/wire/graph_args.h).
   // Mirrors live as long as the session: a graph may use them at any later launch.
@@ -151,6 +155,7 @@ class Session {
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::map<std::pair<int, int>, std::unique_ptr<StagingRing>> rings_;  // by (device, stripe); session thread only
   StripeSet stripes_;
+  std::unique_ptr<WorkerTeam> stripe_team_;
   BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down
 };
 
