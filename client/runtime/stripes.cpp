@@ -75,15 +75,16 @@ bool Stripes::use_locked(size_t n) {
   return true;
 }
 
-bool Stripes::copy_h2d(void* dst, const void* src, size_t n, int32_t* status) {
+bool Stripes::copy_h2d(void* dst, const void* src, size_t n, int32_t* status, const uint64_t* stream) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!use_locked(n)) return false;
   Pipe::get().wait_landings(src, n);
   wire::StripedCopy sc{};
   sc.copy = wire::Copy1D{reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n,
-                         cudaMemcpyHostToDevice, -1, 0, -1, 0};
+                         cudaMemcpyHostToDevice, -1, stream ? *stream : 0, -1, 0};
   sc.transfer = next_transfer_++;
   sc.stripes = static_cast<uint32_t>(conns_.size());
+  sc.on_stream = stream ? 1 : 0;
   // The slices go first: under RGPU_SYNC the call below waits for the server, which waits for them.
   std::atomic<bool> ok{true};
   auto send = [&](size_t k) {

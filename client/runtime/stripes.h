@@ -1,4 +1,4 @@
-// Striped copies: a large synchronous cudaMemcpy moves over several TCP connections at once (one
+// Striped copies: a large cudaMemcpy, or H2D cudaMemcpyAsync, moves over several TCP connections at once (one
 // stream is bounded by what one core can push through the kernel's TCP stack). The call itself
 // travels on the pipe, in order; each stripe connection carries one slice of its bytes
 // (common/wire/copy_args.h StripedCopy). The stripes are opened on the first large copy, as extra
@@ -26,8 +26,9 @@ class Stripes {
 
   // Copies n bytes over the stripes when striping is on, the copy large enough and the stripes
   // open; returns false when it did not (the caller then copies on the pipe). *status: the call's
-  // status (0, or kStatusUnavailable / the server's error).
-  bool copy_h2d(void* dst, const void* src, size_t n, int32_t* status);
+  // status (0, or kStatusUnavailable / the server's error). An H2D copy with a stream id is a
+  // cudaMemcpyAsync on that stream; like cudaMemcpy's, it returns once its bytes are sent.
+  bool copy_h2d(void* dst, const void* src, size_t n, int32_t* status, const uint64_t* stream = nullptr);
   bool copy_d2h(void* dst, const void* src, size_t n, int32_t* status);
 
  private:

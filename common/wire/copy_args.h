@@ -20,15 +20,16 @@ struct Copy1D {
   uint32_t pad;
 };
 
-// A large synchronous cudaMemcpy split over the session's stripe connections (internal call
-// kCallStripedCopy). The call travels on the pipe in order; its bytes travel as one kData frame per
-// stripe (seq = transfer, payload = the u64 offset of its slice in the copy, bulk = the slice), H2D
-// from the client, D2H from the server (empty bulk when the copy failed before any byte moved).
+// A large cudaMemcpy (or H2D cudaMemcpyAsync) split over the session's stripe connections
+// (internal call kCallStripedCopy). The call travels on the pipe in order; its bytes travel as one
+// kData frame per stripe (seq = transfer, payload = the u64 offset of its slice in the copy, bulk =
+// the slice), H2D from the client, D2H from the server (empty bulk when the copy failed before any
+// byte moved).
 struct StripedCopy {
   Copy1D copy;
-  uint64_t transfer;  // client-chosen, names the slices of this copy
-  uint32_t stripes;   // how many stripes carry a slice
-  uint32_t pad;
+  uint64_t transfer;   // client-chosen, names the slices of this copy
+  uint32_t stripes;    // how many stripes carry a slice
+  uint32_t on_stream;  // 1: a cudaMemcpyAsync on copy.stream; 0: a cudaMemcpy (the legacy default stream)
 };
 
 // cudaMemcpy2D / 3D with pitched pointers. Host data travels packed (rows of `width` bytes,

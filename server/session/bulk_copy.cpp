@@ -179,7 +179,9 @@ struct SliceJob {
   Status io = Status::ok();
 };
 
-void receive_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stream) {
+// `stream` null and `discard`: the copy's stream is unknown, so its bytes are read and dropped
+// (the stripes must stay in step with the pipe) and the copy fails.
+void receive_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stream, bool discard) {
   wire::FrameHeader h;
   job.io = job.conn->recv_header(h);
   uint64_t offset = 0;
@@ -191,6 +193,11 @@ void receive_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stre
     return;
   }
   job.received = h.bulk_len;
+  if (discard) {
+    job.io = job.conn->skip(h.bulk_len);
+    job.status = cudaErrorInvalidResourceHandle;
+    return;
+  }
   StripeReader reader(*job.conn, h.bulk_len);
   job.status = h2d_through(*job.ring, reader, reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(sc.copy.dst)) + offset,
                            h.bulk_len, stream);
@@ -228,9 +235,11 @@ bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
   if (conns.size() != sc.stripes) return false;  // the client stripes only over stripes it was welcomed on
   int device = 0;
   if (ctx.cudart.cudaGetDevice) ctx.cudart.cudaGetDevice(&device);
-  // A synchronous copy, on the legacy default stream (per-thread default streams are per thread,
-  // and these threads are not the client's).
+  // A synchronous copy is on the legacy default stream (per-thread default streams are per thread,
+  // and these threads are not the client's); an asynchronous one on its own stream.
+  if (sc.on_stream > 1 || (sc.on_stream && kind != cudaMemcpyHostToDevice)) return false;  // async H2D only
   cudaStream_t stream = nullptr;
+  const bool unknown_stream = sc.on_stream && !ctx.handles.resolve(HandleKind::kStream, sc.copy.stream, &stream);
   const uint64_t slice = ((sc.copy.count + sc.stripes - 1) / sc.stripes + 4095) & ~uint64_t{4095};
   std::vector<SliceJob> jobs(sc.stripes);
   for (uint32_t k = 0; k < sc.stripes; ++k) {
@@ -239,14 +248,14 @@ bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     jobs[k].offset = std::min<uint64_t>(uint64_t{k} * slice, sc.copy.count);
     jobs[k].length = std::min<uint64_t>(slice, sc.copy.count - jobs[k].offset);
   }
-  auto move_slice = [&ctx, &jobs, &sc, device, stream](size_t k) {
+  auto move_slice = [&ctx, &jobs, &sc, device, stream, unknown_stream](size_t k) {
     if (ctx.cudart.cudaSetDevice) ctx.cudart.cudaSetDevice(device);
-    if (static_cast<cudaMemcpyKind>(sc.copy.kind) == cudaMemcpyHostToDevice) receive_slice(jobs[k], sc, stream);
+    if (static_cast<cudaMemcpyKind>(sc.copy.kind) == cudaMemcpyHostToDevice) receive_slice(jobs[k], sc, stream, unknown_stream);
     else send_slice(jobs[k], sc, stream);
   };
   ctx.session.stripe_team(sc.stripes).run(sc.stripes, move_slice);
   status = cudaSuccess;
-  uint64_t received = 0;
+  uint64_t received = 0, sent = 0;
   for (const SliceJob& job : jobs) {
     if (!job.io.is_ok()) {
       ctx.session.abort(job.io);
@@ -254,7 +263,9 @@ bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     }
     if (status == cudaSuccess) status = job.status;
     received += job.received;
+    if (kind == cudaMemcpyDeviceToHost && job.status == cudaSuccess) sent += job.length;
   }
+  ctx.session.count_striped(received, sent);
   if (kind == cudaMemcpyHostToDevice && received != sc.copy.count) {
     ctx.session.abort(RGPU_ERROR(kProtocol, "the slices of a striped copy do not add up to it"));
     return true;

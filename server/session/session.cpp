@@ -166,6 +166,12 @@ Status Session::send_streamed(const wire::FrameHeader& h, std::span<const uint8_
   return send_pieces(conn_, h, payload, next_piece);
 }
 
+void Session::count_striped(uint64_t in, uint64_t out) {
+  stats_.bytes_in += in;
+  std::lock_guard<std::mutex> lock(send_mu_);  // bytes_out is counted by senders on other threads too
+  stats_.bytes_out += out;
+}
+
 void Session::abort(const Status& why) {
   {
     std::lock_guard<std::mutex> lock(abort_mu_);

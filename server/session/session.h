@@ -68,6 +68,8 @@ class Session {
   // Host memory past the slice (the tenant's memory_host; takes nothing when it has none).
   HostExtension& host_extension() { return host_extension_; }
   const SessionStats& stats() const { return stats_; }
+  // A striped copy's bytes, which travel on the stripes, not the pipe (session thread).
+  void count_striped(uint64_t in, uint64_t out);
 
   // Bookkeeping of device memory the client allocated, for the end-of-session report.
   void note_alloc(const void* p, uint64_t size);

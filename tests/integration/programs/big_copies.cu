@@ -1,5 +1,6 @@
-// Large host<->device copies of odd sizes and offsets come back byte for byte: the streamed bulk
-// path (pieces through a staging ring) and, with RGPU_STRIPES > 1, the striped path.
+// Large host<->device copies of odd sizes and offsets come back byte for byte, synchronous and
+// async on a stream: the streamed bulk path (pieces through a staging ring) and, with
+// RGPU_STRIPES > 1, the striped path.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -34,6 +35,28 @@ int main() {
     cudaError_t sync = cudaStreamSynchronize(0);
     if (async != cudaSuccess || sync != cudaSuccess || std::memcmp(src + 3, back, n) != 0)
       return std::printf("FAIL async copy of %zu bytes\n", n), 1;
+  }
+  // Async H2D copies on a stream of their own (striped with RGPU_STRIPES > 1), from pageable and
+  // from pinned memory, are in the stream's order: a D2H after them on the stream reads them.
+  {
+    cudaStream_t s = nullptr;
+    CHECK_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    unsigned char* pinned = nullptr;
+    const size_t n = (33u << 20) + 4097;
+    CHECK_OK(cudaMallocHost(&pinned, n));
+    std::memcpy(pinned, src + 7, n);
+    CHECK_OK(cudaMemcpyAsync(dev + 5, src + 3, n, cudaMemcpyHostToDevice, s));
+    std::memset(back, 0, n);
+    CHECK_OK(cudaMemcpyAsync(back, dev + 5, n, cudaMemcpyDeviceToHost, s));
+    CHECK_OK(cudaStreamSynchronize(s));
+    if (std::memcmp(src + 3, back, n) != 0) return std::printf("FAIL async H2D from pageable memory on a stream\n"), 1;
+    CHECK_OK(cudaMemcpyAsync(dev + 9, pinned, n, cudaMemcpyHostToDevice, s));
+    std::memset(back, 0, n);
+    CHECK_OK(cudaMemcpyAsync(back, dev + 9, n, cudaMemcpyDeviceToHost, s));
+    CHECK_OK(cudaStreamSynchronize(s));
+    if (std::memcmp(src + 7, back, n) != 0) return std::printf("FAIL async H2D from pinned memory on a stream\n"), 1;
+    CHECK_OK(cudaFreeHost(pinned));
+    CHECK_OK(cudaStreamDestroy(s));
   }
   // An H2D copy read from a host range that an async D2H is still landing in waits for it: the
   // bytes that go back up are the ones that came down.
