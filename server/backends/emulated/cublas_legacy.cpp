@@ -34,12 +34,13 @@ void keep(cublasStatus_t status) {
   legacy().error = status;
 }
 
-cublasOperation_t operation(char op) {
+// The handle API's operation for a legacy transpose character; false for any other character.
+bool operation(char op, cublasOperation_t* out) {
   switch (op) {
-    case 'N': case 'n': return CUBLAS_OP_N;
-    case 'T': case 't': return CUBLAS_OP_T;
-    case 'C': case 'c': return CUBLAS_OP_C;
-    default: return static_cast<cublasOperation_t>(-1);  // the routine refuses it
+    case 'N': case 'n': *out = CUBLAS_OP_N; return true;
+    case 'T': case 't': *out = CUBLAS_OP_T; return true;
+    case 'C': case 'c': *out = CUBLAS_OP_C; return true;
+    default: return false;
   }
 }
 
@@ -83,8 +84,11 @@ float cublasSdot(int n, const float* x, int incx, const float* y, int incy) {
 
 void cublasSgemm(char transa, char transb, int m, int n, int k, float alpha, const float* A, int lda, const float* B,
                  int ldb, float beta, float* C, int ldc) {
-  if (cublasHandle_t h = implicit_handle())
-    keep(emulated::cublasSgemm_v2(h, operation(transa), operation(transb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
+  cublasHandle_t h = implicit_handle();
+  if (!h) return;
+  cublasOperation_t a, b;
+  if (!operation(transa, &a) || !operation(transb, &b)) return keep(CUBLAS_STATUS_INVALID_VALUE);
+  keep(emulated::cublasSgemm_v2(h, a, b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
 }
 
 }  // namespace rgpu::server::emulated
