@@ -17,3 +17,6 @@ struct Api;
 namespace rgpu::gen::cudnn {
 struct Api;
 }
+namespace rgpu::gen::curand {
+struct Api;
+}

@@ -90,6 +90,10 @@ class Backend {
   // CUDNN_STATUS_NOT_SUPPORTED.
   virtual const gen::cudnn::Api& cudnn() const = 0;
   virtual void load_cudnn() {}
+  // cuRAND entry points, loaded the same way by load_curand(); null entries answer
+  // CURAND_STATUS_INTERNAL_ERROR (cuRAND has no "not supported"), logged once.
+  virtual const gen::curand::Api& curand() const = 0;
+  virtual void load_curand() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

@@ -16,8 +16,9 @@ namespace rgpu::server {
 
 class Session;
 
-// An empty cuBLASLt table, for contexts made without a backend (tests): every entry null.
+// Empty cuBLASLt and cuRAND tables, for contexts made without a backend (tests): every entry null.
 const gen::cublasLt::Api& no_cublasLt_api();
+const gen::curand::Api& no_curand_api();
 
 // Bulk data of a call that the session did not read ahead (a large H2D copy): the handler reads it
 // piece by piece straight into its staging buffers, and must take all of it (what it cannot use,
@@ -47,6 +48,7 @@ struct CallContext {
   bool wants_reply = false;           // the caller waits for a reply
   const gen::nvml::Api* nvml = nullptr;  // the backend's NVML entry points, set for NVML calls
   const gen::cublasLt::Api& cublasLt = no_cublasLt_api();  // the backend's cuBLASLt entry points
+  const gen::curand::Api& curand = no_curand_api();  // the backend's cuRAND entry points (null until its first call)
 };
 
 }  // namespace rgpu::server

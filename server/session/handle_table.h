@@ -13,6 +13,7 @@ namespace rgpu::server {
 enum class HandleKind : uint8_t {
   kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
+  kCurand,                   // cuRAND generators
 };
 
 class HandleTable {

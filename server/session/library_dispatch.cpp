@@ -9,6 +9,8 @@
 #include "gen/cudart/cudart_handlers.h"
 #include "gen/cudnn/cudnn_handlers.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/curand/curand_handlers.h"
+#include "gen/curand/curand_ids.h"
 #include "gen/nvml/nvml_handlers.h"
 #include "gen/nvml/nvml_ids.h"
 #include "server/backends/backend.h"
@@ -34,11 +36,16 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     backend.load_cudnn();  // before the call: ctx.cudnn is the backend's table, filled by the first load
     return gen::cudnn::dispatch(ctx, id, in, out, status);
   }
+  if (gen::curand::has_call(id)) {
+    backend.load_curand();  // before the call: ctx.curand is the backend's table, filled by the first load
+    return gen::curand::dispatch(ctx, id, in, out, status);
+  }
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }
 
 bool allocates_inside_library(uint32_t id) {
-  return id == gen::cublas::k_cublasCreate_v2 || id == gen::cublasLt::k_cublasLtCreate || id == gen::cudnn::k_cudnnCreate;
+  return id == gen::cublas::k_cublasCreate_v2 || id == gen::cublasLt::k_cublasLtCreate || id == gen::cudnn::k_cudnnCreate ||
+         id == gen::curand::k_curandCreateGenerator;
 }
 
 }  // namespace rgpu::server

@@ -362,7 +362,8 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
                   .bulk_in = bulk,
                   .bulk_out = &bulk_out,
                   .seq = h.seq,
-                  .cublasLt = backend_.cublasLt()};
+                  .cublasLt = backend_.cublasLt(),
+                  .curand = backend_.curand()};
   ctx.method = h.method;
   ctx.bulk_reader = reader;
   ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;

@@ -11,6 +11,7 @@
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublaslt.h"
 #include "server/backends/emulated/cudnn.h"
+#include "server/backends/emulated/curand.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
 #include "server/backends/emulated/runtime.h"
@@ -93,6 +94,7 @@ EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint
   gen::nvml::load_api(nvml_, &emulated::resolve_nvml, nullptr);
   gen::cublasLt::load_api(cublasLt_, &emulated::resolve_cublasLt, nullptr);
   gen::cudnn::load_api(cudnn_, &emulated::resolve_cudnn, nullptr);
+  gen::curand::load_api(curand_, &emulated::resolve_curand, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;
