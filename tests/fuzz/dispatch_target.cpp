@@ -3,6 +3,7 @@
 
 #include <cublasLt.h>
 #include <cudnn.h>
+#include <curand.h>
 
 #include <algorithm>
 #include <cstring>
@@ -20,6 +21,8 @@
 #include "gen/cudnn/cudnn_api.h"
 #include "gen/cudnn/cudnn_handlers.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/curand/curand_handlers.h"
+#include "gen/curand/curand_ids.h"
 #include "server/session/call_context.h"
 #include "tests/fuzz/cublaslt_payloads.h"
 
@@ -54,6 +57,8 @@ const LibraryTable& table(Library library) {
        {CUBLAS_STATUS_NOT_SUPPORTED, CUBLAS_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_INVALID_VALUE}},
       {"cudnn", gen::cudnn::kCallIds, gen::cudnn::dispatch, gen::cudnn::call_name,
        {CUDNN_STATUS_NOT_SUPPORTED, CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE}},
+      {"curand", gen::curand::kCallIds, gen::curand::dispatch, gen::curand::call_name,
+       {CURAND_STATUS_INTERNAL_ERROR, CURAND_STATUS_NOT_INITIALIZED}},
   };
   return tables[static_cast<size_t>(library)];
 }
@@ -65,7 +70,7 @@ void bind_known_handles(server::HandleTable& handles) {
   for (auto kind : {server::HandleKind::kStream, server::HandleKind::kEvent, server::HandleKind::kGraph,
                     server::HandleKind::kGraphExec, server::HandleKind::kGraphNode, server::HandleKind::kModule,
                     server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther,
-                    server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor})
+                    server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand})
     handles.bind(kind, kKnownHandle, object);
 }
 

@@ -69,6 +69,7 @@ Inputs seeds_of(const std::string& target) {
   if (target == "fuzz_cublas_args") return rgpu::fuzz::dispatch_seeds(Library::kCublas);
   if (target == "fuzz_cublaslt_args") return rgpu::fuzz::dispatch_seeds(Library::kCublasLt);
   if (target == "fuzz_cudnn_args") return rgpu::fuzz::dispatch_seeds(Library::kCudnn);
+  if (target == "fuzz_curand_args") return rgpu::fuzz::dispatch_seeds(Library::kCurand);
   if (target == "fuzz_fatbin") return fatbin_seeds();
   return config_seeds();
 }
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   for (const char* target : {"fuzz_handshake", "fuzz_frames", "fuzz_cudart_args", "fuzz_cublas_args",
-                             "fuzz_cublaslt_args", "fuzz_cudnn_args", "fuzz_fatbin", "fuzz_config"}) {
+                             "fuzz_cublaslt_args", "fuzz_cudnn_args", "fuzz_curand_args", "fuzz_fatbin",
+                             "fuzz_config"}) {
     const std::filesystem::path dir = std::filesystem::path(argv[1]) / target;
     std::filesystem::create_directories(dir);
     const Inputs seeds = seeds_of(target);
