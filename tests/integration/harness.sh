@@ -156,6 +156,10 @@ veth_pair() {
 background() {
   local out=$1 err=$2
   shift 2
+  # Emptied before the fork: a wait_log right after this must not read the last client's lines
+  # while the new one's redirections are not open yet.
+  : >"$out"
+  : >"$err"
   (client_exec "$@" >"$out" 2>"$err") &
   BG=$!
   PIDS+=($BG)
