@@ -15,6 +15,8 @@ check_tour "$PROGS/curand_tour"
 check_tour_stderr "an unforwarded cuRAND function is named on stderr" "curandCreateGeneratorHost is not supported by rgpu"
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "curandGenerateUniformDouble is not available on this backend"
+check_daemon_log "a hand-written handler also names what the backend lacks" \
+  "curandGetScrambleConstants64 is not available on this backend"
 check_no_preload "$PROGS/curand_tour"
 
 finish

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
+
+#include "common/curand_tables.h"
 #include "server/backends/emulated/entry_table.h"
 #include "server/backends/emulated/handle_table.h"
 #include "server/backends/emulated/runtime_state.h"
@@ -123,6 +126,33 @@ curandStatus_t curandGenerateNormal(curandGenerator_t generator, float* outputPt
   });
 }
 
+// Entry k of dimension d is d * 32 + k (+ 1,000,000 for the scrambled set); constant d is d.
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[], curandDirectionVectorSet_t set) {
+  static const auto tables = [] {
+    auto t = std::make_unique<curandDirectionVectors32_t[]>(2 * curand_tables::kDimensions);
+    for (size_t d = 0; d < 2 * curand_tables::kDimensions; ++d)
+      for (unsigned k = 0; k < 32; ++k)
+        t[d][k] = static_cast<unsigned>((d % curand_tables::kDimensions) * 32 + k + (d >= curand_tables::kDimensions ? 1000000 : 0));
+    return t;
+  }();
+  if (!vectors) return CURAND_STATUS_OUT_OF_RANGE;
+  if (set == CURAND_DIRECTION_VECTORS_32_JOEKUO6) *vectors = tables.get();
+  else if (set == CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6) *vectors = tables.get() + curand_tables::kDimensions;
+  else return CURAND_STATUS_OUT_OF_RANGE;
+  return CURAND_STATUS_SUCCESS;
+}
+
+curandStatus_t curandGetScrambleConstants32(unsigned int** constants) {
+  static const auto table = [] {
+    auto t = std::make_unique<unsigned int[]>(curand_tables::kDimensions);
+    for (size_t d = 0; d < curand_tables::kDimensions; ++d) t[d] = static_cast<unsigned>(d);
+    return t;
+  }();
+  if (!constants) return CURAND_STATUS_OUT_OF_RANGE;
+  *constants = table.get();
+  return CURAND_STATUS_SUCCESS;
+}
+
 namespace {
 
 const Entry kTable[] = {
@@ -130,6 +160,7 @@ const Entry kTable[] = {
     RGPU_EMULATED(curandGetVersion),        RGPU_EMULATED(curandSetStream),
     RGPU_EMULATED(curandSetPseudoRandomGeneratorSeed), RGPU_EMULATED(curandSetGeneratorOffset),
     RGPU_EMULATED(curandGenerateUniform),   RGPU_EMULATED(curandGenerateNormal),
+    RGPU_EMULATED(curandGetDirectionVectors32), RGPU_EMULATED(curandGetScrambleConstants32),
 };
 
 }  // namespace

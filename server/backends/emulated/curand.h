@@ -17,6 +17,9 @@ curandStatus_t curandSetPseudoRandomGeneratorSeed(curandGenerator_t generator, u
 curandStatus_t curandSetGeneratorOffset(curandGenerator_t generator, unsigned long long offset);
 curandStatus_t curandGenerateUniform(curandGenerator_t generator, float* outputPtr, size_t num);
 curandStatus_t curandGenerateNormal(curandGenerator_t generator, float* outputPtr, size_t n, float mean, float stddev);
+// Tables of the shape the library's are (20,000 dimensions), filled with a pattern of their own.
+curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[], curandDirectionVectorSet_t set);
+curandStatus_t curandGetScrambleConstants32(unsigned int** constants);
 
 // The name -> entry point table above, as the resolver that load_api takes.
 void* resolve_curand(const char* name, void* ctx);

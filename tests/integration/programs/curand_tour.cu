@@ -1,8 +1,8 @@
 // cuRAND through the libcurand.so.10 shim against rgpud --emulate (whose cuRAND has generators of
 // its own: the numbers check the plumbing, not NVIDIA's algorithms): generators created, seeded,
 // put on a stream and destroyed; uniform and normal numbers into device memory; one seed, one
-// sequence; a quasi-random generator refusing a seed at once; the version; and the unsupported and
-// not-available answers. Prints "ok: ..." per check and "ok: curand_tour" last.
+// sequence; a quasi-random generator refusing a seed at once; the version; the quasi-random tables
+// copied whole; and the unsupported and not-available answers. Prints "ok: ..." per check and "ok: curand_tour" last.
 #include <cuda_runtime.h>
 #include <curand.h>
 
@@ -68,6 +68,27 @@ int main() {
   CHECK_RAND(curandCreateGenerator(&quasi, CURAND_RNG_QUASI_SOBOL32));
   EXPECT(curandSetPseudoRandomGeneratorSeed(quasi, 1) == CURAND_STATUS_TYPE_ERROR,
          "a quasi-random generator refuses a seed, at once");
+
+  // The quasi-random tables: copied from the server once, then answered from the copy.
+  curandDirectionVectors32_t* vectors = nullptr;
+  curandDirectionVectors32_t* scrambled = nullptr;
+  curandDirectionVectors32_t* again_vectors = nullptr;
+  CHECK_RAND(curandGetDirectionVectors32(&vectors, CURAND_DIRECTION_VECTORS_32_JOEKUO6));
+  CHECK_RAND(curandGetDirectionVectors32(&scrambled, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6));
+  CHECK_RAND(curandGetDirectionVectors32(&again_vectors, CURAND_DIRECTION_VECTORS_32_JOEKUO6));
+  // The emulated backend's pattern: entry k of dimension d is d * 32 + k (+ 1,000,000 scrambled).
+  EXPECT(vectors[0][0] == 0 && vectors[1][5] == 37 && vectors[19999][31] == 19999u * 32 + 31 &&
+             scrambled[19999][31] == 19999u * 32 + 31 + 1000000,
+         "the direction vectors arrive whole, all 20,000 dimensions of each set");
+  EXPECT(again_vectors == vectors, "a second call answers the same copy");
+  EXPECT(curandGetDirectionVectors32(&again_vectors, CURAND_DIRECTION_VECTORS_64_JOEKUO6) == CURAND_STATUS_OUT_OF_RANGE,
+         "a 64-bit set is no 32-bit table");
+  unsigned int* constants = nullptr;
+  CHECK_RAND(curandGetScrambleConstants32(&constants));
+  EXPECT(constants[0] == 0 && constants[19999] == 19999, "the scramble constants arrive whole");
+  unsigned long long* constants64 = nullptr;
+  EXPECT(curandGetScrambleConstants64(&constants64) == CURAND_STATUS_INTERNAL_ERROR,
+         "a table the backend lacks is an error");
 
   // Not forwarded (a host generator): an error, and its name on stderr. Forwarded but missing from
   // the emulated backend: named in rgpud's log.
