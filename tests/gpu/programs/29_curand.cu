@@ -1,7 +1,7 @@
 // cuRAND's host API through the libcurand.so.10 shim: XORWOW, Philox and MRG32k3a generators seeded
 // and put on a stream, uniform, normal, log-normal and Poisson numbers into device memory, checked
 // against their statistics, a Sobol32 quasi-random sequence, one seed making one sequence and an
-// offset another. Each
+// offset another, and the quasi-random tables (checksums). Each
 // batch's first values and sums are printed to 9 digits, so a remote run must print exactly what
 // the native one does.
 #include <cuda_runtime.h>
@@ -105,6 +105,31 @@ int main() {
   describe("sobol32 uniform", to_host(df, 4096, stream), &mean, &variance);
   expect(std::fabs(mean - 0.5) < 0.001, "sobol32: the mean of 4096 points is 1/2 within 0.001");
   CHECK_RAND(curandDestroyGenerator(q));
+
+  // The quasi-random tables (remotely: copied from the server once): checksums over all 20,000
+  // dimensions, and dimension 0's direction numbers, 2^(31-k) (van der Corput's sequence).
+  curandDirectionVectors32_t* v32 = nullptr;
+  curandDirectionVectors64_t* v64 = nullptr;
+  unsigned int* s32 = nullptr;
+  unsigned long long* s64 = nullptr;
+  CHECK_RAND(curandGetDirectionVectors32(&v32, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6));
+  CHECK_RAND(curandGetDirectionVectors64(&v64, CURAND_DIRECTION_VECTORS_64_JOEKUO6));
+  CHECK_RAND(curandGetScrambleConstants32(&s32));
+  CHECK_RAND(curandGetScrambleConstants64(&s64));
+  unsigned long long sums[4] = {0, 0, 0, 0};
+  for (int d = 0; d < 20000; ++d) {
+    for (int k = 0; k < 32; ++k) sums[0] += v32[d][k];
+    for (int k = 0; k < 64; ++k) sums[1] += v64[d][k];
+    sums[2] += s32[d];
+    sums[3] += s64[d];
+  }
+  say("tables: direction vectors 32 (scrambled) %llu, 64 %llu; scramble constants 32 %llu, 64 %llu\n", sums[0],
+      sums[1], sums[2], sums[3]);
+  curandDirectionVectors32_t* plain = nullptr;
+  CHECK_RAND(curandGetDirectionVectors32(&plain, CURAND_DIRECTION_VECTORS_32_JOEKUO6));
+  bool vdc = true;
+  for (int k = 0; k < 32; ++k) vdc &= plain[0][k] == (1u << (31 - k));
+  expect(vdc, "direction vectors: dimension 0's are 2^(31-k)");
 
   CHECK_CUDA(cudaFree(df));
   CHECK_CUDA(cudaFree(du));
