@@ -22,8 +22,11 @@ struct Table {
   std::vector<uint8_t> bytes;  // empty until a copy succeeded
 };
 
-// The table `call` answers for `set` (0 for the scramble constants, which have none).
-curandStatus_t copy_of(Table& table, uint32_t call_id, int set, size_t size, void** out) {
+// *out: this process's copy of the table `call_id` answers for `set` (0 for the scramble
+// constants, which have none), made on the first call that succeeds.
+template <typename T>
+curandStatus_t copy_of(Table& table, uint32_t call_id, int set, size_t size, T** out) {
+  if (!out) return CURAND_STATUS_OUT_OF_RANGE;
   std::lock_guard lock(table.mu);
   if (table.bytes.empty()) {
     std::vector<uint8_t> bytes(size);
@@ -35,7 +38,7 @@ curandStatus_t copy_of(Table& table, uint32_t call_id, int set, size_t size, voi
     if (status != CURAND_STATUS_SUCCESS) return static_cast<curandStatus_t>(status);
     table.bytes = std::move(bytes);
   }
-  *out = table.bytes.data();
+  *out = reinterpret_cast<T*>(table.bytes.data());
   return CURAND_STATUS_SUCCESS;
 }
 
@@ -45,44 +48,28 @@ extern "C" {  // exported by the shim's version script
 
 curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[], curandDirectionVectorSet_t set) {
   static Table plain, scrambled;
-  if (!vectors) return CURAND_STATUS_OUT_OF_RANGE;
   if (set != CURAND_DIRECTION_VECTORS_32_JOEKUO6 && set != CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6)
     return CURAND_STATUS_OUT_OF_RANGE;
-  void* p = nullptr;
-  const curandStatus_t st = copy_of(set == CURAND_DIRECTION_VECTORS_32_JOEKUO6 ? plain : scrambled,
-                                    ids::k_curandGetDirectionVectors32, set, kDirectionVectors32Bytes, &p);
-  if (st == CURAND_STATUS_SUCCESS) *vectors = static_cast<curandDirectionVectors32_t*>(p);
-  return st;
+  return copy_of(set == CURAND_DIRECTION_VECTORS_32_JOEKUO6 ? plain : scrambled, ids::k_curandGetDirectionVectors32,
+                 set, kDirectionVectors32Bytes, vectors);
 }
 
 curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[], curandDirectionVectorSet_t set) {
   static Table plain, scrambled;
-  if (!vectors) return CURAND_STATUS_OUT_OF_RANGE;
   if (set != CURAND_DIRECTION_VECTORS_64_JOEKUO6 && set != CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6)
     return CURAND_STATUS_OUT_OF_RANGE;
-  void* p = nullptr;
-  const curandStatus_t st = copy_of(set == CURAND_DIRECTION_VECTORS_64_JOEKUO6 ? plain : scrambled,
-                                    ids::k_curandGetDirectionVectors64, set, kDirectionVectors64Bytes, &p);
-  if (st == CURAND_STATUS_SUCCESS) *vectors = static_cast<curandDirectionVectors64_t*>(p);
-  return st;
+  return copy_of(set == CURAND_DIRECTION_VECTORS_64_JOEKUO6 ? plain : scrambled, ids::k_curandGetDirectionVectors64,
+                 set, kDirectionVectors64Bytes, vectors);
 }
 
 curandStatus_t curandGetScrambleConstants32(unsigned int** constants) {
   static Table table;
-  if (!constants) return CURAND_STATUS_OUT_OF_RANGE;
-  void* p = nullptr;
-  const curandStatus_t st = copy_of(table, ids::k_curandGetScrambleConstants32, 0, kScrambleConstants32Bytes, &p);
-  if (st == CURAND_STATUS_SUCCESS) *constants = static_cast<unsigned int*>(p);
-  return st;
+  return copy_of(table, ids::k_curandGetScrambleConstants32, 0, kScrambleConstants32Bytes, constants);
 }
 
 curandStatus_t curandGetScrambleConstants64(unsigned long long** constants) {
   static Table table;
-  if (!constants) return CURAND_STATUS_OUT_OF_RANGE;
-  void* p = nullptr;
-  const curandStatus_t st = copy_of(table, ids::k_curandGetScrambleConstants64, 0, kScrambleConstants64Bytes, &p);
-  if (st == CURAND_STATUS_SUCCESS) *constants = static_cast<unsigned long long*>(p);
-  return st;
+  return copy_of(table, ids::k_curandGetScrambleConstants64, 0, kScrambleConstants64Bytes, constants);
 }
 
 }  // extern "C"

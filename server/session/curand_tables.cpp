@@ -3,7 +3,9 @@
 #include <curand.h>
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <atomic>
+#include <initializer_list>
 
 #include "common/curand_tables.h"
 #include "codegen/support/gen_marshal.h"
@@ -15,10 +17,22 @@
 namespace rgpu::server::handlers {
 namespace {
 
-// Sends `size` bytes from the table get() finds when the library answered it; `fn` null: the
-// backend has no such function, said once in the log, as the generated dispatch says it.
-template <typename Fn, typename Get>
-bool send_table(CallContext& ctx, wire::Decoder& in, int32_t& status, Fn fn, const char* name, size_t size, Get get) {
+// The library's answer for a table: the direction vectors take a set, the scramble constants none.
+template <typename T>
+curandStatus_t ask(curandStatus_t (*fn)(T**, curandDirectionVectorSet_t), int32_t set, T** table) {
+  return fn(table, static_cast<curandDirectionVectorSet_t>(set));
+}
+template <typename T>
+curandStatus_t ask(curandStatus_t (*fn)(T**), int32_t, T** table) {
+  return fn(table);
+}
+
+// Sends `size` bytes of the table of T that `fn` answers for the set the client names (one of
+// `sets`, for a function that takes one); `fn` null: the backend has no such function, said once
+// in the log, as the generated dispatch says it.
+template <typename T, typename Fn>
+bool send_table(CallContext& ctx, wire::Decoder& in, int32_t& status, Fn fn, const char* name, size_t size,
+                std::initializer_list<int32_t> sets = {}) {
   const int32_t set = in.get<int32_t>();
   if (!in.ok() || !in.at_end()) return false;
   if (!fn) {
@@ -27,60 +41,40 @@ bool send_table(CallContext& ctx, wire::Decoder& in, int32_t& status, Fn fn, con
     status = CURAND_STATUS_INTERNAL_ERROR;  // cuRAND has no "not supported"
     return true;
   }
-  const void* table = nullptr;
-  status = get(set, &table);
-  if (status == CURAND_STATUS_SUCCESS && table) ctx.bulk_out->push_back(iovec{const_cast<void*>(table), size});
+  if (sets.size() != 0 && std::find(sets.begin(), sets.end(), set) == sets.end()) {
+    status = CURAND_STATUS_OUT_OF_RANGE;  // no set of that width
+    return true;
+  }
+  T* table = nullptr;
+  status = ask(fn, set, &table);
+  if (status == CURAND_STATUS_SUCCESS && table) ctx.bulk_out->push_back(iovec{static_cast<void*>(table), size});
   return true;
 }
 
 }  // namespace
 
-bool curandGetDirectionVectors32(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
-  auto fn = ctx.curand.curandGetDirectionVectors32;
-  return send_table(ctx, in, status, fn, "curandGetDirectionVectors32", curand_tables::kDirectionVectors32Bytes, [fn](int32_t set, const void** t) {
-    if (set != CURAND_DIRECTION_VECTORS_32_JOEKUO6 && set != CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6)
-      return static_cast<int32_t>(CURAND_STATUS_OUT_OF_RANGE);  // no other set is 32-bit
-    curandDirectionVectors32_t* v = nullptr;
-    const curandStatus_t st = fn(&v, static_cast<curandDirectionVectorSet_t>(set));
-    *t = v;
-    return static_cast<int32_t>(st);
-  });
+bool curandGetDirectionVectors32(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  return send_table<curandDirectionVectors32_t>(
+      ctx, in, status, ctx.curand.curandGetDirectionVectors32, "curandGetDirectionVectors32",
+      curand_tables::kDirectionVectors32Bytes,
+      {CURAND_DIRECTION_VECTORS_32_JOEKUO6, CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6});
 }
 
-bool curandGetDirectionVectors64(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
-  auto fn = ctx.curand.curandGetDirectionVectors64;
-  return send_table(ctx, in, status, fn, "curandGetDirectionVectors64", curand_tables::kDirectionVectors64Bytes, [fn](int32_t set, const void** t) {
-    if (set != CURAND_DIRECTION_VECTORS_64_JOEKUO6 && set != CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6)
-      return static_cast<int32_t>(CURAND_STATUS_OUT_OF_RANGE);  // no other set is 64-bit
-    curandDirectionVectors64_t* v = nullptr;
-    const curandStatus_t st = fn(&v, static_cast<curandDirectionVectorSet_t>(set));
-    *t = v;
-    return static_cast<int32_t>(st);
-  });
+bool curandGetDirectionVectors64(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  return send_table<curandDirectionVectors64_t>(
+      ctx, in, status, ctx.curand.curandGetDirectionVectors64, "curandGetDirectionVectors64",
+      curand_tables::kDirectionVectors64Bytes,
+      {CURAND_DIRECTION_VECTORS_64_JOEKUO6, CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6});
 }
 
-bool curandGetScrambleConstants32(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
-  auto fn = ctx.curand.curandGetScrambleConstants32;
-  return send_table(ctx, in, status, fn, "curandGetScrambleConstants32", curand_tables::kScrambleConstants32Bytes, [fn](int32_t, const void** t) {
-    unsigned int* c = nullptr;
-    const curandStatus_t st = fn(&c);
-    *t = c;
-    return static_cast<int32_t>(st);
-  });
+bool curandGetScrambleConstants32(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  return send_table<unsigned int>(ctx, in, status, ctx.curand.curandGetScrambleConstants32,
+                                  "curandGetScrambleConstants32", curand_tables::kScrambleConstants32Bytes);
 }
 
-bool curandGetScrambleConstants64(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
-  auto fn = ctx.curand.curandGetScrambleConstants64;
-  return send_table(ctx, in, status, fn, "curandGetScrambleConstants64", curand_tables::kScrambleConstants64Bytes, [fn](int32_t, const void** t) {
-    unsigned long long* c = nullptr;
-    const curandStatus_t st = fn(&c);
-    *t = c;
-    return static_cast<int32_t>(st);
-  });
+bool curandGetScrambleConstants64(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  return send_table<unsigned long long>(ctx, in, status, ctx.curand.curandGetScrambleConstants64,
+                                        "curandGetScrambleConstants64", curand_tables::kScrambleConstants64Bytes);
 }
 
 }  // namespace rgpu::server::handlers
