@@ -23,7 +23,7 @@ const char* const kPoolUsage =
     "  --overhead       only the scheduler overhead on a lone tenant: launch rate, launch + sync latency and\n"
     "                   the PyTorch step times, sliced against a whole-GPU session in alternating rounds,\n"
     "                   each figure the median of the rounds' pairs (sliced / the whole-GPU round beside it)\n"
-    "  --rounds N       the overhead run's launch rounds a side (10)   --torch-rounds N  its PyTorch rounds (10)\n"
+    "  --rounds N       the overhead run's launch rounds a side (30)   --torch-rounds N  its PyTorch rounds (10)\n"
     "  --torch DIR      the PyTorch step workloads' folder (default: the installed GPU suite's torch/)\n"
     "  --priority       only the priority run: a high-priority tenant's 200 us requests, 2 ms apart, beside a\n"
     "                   low-priority one saturating the GPU (--kernel-us, --sync-every)\n"

@@ -276,11 +276,12 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
   auto only = plan_pool_runs(overhead);
   REQUIRE(only.size() == 1);
   REQUIRE(std::holds_alternative<OverheadRun>(only[0]));
-  CHECK(std::get<OverheadRun>(only[0]).rounds == 10);
-  overhead.rounds = 30;
+  CHECK(std::get<OverheadRun>(only[0]).rounds == 30);
+  CHECK(std::get<OverheadRun>(only[0]).torch_rounds == 10);
+  overhead.rounds = 12;
   overhead.torch_rounds = 40;
   only = plan_pool_runs(overhead);
-  CHECK(std::get<OverheadRun>(only[0]).rounds == 30);
+  CHECK(std::get<OverheadRun>(only[0]).rounds == 12);
   CHECK(std::get<OverheadRun>(only[0]).torch_rounds == 40);
 
   PoolOptions priority;
