@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
+#include <type_traits>
 #include <unordered_map>
 
 namespace rgpu::server {
@@ -14,6 +15,7 @@ enum class HandleKind : uint8_t {
   kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
   kCurand,                   // cuRAND generators
+  kCufft,                    // cuFFT plans (ints, not pointers)
 };
 
 class HandleTable {
@@ -27,6 +29,15 @@ class HandleTable {
   void bind(HandleKind kind, uint64_t id, void* real) {
     std::unique_lock lock(mu_);
     map_[Key{id, kind}] = real;
+  }
+  // A library's handle of any type: a pointer as itself, an integer (a cuFFT plan) by its value.
+  template <typename T>
+  void bind_handle(HandleKind kind, uint64_t id, T real) {
+    if constexpr (std::is_pointer_v<T>) {
+      bind(kind, id, const_cast<void*>(static_cast<const void*>(real)));
+    } else {
+      bind(kind, id, reinterpret_cast<void*>(static_cast<uintptr_t>(real)));
+    }
   }
   void unbind(HandleKind kind, uint64_t id) {
     std::unique_lock lock(mu_);
@@ -48,7 +59,11 @@ class HandleTable {
   bool resolve(HandleKind kind, uint64_t id, T* real) const {
     void* p = nullptr;
     bool ok = resolve(kind, id, &p);
-    *real = reinterpret_cast<T>(p);
+    if constexpr (std::is_pointer_v<T>) {
+      *real = reinterpret_cast<T>(p);
+    } else {
+      *real = static_cast<T>(reinterpret_cast<uintptr_t>(p));
+    }
     return ok;
   }
   // Calls fn(real) for each handle of `kind`, under the shared lock (fn must not bind or unbind).

@@ -158,8 +158,8 @@ std::string dispatcher(const Model& m, const Function& f) {
   std::string after;
   for (const auto& p : f.params) {
     if (p.how == Marshal::kNewHandle) {
-      after += "  if (rgpu_id_" + p.name + ") rgpu_ctx.handles.bind(" + handle_kind_enum(p.handle_kind) + ", rgpu_id_" +
-           p.name + ", reinterpret_cast<void*>(rgpu_new_" + p.name + "));\n";
+      after += "  if (rgpu_id_" + p.name + ") rgpu_ctx.handles.bind_handle(" + handle_kind_enum(p.handle_kind) + ", rgpu_id_" +
+           p.name + ", rgpu_new_" + p.name + ");\n";
     }
   }
   if (f.destroys) {

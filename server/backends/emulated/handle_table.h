@@ -1,11 +1,13 @@
-// The handles an emulated library mints (cuBLAS, cuBLASLt): each is the address of the state it
-// owns, so live handles are distinct, and the table validates one before any use: an unknown
-// handle is refused, never dereferenced.
+// The handles an emulated library mints (cuBLAS, cuBLASLt, cuFFT): a pointer handle is the address
+// of the state it owns, an integer one (a cuFFT plan) the next number, so live handles are
+// distinct, and the table validates one before any use: an unknown handle is refused, never
+// dereferenced.
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 
 namespace rgpu::server::emulated {
@@ -16,8 +18,13 @@ class HandleTable {
   // A new handle; its state starts value-initialized.
   Handle create() {
     auto state = std::make_unique<State>();
-    auto handle = reinterpret_cast<Handle>(state.get());
     std::lock_guard lock(mu_);
+    Handle handle;
+    if constexpr (std::is_pointer_v<Handle>) {
+      handle = reinterpret_cast<Handle>(state.get());
+    } else {
+      handle = ++last_;
+    }
     states_.emplace(handle, std::move(state));
     return handle;
   }
@@ -49,6 +56,7 @@ class HandleTable {
  private:
   std::mutex mu_;
   std::unordered_map<Handle, std::unique_ptr<State>> states_;
+  Handle last_{};  // integer handles only: the last one minted
 };
 
 }  // namespace rgpu::server::emulated
