@@ -10,6 +10,7 @@
 #include "gen/cuda/cuda_ids.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
@@ -24,6 +25,6 @@ constexpr uint64_t fold_api_hashes(std::initializer_list<uint64_t> hashes) {
 
 inline constexpr uint64_t kApiHash =
     fold_api_hashes({cudart::kApiHash, cublas::kApiHash, nvml::kApiHash, cublasLt::kApiHash, cuda::kApiHash,
-                     cudnn::kApiHash, curand::kApiHash});
+                     cudnn::kApiHash, curand::kApiHash, cufft::kApiHash});
 
 }  // namespace rgpu::gen

@@ -20,3 +20,6 @@ struct Api;
 namespace rgpu::gen::curand {
 struct Api;
 }
+namespace rgpu::gen::cufft {
+struct Api;
+}

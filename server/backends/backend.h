@@ -94,6 +94,10 @@ class Backend {
   // CURAND_STATUS_INTERNAL_ERROR (cuRAND has no "not supported"), logged once.
   virtual const gen::curand::Api& curand() const = 0;
   virtual void load_curand() {}
+  // cuFFT entry points, loaded the same way by load_cufft(); null entries answer
+  // CUFFT_NOT_SUPPORTED, logged once.
+  virtual const gen::cufft::Api& cufft() const = 0;
+  virtual void load_cufft() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

@@ -9,6 +9,8 @@
 #include "gen/cudart/cudart_handlers.h"
 #include "gen/cudnn/cudnn_handlers.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/cufft/cufft_handlers.h"
+#include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_handlers.h"
 #include "gen/curand/curand_ids.h"
 #include "gen/nvml/nvml_handlers.h"
@@ -40,12 +42,35 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     backend.load_curand();  // before the call: ctx.curand is the backend's table, filled by the first load
     return gen::curand::dispatch(ctx, id, in, out, status);
   }
+  if (gen::cufft::has_call(id)) {
+    backend.load_cufft();  // before the call: ctx.cufft is the backend's table, filled by the first load
+    return gen::cufft::dispatch(ctx, id, in, out, status);
+  }
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }
 
 bool allocates_inside_library(uint32_t id) {
-  return id == gen::cublas::k_cublasCreate_v2 || id == gen::cublasLt::k_cublasLtCreate || id == gen::cudnn::k_cudnnCreate ||
-         id == gen::curand::k_curandCreateGenerator;
+  using namespace gen;
+  switch (id) {
+    case cublas::k_cublasCreate_v2:
+    case cublasLt::k_cublasLtCreate:
+    case cudnn::k_cudnnCreate:
+    case curand::k_curandCreateGenerator:
+    // A cuFFT plan takes its work area when it is made (unless auto-allocation is off).
+    case cufft::k_cufftPlan1d:
+    case cufft::k_cufftPlan2d:
+    case cufft::k_cufftPlan3d:
+    case cufft::k_cufftPlanMany:
+    case cufft::k_cufftMakePlan1d:
+    case cufft::k_cufftMakePlan2d:
+    case cufft::k_cufftMakePlan3d:
+    case cufft::k_cufftMakePlanMany:
+    case cufft::k_cufftMakePlanMany64:
+    case cufft::k_cufftXtMakePlanMany:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace rgpu::server

@@ -363,7 +363,8 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
                   .bulk_out = &bulk_out,
                   .seq = h.seq,
                   .cublasLt = backend_.cublasLt(),
-                  .curand = backend_.curand()};
+                  .curand = backend_.curand(),
+                  .cufft = backend_.cufft()};
   ctx.method = h.method;
   ctx.bulk_reader = reader;
   ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;

@@ -14,6 +14,7 @@
 #include "gen/cublas/cublas_api.h"
 #include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cudnn/cudnn_api.h"
+#include "gen/cufft/cufft_api.h"
 #include "gen/curand/curand_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
@@ -50,6 +51,8 @@ class CudaBackend final : public Backend {
   void load_cudnn() override;  // cuda_backend_cudnn.cpp
   const gen::curand::Api& curand() const override { return curand_.api; }
   void load_curand() override;  // cuda_backend_curand.cpp
+  const gen::cufft::Api& cufft() const override { return cufft_.api; }
+  void load_cufft() override;  // cuda_backend_cufft.cpp
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
 
@@ -109,6 +112,7 @@ class CudaBackend final : public Backend {
   OnDemandLibrary<gen::cublasLt::Api> cublasLt_;
   OnDemandLibrary<gen::cudnn::Api> cudnn_;
   OnDemandLibrary<gen::curand::Api> curand_;
+  OnDemandLibrary<gen::cufft::Api> cufft_;
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, memory_in_use()'s baseline without NVML

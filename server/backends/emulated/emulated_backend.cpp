@@ -11,6 +11,7 @@
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublaslt.h"
 #include "server/backends/emulated/cudnn.h"
+#include "server/backends/emulated/cufft.h"
 #include "server/backends/emulated/curand.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
@@ -95,6 +96,7 @@ EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint
   gen::cublasLt::load_api(cublasLt_, &emulated::resolve_cublasLt, nullptr);
   gen::cudnn::load_api(cudnn_, &emulated::resolve_cudnn, nullptr);
   gen::curand::load_api(curand_, &emulated::resolve_curand, nullptr);
+  gen::cufft::load_api(cufft_, &emulated::resolve_cufft, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;

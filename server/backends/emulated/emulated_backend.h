@@ -13,6 +13,7 @@
 #include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudnn/cudnn_api.h"
+#include "gen/cufft/cufft_api.h"
 #include "gen/curand/curand_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
@@ -35,6 +36,7 @@ class EmulatedBackend final : public Backend {
   const gen::cublasLt::Api& cublasLt() const override { return cublasLt_; }
   const gen::cudnn::Api& cudnn() const override { return cudnn_; }
   const gen::curand::Api& curand() const override { return curand_; }
+  const gen::cufft::Api& cufft() const override { return cufft_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -69,6 +71,7 @@ class EmulatedBackend final : public Backend {
   gen::cublasLt::Api cublasLt_;  // FP32 matmuls on the CPU reference (cublaslt.h)
   gen::cudnn::Api cudnn_;    // handles and descriptors of cudnn.h; compute recorded (ReLU, AddTensor run)
   gen::curand::Api curand_;  // generators of curand.h with a generator of its own (curand.h here)
+  gen::cufft::Api cufft_;    // plans of cufft.h, transforms by direct DFT on the CPU (cufft.h here)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;

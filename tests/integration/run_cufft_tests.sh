@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# cuFFT through the shim against rgpud --emulate: plans, transforms of device memory, the
+# not-supported and not-available paths, and the shims through `rgpu run --no-preload`.
+#
+# Usage: run_cufft_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+start_server --emulate || exit 1
+
+check_tour "$PROGS/cufft_tour"
+check_tour_stderr "an unforwarded cuFFT function is named on stderr" "cufftXtMalloc is not supported by rgpu"
+check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
+  "cufftEstimate1d is not available on this backend"
+check_no_preload "$PROGS/cufft_tour"
+
+finish
