@@ -3,6 +3,7 @@
 
 #include <cublasLt.h>
 #include <cudnn.h>
+#include <cufft.h>
 #include <curand.h>
 
 #include <algorithm>
@@ -21,6 +22,8 @@
 #include "gen/cudnn/cudnn_api.h"
 #include "gen/cudnn/cudnn_handlers.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/cufft/cufft_handlers.h"
+#include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_handlers.h"
 #include "gen/curand/curand_ids.h"
 #include "server/session/call_context.h"
@@ -59,6 +62,8 @@ const LibraryTable& table(Library library) {
        {CUDNN_STATUS_NOT_SUPPORTED, CUDNN_STATUS_BAD_PARAM, CUDNN_STATUS_BAD_PARAM_ATTRIBUTE_TYPE}},
       {"curand", gen::curand::kCallIds, gen::curand::dispatch, gen::curand::call_name,
        {CURAND_STATUS_INTERNAL_ERROR, CURAND_STATUS_NOT_INITIALIZED}},
+      {"cufft", gen::cufft::kCallIds, gen::cufft::dispatch, gen::cufft::call_name,
+       {CUFFT_NOT_SUPPORTED, CUFFT_INVALID_PLAN}},
   };
   return tables[static_cast<size_t>(library)];
 }
@@ -70,7 +75,8 @@ void bind_known_handles(server::HandleTable& handles) {
   for (auto kind : {server::HandleKind::kStream, server::HandleKind::kEvent, server::HandleKind::kGraph,
                     server::HandleKind::kGraphExec, server::HandleKind::kGraphNode, server::HandleKind::kModule,
                     server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther,
-                    server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand})
+                    server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand,
+                    server::HandleKind::kCufft})
     handles.bind(kind, kKnownHandle, object);
 }
 
