@@ -17,6 +17,8 @@
 #include "gen/cublasLt/cublasLt_ids.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/cufft/cufft_ids.h"
+#include "gen/curand/curand_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::client {
@@ -44,16 +46,31 @@ const char* call_name(uint32_t id) {
   if (gen::cublasLt::has_call(id)) return gen::cublasLt::call_name(id);
   if (gen::cudnn::has_call(id)) return gen::cudnn::call_name(id);
   if (gen::nvml::has_call(id)) return gen::nvml::call_name(id);
+  if (gen::curand::has_call(id)) return gen::curand::call_name(id);
+  if (gen::cufft::has_call(id)) return gen::cufft::call_name(id);
   if (const char* internal = wire::internal_call_name(id)) return internal;
   return gen::cudart::call_name(id);
 }
 
-thread_local wire::Encoder t_args;
-thread_local std::vector<uint8_t> t_reply;
+// Set when the calling thread's buffers are destroyed; trivially destructible, so readable after.
+thread_local bool t_buffers_gone = false;
 
 }  // namespace
 
-Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), args_(&t_args) { args_->clear(); }
+// A thread's thread_local objects are destroyed before the program's statics, and a library's
+// static destructor may still call (PyTorch's cuFFT plan cache destroys its plans at exit): once
+// the thread's buffers are gone, each call brings buffers of its own (one allocation, only then).
+CallBuffers::~CallBuffers() { t_buffers_gone = true; }
+
+namespace {
+thread_local CallBuffers t_buffers;
+}  // namespace
+
+Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls) {
+  if (t_buffers_gone) own_ = std::make_unique<CallBuffers>();
+  buffers_ = own_ ? own_.get() : &t_buffers;
+  buffers_->args.clear();
+}
 
 Call::~Call() = default;
 
@@ -70,7 +87,7 @@ int32_t Call::invoke() {
   trace_wait(call_name(id_));
   Pipe& pipe = Pipe::get();
   Waiter w;
-  w.payload = &t_reply;
+  w.payload = &buffers_->reply;
   // A sync call's output data comes in its reply; an async call's (posted synchronously under
   // RGPU_SYNC) lands from a data frame ahead of the reply.
   bool async_data = cls_ == CallClass::kAsync;
@@ -78,12 +95,12 @@ int32_t Call::invoke() {
     w.bulk_dst = reply_bulk_;
     w.bulk_len = reply_bulk_len_;
   }
-  if (!pipe.send_call(id_, *args_, current_device(), &w, async_data ? reply_bulk_ : nullptr,
+  if (!pipe.send_call(id_, buffers_->args, current_device(), &w, async_data ? reply_bulk_ : nullptr,
                       async_data ? reply_bulk_len_ : 0))
     return kStatusUnavailable;
   pipe.wait(w);
   if (w.lost) return kStatusUnavailable;
-  results_ = wire::Decoder(t_reply);
+  results_ = wire::Decoder(buffers_->reply);
   int32_t status = results_.get<int32_t>();
   if (!results_.ok()) return kStatusUnavailable;
   replied_ = true;
@@ -93,7 +110,7 @@ int32_t Call::invoke() {
 int32_t Call::post() {
   if (sync_mode()) return invoke();
   Pipe& pipe = Pipe::get();
-  if (!pipe.send_call(id_, *args_, current_device(), nullptr, reply_bulk_, reply_bulk_len_)) return kStatusUnavailable;
+  if (!pipe.send_call(id_, buffers_->args, current_device(), nullptr, reply_bulk_, reply_bulk_len_)) return kStatusUnavailable;
   return 0;
 }
 

@@ -12,7 +12,9 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <vector>
 
 #include "common/wire/codec.h"
 
@@ -23,6 +25,14 @@ enum class CallClass : uint8_t { kLocal, kAsync, kSync, kUnsupported };
 // Library-neutral outcome of moving a call; the stub maps it to the library's status type.
 inline constexpr int32_t kStatusUnavailable = -1;  // no server session (see last_connect_error)
 
+// A thread's argument and reply buffers, reused call after call (call.cpp says how a call made
+// during the thread's exit gets its own).
+struct CallBuffers {
+  wire::Encoder args;
+  std::vector<uint8_t> reply;
+  ~CallBuffers();
+};
+
 class Call {
  public:
   Call(uint32_t call_id, CallClass cls);
@@ -30,9 +40,9 @@ class Call {
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
 
-  wire::Encoder& args() { return *args_; }
+  wire::Encoder& args() { return buffers_->args; }
   // Bulk input data that travels with the call (H2D copy source), not copied into the payload.
-  void add_bulk(const void* p, size_t n) { args_->add_bulk(p, n); }
+  void add_bulk(const void* p, size_t n) { buffers_->args.add_bulk(p, n); }
   // Where reply bulk data (D2H copy destination) lands: the receiver writes it straight there.
   void expect_reply_bulk(void* dst, size_t n);
 
@@ -48,7 +58,8 @@ class Call {
  private:
   uint32_t id_;
   CallClass cls_;
-  wire::Encoder* args_;
+  CallBuffers* buffers_;              // the thread's (call.cpp), or own_ during the thread's exit
+  std::unique_ptr<CallBuffers> own_;
   wire::Decoder results_;
   bool replied_ = false;
   void* reply_bulk_ = nullptr;

@@ -63,21 +63,18 @@ bool Outbox::flush_locked(std::unique_lock<std::mutex>& lk) {
   if (stopped_) return false;
   // A running write hands over to the writer thread when it ends, and the writer takes the queue.
   if (writing_ || queue_.empty()) return true;
-  return write_queue_and(lk, {});
+  return write_queue_and(lk, nullptr);
 }
 
 bool Outbox::write_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h,
                           std::span<const uint8_t> payload, std::span<const iovec> bulk) {
-  thread_local std::vector<iovec> extra;
-  extra.clear();
-  extra.push_back(iovec{const_cast<wire::FrameHeader*>(&h), sizeof h});
-  if (!payload.empty()) extra.push_back(iovec{const_cast<uint8_t*>(payload.data()), payload.size()});
-  for (const iovec& v : bulk)
-    if (v.iov_len) extra.push_back(v);
-  return write_queue_and(lk, extra);
+  const DirectFrame frame{h, payload, bulk};
+  return write_queue_and(lk, &frame);
 }
 
-bool Outbox::write_queue_and(std::unique_lock<std::mutex>& lk, std::span<const iovec> extra) {
+// The frame's segments go into segments_ (under the token), not a buffer of the calling thread's:
+// a library's static destructor may still call after the thread's own objects are gone.
+bool Outbox::write_queue_and(std::unique_lock<std::mutex>& lk, const DirectFrame* frame) {
   while (writing_ && !stopped_) token_cv_.wait(lk);
   if (stopped_) return false;
   writing_ = true;
@@ -86,7 +83,13 @@ bool Outbox::write_queue_and(std::unique_lock<std::mutex>& lk, std::span<const i
   token_cv_.notify_all();  // appenders waiting for room: the queue is empty again
   segments_.clear();
   if (!batch_.empty()) segments_.push_back(iovec{batch_.data(), batch_.size()});
-  segments_.insert(segments_.end(), extra.begin(), extra.end());
+  if (frame) {
+    segments_.push_back(iovec{const_cast<wire::FrameHeader*>(&frame->header), sizeof frame->header});
+    if (!frame->payload.empty())
+      segments_.push_back(iovec{const_cast<uint8_t*>(frame->payload.data()), frame->payload.size()});
+    for (const iovec& v : frame->bulk)
+      if (v.iov_len) segments_.push_back(v);
+  }
   lk.unlock();
   Status st = segments_.empty() ? Status::ok() : conn_.send_bytes(segments_);
   lk.lock();
@@ -107,7 +110,7 @@ void Outbox::writer_loop() {
   auto lk = lock();
   while (!stopped_) {
     if (!queue_.empty() && !writing_) {
-      write_queue_and(lk, {});
+      write_queue_and(lk, nullptr);
       continue;
     }
     lk.unlock();

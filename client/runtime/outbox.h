@@ -60,9 +60,15 @@ class Outbox {
 
  private:
   void writer_loop();
-  // Takes the write token (waits while another thread writes), writes the queue plus `extra`,
-  // gives the token back.
-  bool write_queue_and(std::unique_lock<std::mutex>& lk, std::span<const iovec> extra);
+  // A frame written from its caller's memory: header, payload and bulk segments.
+  struct DirectFrame {
+    const wire::FrameHeader& header;
+    std::span<const uint8_t> payload;
+    std::span<const iovec> bulk;
+  };
+  // Takes the write token (waits while another thread writes), writes the queue and then `frame`
+  // (if any), gives the token back.
+  bool write_queue_and(std::unique_lock<std::mutex>& lk, const DirectFrame* frame);
   void wake_writer_locked();
 
   transport::Connection& conn_;

@@ -5,7 +5,8 @@
 
 namespace rgpu::client {
 
-Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), args_(nullptr) {}
+CallBuffers::~CallBuffers() = default;
+Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), buffers_(nullptr) {}
 Call::~Call() = default;
 void Call::expect_reply_bulk(void* dst, size_t n) {
   reply_bulk_ = dst;

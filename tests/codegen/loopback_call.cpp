@@ -41,11 +41,13 @@ bool dispatch_bytes(uint32_t id, const std::vector<uint8_t>& payload, int32_t* s
 
 namespace rgpu::client {
 
+CallBuffers::~CallBuffers() = default;
+
 namespace {
-thread_local wire::Encoder t_args;
+thread_local CallBuffers t_buffers;
 }  // namespace
 
-Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), args_(&t_args) { args_->clear(); }
+Call::Call(uint32_t call_id, CallClass cls) : id_(call_id), cls_(cls), buffers_(&t_buffers) { buffers_->args.clear(); }
 Call::~Call() = default;
 
 void Call::expect_reply_bulk(void* dst, size_t n) {
@@ -57,7 +59,7 @@ int32_t Call::invoke() {
   auto& l = test::loopback();
   if (!l.connected) return kStatusUnavailable;
   ++l.calls_sent;
-  std::vector<uint8_t> payload(args_->payload().begin(), args_->payload().end());
+  std::vector<uint8_t> payload(buffers_->args.payload().begin(), buffers_->args.payload().end());
   l.last_well_formed = test::dispatch_bytes(id_, payload, &l.last_status, &l.reply);
   results_ = wire::Decoder(l.reply);
   replied_ = true;
@@ -68,7 +70,7 @@ int32_t Call::post() {
   auto& l = test::loopback();
   if (!l.connected) return kStatusUnavailable;
   ++l.calls_sent;
-  std::vector<uint8_t> payload(args_->payload().begin(), args_->payload().end());
+  std::vector<uint8_t> payload(buffers_->args.payload().begin(), buffers_->args.payload().end());
   std::vector<uint8_t> ignored;
   l.last_well_formed = test::dispatch_bytes(id_, payload, &l.last_async_status, &ignored);
   return 0;
