@@ -12,6 +12,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 start_server --emulate || exit 1
 
 check_tour "$PROGS/cufft_tour"
+grep -qx "ok: a plan destroyed at exit, then refused" "$WORK/tour.out"
+check "a plan destroyed by a static destructor at exit (calls after the thread's buffers are gone)" $?
 check_tour_stderr "an unforwarded cuFFT function is named on stderr" "cufftXtMalloc is not supported by rgpu"
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "cufftEstimate1d is not available on this backend"

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <unistd.h>
 #include <vector>
 
 #include "tour_checks.h"
@@ -44,6 +45,18 @@ double max_error(const std::vector<Complex>& want, const cufftComplex* got) {
   for (size_t i = 0; i < want.size(); ++i) e = std::fmax(e, std::abs(want[i] - Complex(got[i].x, got[i].y)));
   return e;
 }
+
+// A plan destroyed by a static destructor, as PyTorch's plan cache does at exit: by then the main
+// thread's thread_locals are gone, the client's call buffers with them. Any failure ends the
+// program with status 3.
+struct PlanAtExit {
+  cufftHandle plan = -1;
+  ~PlanAtExit() {
+    if (plan == -1) return;
+    if (cufftDestroy(plan) != CUFFT_SUCCESS || cufftSetAutoAllocation(plan, 1) != CUFFT_INVALID_PLAN) _exit(3);
+    std::printf("ok: a plan destroyed at exit, then refused\n");
+  }
+} g_plan_at_exit;
 
 }  // namespace
 
@@ -206,6 +219,7 @@ int main() {
          "a function the backend lacks answers not supported");
 
   for (cufftHandle p : {plan, r2c, c2r, plan2d, xt}) CHECK_FFT(cufftDestroy(p));
+  CHECK_FFT(cufftPlan1d(&g_plan_at_exit.plan, 256, CUFFT_C2C, 1));
   CHECK_CUDA(cudaDeviceSynchronize());
   for (void* p : {static_cast<void*>(d), static_cast<void*>(dr), static_cast<void*>(dc), static_cast<void*>(dz),
                   static_cast<void*>(din), static_cast<void*>(dout), area})
