@@ -162,13 +162,14 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
         cv_.notify_all();
         return;
       }
-      // No message: a holder whose client sent nothing for idle_release gives its turn back.
+      // No message: a holder whose client sent nothing for idle_release, and waits for nothing
+      // on the GPU, gives its turn back.
       if (held) {
-        const uint64_t calls = calls_;
-        if (calls != calls_seen) {
-          calls_seen = calls;
+        const uint64_t activity = calls_ + waits_ended_;
+        if (activity != calls_seen) {
+          calls_seen = activity;
           last_call = now;
-        } else if (now - last_call >= (hurried ? std::chrono::microseconds(kHurriedIdle) : idle_release_)) {
+        } else if (waits_ == 0 && now - last_call >= (hurried ? std::chrono::microseconds(kHurriedIdle) : idle_release_)) {
           release(false);
         }
       }
@@ -203,7 +204,7 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
           idle = !wanted_;
           wanted_ = false;
           granted_at_ = now;
-          calls_seen = calls_;
+          calls_seen = calls_ + waits_ended_;
           last_call = now;
           cv_.notify_all();
         }

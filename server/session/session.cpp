@@ -50,6 +50,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);
+        if (gate_) gate_->wait_ends();
         if (bad) conn_.shutdown();
       }) {
   if (gate_) gate_->set_streams(&handles_);
@@ -326,11 +327,14 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
     // A wait must not hold up other client threads' calls: unless it ends at once, it runs
-    // beside the session thread. It only waits on work that was already enqueued.
+    // beside the session thread (which tells the gate when it ends). It only waits on work that
+    // was already enqueued.
+    if (gate_) gate_->wait_begins();
     if (!wait_ends_now(backend_.cudart(), handles_, h, payload, [this] { return conn_.input_pending(); })) {
       blocking_.submit(h, payload);
       return Status::ok();
     }
+    if (gate_) gate_->wait_ends();
   }
   if (gate_) {
     // Everything but a wait may put work on the GPU: it runs only in the session's turn (and not

@@ -119,6 +119,23 @@ TEST_CASE("compute gate: a hurried holder gives its turn back as soon as its cli
   CHECK_FALSE(released->ok);  // given back, not revoked
 }
 
+TEST_CASE("compute gate: a holder waiting for its own GPU work keeps its turn; it goes back after the wait") {
+  Rig rig(5ms);
+  rig.one_call_granted();
+  LinkMessage hint(LinkKind::kHint);
+  hint.ok = true;  // hurried: without the wait, gone within a fraction of a millisecond
+  REQUIRE(rig.parent.send(hint).is_ok());
+  rig.gate->wait_begins();
+  // 30 idle releases and 3000 hurried ones long: the turn stays while the client waits.
+  auto during = rig.parent.receive(150ms);
+  CHECK_FALSE(during.is_ok());
+  rig.gate->wait_ends();
+  auto after = rig.parent.receive(900ms);
+  REQUIRE(after.is_ok());
+  CHECK(after->kind == LinkKind::kReleased);
+  CHECK_FALSE(after->ok);  // given back, not revoked
+}
+
 TEST_CASE("compute gate: live changes reach the worker; stop() lets a waiting call go unrun") {
   Rig rig(10000ms);
   LinkMessage change(LinkKind::kReslice);
