@@ -15,7 +15,7 @@ enum class HandleKind : uint8_t {
   kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
   kCurand,                   // cuRAND generators
-  kCufft,                    // cuFFT plans (ints, not pointers)
+  kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
 };
 
 class HandleTable {

@@ -67,6 +67,7 @@ bool allocates_inside_library(uint32_t id) {
     case cufft::k_cufftMakePlanMany:
     case cufft::k_cufftMakePlanMany64:
     case cufft::k_cufftXtMakePlanMany:
+    case cufft::k_cufftXtMalloc:  // a descriptor's buffers
       return true;
     default:
       return false;

@@ -76,7 +76,7 @@ void bind_known_handles(server::HandleTable& handles) {
                     server::HandleKind::kGraphExec, server::HandleKind::kGraphNode, server::HandleKind::kModule,
                     server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther,
                     server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand,
-                    server::HandleKind::kCufft})
+                    server::HandleKind::kCufft, server::HandleKind::kCufftDescriptor})
     handles.bind(kind, kKnownHandle, object);
 }
 

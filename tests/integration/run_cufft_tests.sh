@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# cuFFT through the shim against rgpud --emulate: plans, transforms of device memory, the
-# not-supported and not-available paths, and the shims through `rgpu run --no-preload`.
+# cuFFT through the shim against rgpud --emulate: plans, transforms of device memory and of one-GPU
+# descriptors, a plan destroyed at exit, the not-available path, and the shims through
+# `rgpu run --no-preload`.
 #
 # Usage: run_cufft_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
 set -uo pipefail
@@ -14,7 +15,6 @@ start_server --emulate || exit 1
 check_tour "$PROGS/cufft_tour"
 grep -qx "ok: a plan destroyed at exit, then refused" "$WORK/tour.out"
 check "a plan destroyed by a static destructor at exit (calls after the thread's buffers are gone)" $?
-check_tour_stderr "an unforwarded cuFFT function is named on stderr" "cufftXtMalloc is not supported by rgpu"
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "cufftEstimate1d is not available on this backend"
 check_no_preload "$PROGS/cufft_tour"

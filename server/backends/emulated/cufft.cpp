@@ -1,5 +1,5 @@
-// The emulated cuFFT (cufft.h): plans and their settings, and transforms of the virtual device's
-// memory by direct DFT, issued in the plan's stream.
+// The emulated cuFFT (cufft.h): plans and their settings, transforms of the virtual device's memory
+// by direct DFT, issued in the plan's stream, and one-GPU descriptors.
 #include "server/backends/emulated/cufft.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -381,6 +382,55 @@ cufftResult cufftGetVersion(int* version) {
 
 namespace {
 
+struct Descriptor {
+  cudaLibXtDesc lib{};
+  cudaXtDesc xt{};
+};
+
+cufftResult exec_descriptors(cufftHandle plan, const cudaLibXtDesc* input, const cudaLibXtDesc* output, int direction,
+                             std::initializer_list<cufftType> types) {
+  if (!input || !output || !input->descriptor || !output->descriptor) return CUFFT_INVALID_VALUE;
+  return exec(plan, input->descriptor->data[0], output->descriptor->data[0], direction, types);
+}
+
+}  // namespace
+
+cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc** descriptor, cufftXtSubFormat format) {
+  if (!descriptor) return CUFFT_INVALID_VALUE;
+  if (format != CUFFT_XT_FORMAT_INPLACE && format != CUFFT_XT_FORMAT_INPUT && format != CUFFT_XT_FORMAT_OUTPUT)
+    return CUFFT_NOT_SUPPORTED;  // the shuffled forms are multi-GPU ones
+  std::optional<Plan> p = plans().get(plan);
+  if (!p || !p->made) return CUFFT_INVALID_PLAN;
+  const size_t real_bytes = double_precision(p->type) ? sizeof(double) : sizeof(float);
+  auto bytes = [&](const Layout& l) { return uint64_t(span_of(*p, l, l.complex)) * real_bytes * (l.complex ? 2 : 1); };
+  auto d = std::make_unique<Descriptor>();
+  d->xt.nGPUs = 1;
+  d->xt.size[0] = std::max(bytes(p->in), bytes(p->out));
+  if (state().memory.allocate(0, d->xt.size[0], &d->xt.data[0]) != cudaSuccess) return CUFFT_ALLOC_FAILED;
+  d->lib.descriptor = &d->xt;
+  d->lib.library = LIB_FORMAT_CUFFT;
+  d->lib.subFormat = format;
+  *descriptor = &d.release()->lib;
+  return CUFFT_SUCCESS;
+}
+
+cufftResult cufftXtFree(cudaLibXtDesc* descriptor) {
+  if (!descriptor || !descriptor->descriptor) return CUFFT_INVALID_VALUE;
+  (void)state().memory.free(descriptor->descriptor->data[0]);
+  delete reinterpret_cast<Descriptor*>(descriptor);  // lib is Descriptor's first member
+  return CUFFT_SUCCESS;
+}
+
+cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc* input, cudaLibXtDesc* output, int direction) {
+  return exec_descriptors(plan, input, output, direction, {});
+}
+
+cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc* input, cudaLibXtDesc* output, int direction) {
+  return exec_descriptors(plan, input, output, direction, {CUFFT_C2C});
+}
+
+namespace {
+
 const Entry kTable[] = {
     RGPU_EMULATED(cufftCreate),         RGPU_EMULATED(cufftDestroy),       RGPU_EMULATED(cufftPlan1d),
     RGPU_EMULATED(cufftPlan2d),         RGPU_EMULATED(cufftPlan3d),        RGPU_EMULATED(cufftPlanMany),
@@ -389,7 +439,8 @@ const Entry kTable[] = {
     RGPU_EMULATED(cufftSetAutoAllocation), RGPU_EMULATED(cufftSetStream),  RGPU_EMULATED(cufftExecC2C),
     RGPU_EMULATED(cufftExecR2C),        RGPU_EMULATED(cufftExecC2R),       RGPU_EMULATED(cufftExecZ2Z),
     RGPU_EMULATED(cufftExecD2Z),        RGPU_EMULATED(cufftExecZ2D),       RGPU_EMULATED(cufftXtExec),
-    RGPU_EMULATED(cufftGetVersion),
+    RGPU_EMULATED(cufftGetVersion),     RGPU_EMULATED(cufftXtMalloc),      RGPU_EMULATED(cufftXtFree),
+    RGPU_EMULATED(cufftXtExecDescriptor), RGPU_EMULATED(cufftXtExecDescriptorC2C),
 };
 
 }  // namespace

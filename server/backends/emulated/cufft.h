@@ -42,6 +42,11 @@ cufftResult cufftExecD2Z(cufftHandle plan, cufftDoubleReal* idata, cufftDoubleCo
 cufftResult cufftExecZ2D(cufftHandle plan, cufftDoubleComplex* idata, cufftDoubleReal* odata);
 cufftResult cufftXtExec(cufftHandle plan, void* input, void* output, int direction);
 cufftResult cufftGetVersion(int* version);
+// One-GPU descriptors: a buffer of device 0 as large as the plan's larger side.
+cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc** descriptor, cufftXtSubFormat format);
+cufftResult cufftXtFree(cudaLibXtDesc* descriptor);
+cufftResult cufftXtExecDescriptor(cufftHandle plan, cudaLibXtDesc* input, cudaLibXtDesc* output, int direction);
+cufftResult cufftXtExecDescriptorC2C(cufftHandle plan, cudaLibXtDesc* input, cudaLibXtDesc* output, int direction);
 
 // The name -> entry point table above, as the resolver that load_api takes.
 void* resolve_cufft(const char* name, void* ctx);

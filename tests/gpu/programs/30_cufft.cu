@@ -1,15 +1,17 @@
 // cuFFT through the libcufft.so.12 shim: a batched 1D C2C round trip on a stream, R2C and C2R of a
 // real signal, a 2D Z2Z transform against a direct DFT, a 2D convolution by FFT (R2C of an image and
 // a kernel, a pointwise product by a kernel, C2R) against the direct convolution, an advanced
-// layout through cufftPlanMany, and PyTorch's way (cufftXtMakePlanMany with the caller's work area,
-// cufftXtExec). Checks against the host within tolerances; checksums printed to 4 decimals, so a
-// remote run must print what the native one does.
+// layout through cufftPlanMany, PyTorch's way (cufftXtMakePlanMany with the caller's work area,
+// cufftXtExec), and a descriptor of cufftXt.h (cufftXtMalloc, cufftXtMemcpy,
+// cufftXtExecDescriptorC2C). Checks against the host within tolerances; checksums printed to 4
+// decimals, so a remote run must print what the native one does.
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
 
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <vector>
 
 #include "suite_check.h"
@@ -226,7 +228,29 @@ int main() {
     err = std::fmax(err, std::abs(Complex(half[i].x, half[i].y) - Complex(xt_half[i].x, xt_half[i].y)));
   expect(err < 1e-3, "cufftXtExec on the caller's work area gives cufftExecR2C's spectrum");
 
-  // 7. A plan's failure is answered at once.
+  // 7. A descriptor (cufftXt.h) of the 1D plan: its status printed, so native and remote must agree;
+  // when made, copies in and out, an in-place transform, and its buffer read by the runtime too.
+  cudaLibXtDesc* desc = nullptr;
+  const cufftResult made = cufftXtMalloc(plan, &desc, CUFFT_XT_FORMAT_INPLACE);
+  say("cufftXtMalloc of the C2C plan: cufftResult %d\n", static_cast<int>(made));
+  if (made == CUFFT_SUCCESS) {
+    say("descriptor GPUs: %d, buffer large enough: %s\n", desc->descriptor->nGPUs,
+        desc->descriptor->size[0] >= signal.size() * sizeof(cufftComplex) ? "yes" : "no");
+    CHECK_FFT(cufftXtMemcpy(plan, desc, signal.data(), CUFFT_COPY_HOST_TO_DEVICE));
+    CHECK_FFT(cufftXtExecDescriptorC2C(plan, desc, desc, CUFFT_FORWARD));
+    std::vector<cufftComplex> via_desc(signal.size());
+    CHECK_FFT(cufftXtMemcpy(plan, via_desc.data(), desc, CUFFT_COPY_DEVICE_TO_HOST));
+    std::vector<cufftComplex> via_runtime = to_host(static_cast<const cufftComplex*>(desc->descriptor->data[0]), signal.size());
+    err = 0;
+    for (size_t i = 0; i < signal.size(); ++i)
+      err = std::fmax(err, std::abs(Complex(via_desc[i].x, via_desc[i].y) - Complex(spectrum[i].x, spectrum[i].y)));
+    expect(err < 1e-3, "a descriptor's in-place transform is the plan's spectrum");
+    expect(std::memcmp(via_desc.data(), via_runtime.data(), via_desc.size() * sizeof(cufftComplex)) == 0,
+           "cufftXtMemcpy and the runtime read the same buffer");
+    CHECK_FFT(cufftXtFree(desc));
+  }
+
+  // 8. A plan's failure is answered at once.
   cufftHandle bad = 0;
   const cufftResult refused = cufftPlan1d(&bad, 0, CUFFT_C2C, 1);
   say("a plan of size 0: cufftResult %d\n", static_cast<int>(refused));

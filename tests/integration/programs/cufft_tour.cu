@@ -1,9 +1,9 @@
 // cuFFT through the libcufft.so.12 shim against rgpud --emulate (whose cuFFT transforms by direct
 // DFT on the CPU): plans of each kind (1D batched on a stream, 2D double, an advanced layout,
-// PyTorch's cufftXtMakePlanMany with a work area of the caller's), forward and inverse transforms
-// checked against a DFT here, real-to-complex and back, in place, the plan's failures answered at
-// once, and the unsupported and not-available answers. Prints "ok: ..." per check and
-// "ok: cufft_tour" last.
+// PyTorch's cufftXtMakePlanMany with a work area of the caller's), one-GPU descriptors, forward
+// and inverse transforms checked against a DFT here, real-to-complex and back, in place, the plan's
+// failures answered at once, a plan destroyed at exit, and the not-available answer. Prints
+// "ok: ..." per check and "ok: cufft_tour" last.
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 #include <vector>
 
@@ -88,6 +89,7 @@ int main() {
     err = std::fmax(err, max_error(dft(x, -1), got.data() + b * n));
   }
   EXPECT(err < 1e-3, "a batched 1D C2C transform in place, on its stream, is the DFT of each batch");
+  const std::vector<cufftComplex> spectrum_of_host = got;
   CHECK_FFT(cufftExecC2C(plan, d, d, CUFFT_INVERSE));
   CHECK_CUDA(cudaMemcpyAsync(got.data(), d, got.size() * sizeof(cufftComplex), cudaMemcpyDeviceToHost, stream));
   CHECK_CUDA(cudaStreamSynchronize(stream));
@@ -202,6 +204,35 @@ int main() {
     err = std::fmax(err, std::abs(Complex(half[i].x, half[i].y) - Complex(xt_half[i].x, xt_half[i].y)));
   EXPECT(err < 1e-6, "cufftXtExec on the caller's work area gives cufftExecR2C's result");
 
+  // A one-GPU descriptor: its buffer is the caller's to read, copies in and out, a transform of it.
+  cudaLibXtDesc* desc = nullptr;
+  CHECK_FFT(cufftXtMalloc(plan, &desc, CUFFT_XT_FORMAT_INPLACE));
+  EXPECT(desc->descriptor->nGPUs == 1 && desc->descriptor->size[0] >= n * batch * sizeof(cufftComplex),
+         "cufftXtMalloc's descriptor holds one GPU's buffer, as large as the plan's data");
+  CHECK_FFT(cufftXtMemcpy(plan, desc, host.data(), CUFFT_COPY_HOST_TO_DEVICE));
+  CHECK_FFT(cufftXtExecDescriptorC2C(plan, desc, desc, CUFFT_FORWARD));
+  std::vector<cufftComplex> via_desc(host.size()), via_runtime(host.size());
+  CHECK_FFT(cufftXtMemcpy(plan, via_desc.data(), desc, CUFFT_COPY_DEVICE_TO_HOST));
+  CHECK_CUDA(cudaMemcpy(via_runtime.data(), desc->descriptor->data[0], via_runtime.size() * sizeof(cufftComplex),
+                        cudaMemcpyDeviceToHost));
+  err = 0;
+  for (size_t i = 0; i < host.size(); ++i)
+    err = std::fmax(err, std::abs(Complex(via_desc[i].x, via_desc[i].y) - Complex(spectrum_of_host[i].x, spectrum_of_host[i].y)));
+  EXPECT(err < 1e-3 && std::memcmp(via_desc.data(), via_runtime.data(), via_desc.size() * sizeof(cufftComplex)) == 0,
+         "a descriptor transformed in place holds the spectrum, read back by cufftXtMemcpy and by the runtime alike");
+  cudaLibXtDesc* other = nullptr;
+  CHECK_FFT(cufftXtMalloc(plan, &other, CUFFT_XT_FORMAT_INPLACE));
+  CHECK_FFT(cufftXtMemcpy(plan, other, desc, CUFFT_COPY_DEVICE_TO_DEVICE));
+  CHECK_FFT(cufftXtExecDescriptor(plan, other, other, CUFFT_INVERSE));
+  CHECK_FFT(cufftXtMemcpy(plan, via_desc.data(), other, CUFFT_COPY_DEVICE_TO_HOST));
+  err = 0;
+  for (size_t i = 0; i < host.size(); ++i)
+    err = std::fmax(err, std::abs(Complex(via_desc[i].x, via_desc[i].y) - double(n) * Complex(host[i].x, host[i].y)));
+  EXPECT(err < 1e-2, "a descriptor copied to another and transformed back holds n times the input");
+  CHECK_FFT(cufftXtFree(other));
+  CHECK_FFT(cufftXtFree(desc));
+  EXPECT(cufftXtFree(desc) == CUFFT_INVALID_VALUE, "a freed descriptor is refused");
+
   // A plan's failures are the caller's to see at once; a destroyed plan is refused.
   cufftHandle bad = 0;
   EXPECT(cufftPlan1d(&bad, 0, CUFFT_C2C, 1) == CUFFT_INVALID_SIZE, "a plan of size 0 is refused, at once");
@@ -209,11 +240,7 @@ int main() {
   EXPECT(cufftSetAutoAllocation(many, 1) == CUFFT_INVALID_PLAN, "a destroyed plan is refused");
   EXPECT(cufftSetAutoAllocation(12345, 1) == CUFFT_INVALID_PLAN, "a plan nobody made is refused");
 
-  // Not forwarded (multi-GPU descriptors): an error, and its name on stderr. Forwarded but missing
-  // from the emulated backend: named in rgpud's log.
-  cudaLibXtDesc* desc = nullptr;
-  EXPECT(cufftXtMalloc(plan, &desc, CUFFT_XT_FORMAT_INPLACE) == CUFFT_NOT_SUPPORTED,
-         "a multi-GPU descriptor is refused as not supported");
+  // Forwarded but missing from the emulated backend: named in rgpud's log.
   size_t estimate = 0;
   EXPECT(cufftEstimate1d(n, CUFFT_C2C, 1, &estimate) == CUFFT_NOT_SUPPORTED,
          "a function the backend lacks answers not supported");
