@@ -84,6 +84,12 @@ long long span_of(const Plan& p, const Layout& l, bool complex_side) {
   return (p.batch - 1) * l.dist + offset_of(l, p.rank, last) + 1;
 }
 
+// Bytes one side of a plan's transforms spans in memory.
+uint64_t bytes_of(const Plan& p, const Layout& l) {
+  const size_t real_bytes = double_precision(p.type) ? sizeof(double) : sizeof(float);
+  return uint64_t(span_of(p, l, l.complex)) * real_bytes * (l.complex ? 2 : 1);
+}
+
 cufftResult make_plan(cufftHandle handle, int rank, const long long* n, const long long* inembed, long long istride,
                       long long idist, const long long* onembed, long long ostride, long long odist, cufftType type,
                       long long batch, size_t* work_size) {
@@ -138,12 +144,19 @@ cufftResult make_plan_ints(cufftHandle handle, int rank, const Int* n, const Int
                    odist, type, batch, work_size);
 }
 
-cufftResult create_and_make(cufftHandle* plan, int rank, const long long* n, cufftType type, long long batch) {
+// cufftPlan*: a new plan that `make` makes, or none when making it fails.
+template <typename Make>
+cufftResult create_then(cufftHandle* plan, Make make) {
   if (!plan) return CUFFT_INVALID_VALUE;
   *plan = plans().create();
-  const cufftResult r = make_plan(*plan, rank, n, nullptr, 1, 0, nullptr, 1, 0, type, batch, nullptr);
+  const cufftResult r = make(*plan);
   if (r != CUFFT_SUCCESS) plans().destroy(*plan);
   return r;
+}
+
+// A plan of the basic layout.
+cufftResult make_basic(cufftHandle plan, int rank, const long long* n, cufftType type, long long batch) {
+  return make_plan(plan, rank, n, nullptr, 1, 0, nullptr, 1, 0, type, batch, nullptr);
 }
 
 using Complex = std::complex<double>;
@@ -237,14 +250,13 @@ cufftResult exec(cufftHandle handle, void* idata, void* odata, int direction, st
   if (real_input(p.type)) sign = CUFFT_FORWARD;
   else if (real_output(p.type)) sign = CUFFT_INVERSE;
   else if (direction != CUFFT_FORWARD && direction != CUFFT_INVERSE) return CUFFT_INVALID_VALUE;
-  const size_t real_bytes = double_precision(p.type) ? sizeof(double) : sizeof(float);
-  auto bytes = [&](const Layout& l) { return uint64_t(span_of(p, l, l.complex)) * real_bytes * (l.complex ? 2 : 1); };
-  DeviceRange in = state().memory.find(idata, bytes(p.in));
-  DeviceRange out = state().memory.find(odata, bytes(p.out));
+  const uint64_t in_bytes = bytes_of(p, p.in);
+  DeviceRange in = state().memory.find(idata, in_bytes);
+  DeviceRange out = state().memory.find(odata, bytes_of(p, p.out));
   if (!in || !out) return CUFFT_EXEC_FAILED;  // as a kernel reading or writing outside memory would
   const cudaError_t err = state().enqueue(p.stream, cudaGraphNodeTypeKernel, [=] {
     // Out of place through a copy of the input, so an in-place transform reads what it had.
-    std::vector<uint8_t> input(in.data, in.data + bytes(p.in));
+    std::vector<uint8_t> input(in.data, in.data + in_bytes);
     if (double_precision(p.type)) transform<double>(p, input.data(), out.data, sign);
     else transform<float>(p, input.data(), out.data, sign);
     return cudaSuccess;
@@ -264,27 +276,24 @@ cufftResult cufftDestroy(cufftHandle plan) { return plans().destroy(plan) ? CUFF
 
 cufftResult cufftPlan1d(cufftHandle* plan, int nx, cufftType type, int batch) {
   const long long n[] = {nx};
-  return create_and_make(plan, 1, n, type, batch);
+  return create_then(plan, [&](cufftHandle h) { return make_basic(h, 1, n, type, batch); });
 }
 
 cufftResult cufftPlan2d(cufftHandle* plan, int nx, int ny, cufftType type) {
   const long long n[] = {nx, ny};
-  return create_and_make(plan, 2, n, type, 1);
+  return create_then(plan, [&](cufftHandle h) { return make_basic(h, 2, n, type, 1); });
 }
 
 cufftResult cufftPlan3d(cufftHandle* plan, int nx, int ny, int nz, cufftType type) {
   const long long n[] = {nx, ny, nz};
-  return create_and_make(plan, 3, n, type, 1);
+  return create_then(plan, [&](cufftHandle h) { return make_basic(h, 3, n, type, 1); });
 }
 
 cufftResult cufftPlanMany(cufftHandle* plan, int rank, int* n, int* inembed, int istride, int idist, int* onembed,
                           int ostride, int odist, cufftType type, int batch) {
-  if (!plan) return CUFFT_INVALID_VALUE;
-  *plan = plans().create();
-  const cufftResult r =
-      make_plan_ints(*plan, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, nullptr);
-  if (r != CUFFT_SUCCESS) plans().destroy(*plan);
-  return r;
+  return create_then(plan, [&](cufftHandle h) {
+    return make_plan_ints(h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, nullptr);
+  });
 }
 
 cufftResult cufftMakePlan1d(cufftHandle plan, int nx, cufftType type, int batch, size_t* workSize) {
@@ -401,11 +410,9 @@ cufftResult cufftXtMalloc(cufftHandle plan, cudaLibXtDesc** descriptor, cufftXtS
     return CUFFT_NOT_SUPPORTED;  // the shuffled forms are multi-GPU ones
   std::optional<Plan> p = plans().get(plan);
   if (!p || !p->made) return CUFFT_INVALID_PLAN;
-  const size_t real_bytes = double_precision(p->type) ? sizeof(double) : sizeof(float);
-  auto bytes = [&](const Layout& l) { return uint64_t(span_of(*p, l, l.complex)) * real_bytes * (l.complex ? 2 : 1); };
   auto d = std::make_unique<Descriptor>();
   d->xt.nGPUs = 1;
-  d->xt.size[0] = std::max(bytes(p->in), bytes(p->out));
+  d->xt.size[0] = std::max(bytes_of(*p, p->in), bytes_of(*p, p->out));
   if (state().memory.allocate(0, d->xt.size[0], &d->xt.data[0]) != cudaSuccess) return CUFFT_ALLOC_FAILED;
   d->lib.descriptor = &d->xt;
   d->lib.library = LIB_FORMAT_CUFFT;

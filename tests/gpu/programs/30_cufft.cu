@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "fft_reference.h"
 #include "suite_check.h"
 
 #define CHECK_FFT(call) check_fft((call), #call, __LINE__)
@@ -26,9 +27,9 @@ inline void check_fft(cufftResult status, const char* call, int line) {
 
 namespace {
 
-using Complex = std::complex<double>;
-
-float value(size_t i) { return float((i * 7 + 3) % 11) * 0.5f - 2.0f; }
+using fft_reference::Complex;
+using fft_reference::dft;
+using fft_reference::value;
 
 template <typename T>
 std::vector<T> to_host(const T* d, size_t n) {
@@ -43,14 +44,6 @@ T* to_device(const std::vector<T>& h) {
   CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T)));
   CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
   return d;
-}
-
-std::vector<Complex> dft(const std::vector<Complex>& x, int sign) {
-  const size_t n = x.size();
-  std::vector<Complex> y(n);
-  for (size_t k = 0; k < n; ++k)
-    for (size_t j = 0; j < n; ++j) y[k] += x[j] * std::polar(1.0, sign * 2 * M_PI * double(j * k % n) / double(n));
-  return y;
 }
 
 double checksum(const cufftComplex* v, size_t n) {

@@ -15,31 +15,16 @@
 #include <unistd.h>
 #include <vector>
 
+#include "../../gpu/programs/fft_reference.h"
 #include "tour_checks.h"
 
 #define CHECK_FFT(x) CHECK_STATUS(#x, x, CUFFT_SUCCESS, status_number)
 
 namespace {
 
-const char* status_number(cufftResult s) {
-  static char text[32];
-  std::snprintf(text, sizeof text, "cufftResult %d", static_cast<int>(s));
-  return text;
-}
-
-using Complex = std::complex<double>;
-
-// The DFT of `x` (sign -1 forward, +1 inverse, unnormalised), as cuFFT defines it.
-std::vector<Complex> dft(const std::vector<Complex>& x, int sign) {
-  const size_t n = x.size();
-  std::vector<Complex> y(n);
-  for (size_t k = 0; k < n; ++k)
-    for (size_t j = 0; j < n; ++j) y[k] += x[j] * std::polar(1.0, sign * 2 * M_PI * double(j * k % n) / double(n));
-  return y;
-}
-
-// Input values that make every bin differ: small integers and their halves.
-float value(size_t i) { return float((i * 7 + 3) % 11) * 0.5f - 2.0f; }
+using fft_reference::Complex;
+using fft_reference::dft;
+using fft_reference::value;
 
 double max_error(const std::vector<Complex>& want, const cufftComplex* got) {
   double e = 0;

@@ -14,16 +14,6 @@
 
 #define CHECK_RAND(x) CHECK_STATUS(#x, x, CURAND_STATUS_SUCCESS, status_number)
 
-namespace {
-
-const char* status_number(curandStatus_t s) {
-  static char text[32];
-  std::snprintf(text, sizeof text, "curandStatus %d", static_cast<int>(s));
-  return text;
-}
-
-}  // namespace
-
 int main() {
   int version = 0;
   CHECK_RAND(curandGetVersion(&version));

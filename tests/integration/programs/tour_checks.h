@@ -27,3 +27,11 @@
   } while (0)
 
 #define CHECK_CUDA(x) CHECK_STATUS(#x, x, cudaSuccess, cudaGetErrorName)
+
+// A status as its number, for libraries that name none (cuRAND, cuFFT).
+template <typename Status>
+const char* status_number(Status s) {
+  static char text[32];
+  std::snprintf(text, sizeof text, "status %d", static_cast<int>(s));
+  return text;
+}
