@@ -40,11 +40,15 @@ std::vector<double> normalised_targets(const std::vector<int>& shares);
 
 // The share bar, in pp: 3, or 0.5 for a tenant whose target is at most 1 %.
 double share_tolerance_pp(double target_pct);
-// A compute change must show within this long.
-inline constexpr double kSettleBarMs = 100;
-inline constexpr double kSettleTolerancePp = 3;
-// A window holds many turns (10 ms each by default), so it measures a share, not a turn's phase.
-inline constexpr int64_t kSettleWindowNs = 200'000'000;
+inline constexpr double kShareBarPp = 3;
+// A compute change must show within this long, and the new share then hold within kShareBarPp.
+inline constexpr double kChangeBarMs = 100;
+// The span after a change whose events time it (change_timing): longer than the bar, short of the run.
+inline constexpr int64_t kChangeHorizonNs = 300'000'000;
+// A step smaller than this (pp) is too small to time against the turns' phase.
+inline constexpr double kMinStepPp = 5;
+// The windows the report shows a share's spread over (window_shares).
+inline constexpr int64_t kWindowNs = 200'000'000;
 // Scheduler overhead: a lone sliced tenant's launch rate against a whole-GPU session's.
 inline constexpr double kOverheadBar = 0.95;
 // ... and its PyTorch step times against the whole-GPU session's.
@@ -70,15 +74,36 @@ PoolRow share_row(const std::string& run, const std::string& tenant, double targ
 PoolRow cap_row(const std::string& run, const std::string& tenant, int cap_pct, double uncapped_rate,
                 double capped_rate);
 
-// How long after `change_ns` the tenant's share of `solo_rate` settles: windows of `window_ns`
-// (whole bins) start one bin apart from the change on; the answer is the start of the first
-// window from which every later one, to the end of `iv`, is within `tolerance_pp` of `target_pct`,
-// in ms after the change. nullopt when none is (or no window after the change fits in `iv`).
-std::optional<double> settle_ms(const Bins& bins, double solo_rate, int64_t change_ns, const Interval& iv,
-                                double target_pct, double tolerance_pp = kSettleTolerancePp,
-                                int64_t window_ns = kSettleWindowNs);
-PoolRow settle_row(const std::string& run, const std::string& tenant, double new_target_pct,
-                   std::optional<double> settled_ms, const std::string& detail);
+// The share of `solo_rate` (percent) in each window of `window_ns` (whole bins) lying wholly in
+// `iv`, the windows one bin apart: how much a share moves over short spans.
+struct WindowShare {
+  int64_t start_ns = 0;
+  double share_pct = 0;
+};
+std::vector<WindowShare> window_shares(const Bins& bins, double solo_rate, const Interval& iv,
+                                       int64_t window_ns = kWindowNs);
+
+// "17.5-22.0 %": the lowest and highest of the windows' shares; "none" when there are none.
+std::string share_range_text(const std::vector<WindowShare>& windows);
+
+// When a compute change showed, from the tenant's GPU time rather than from windows of it: a share
+// holds only over many turns (200 ms windows of a steady 20 % tenant span 12.5-30.8 % on the H200,
+// the turns being 10 ms and more), while the GPU time a tenant is short of its new share, summed
+// over a span, does not depend on where the turns fall but at its two ends. The old share is the
+// rate before the change; the new one, the rate after `horizon_ns` past the first whole bin after
+// the change; the delay is what the tenant's events in that span fall short of the new share's,
+// over the step (new - old), plus the part bin the span starts after the change (no credit).
+// nullopt when an interval holds no whole bin, or the step is under kMinStepPp.
+struct ChangeTiming {
+  double delay_ms = 0;
+  double before_pct = 0;  // the share before the change
+  double after_pct = 0;   // the share from the horizon on
+};
+std::optional<ChangeTiming> change_timing(const Bins& bins, double solo_rate, int64_t change_ns, const Interval& iv,
+                                          int64_t horizon_ns = kChangeHorizonNs);
+// The change's row: the delay against kChangeBarMs and the new share against `new_target_pct`.
+PoolRow change_row(const std::string& run, const std::string& tenant, double new_target_pct,
+                   const std::optional<ChangeTiming>& timing, const std::string& detail);
 
 // The overhead run's figures come in pairs: round i's sliced figure over round i's whole-GPU one,
 // the two measured one right after the other, so what drifts over a run (the H200's launch rate

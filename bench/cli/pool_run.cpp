@@ -304,16 +304,21 @@ class PoolBench {
       after[run.change->tenant] = run.change->compute;
       const int k = run.change->tenant;
       const double target = normalised_targets(after)[k];
-      auto settled = settle_ms(together[k], solo[k], change_ns, iv, target);
-      // What the tenant reached from 100 ms after the change on: a figure to read beside a miss.
-      char reached_text[48] = "";
-      auto reached = rate_in(together[k], Interval{change_ns + 100'000'000, iv.to_ns});
-      if (reached.is_ok() && solo[k] > 0)
-        std::snprintf(reached_text, sizeof reached_text, "; %.1f %% after", 100.0 * *reached / solo[k]);
-      char detail[192];
-      std::snprintf(detail, sizeof detail, "target %.1f -> %.1f %%%s; rgpu pool set took %.0f ms",
-                    normalised_targets(run.shares)[k], target, reached_text, static_cast<double>(change_took_ns) / 1e6);
-      rows_.push_back(settle_row(label, config.tenants[k].name, target, settled, detail));
+      const std::optional<ChangeTiming> timing = change_timing(together[k], solo[k], change_ns, iv);
+      // How far 200 ms windows stray before the change and after the horizon: the turns' phase,
+      // which the delay does not depend on.
+      const std::string before = share_range_text(window_shares(together[k], solo[k], Interval{iv.from_ns, change_ns}));
+      const std::string since = share_range_text(
+          window_shares(together[k], solo[k], Interval{change_ns + kChangeHorizonNs, iv.to_ns}));
+      char detail[320];
+      std::snprintf(detail, sizeof detail,
+                    "target %.1f -> %.1f %%, achieved %s -> %s; 200 ms windows %s before, %s after; rgpu pool set "
+                    "took %.0f ms",
+                    normalised_targets(run.shares)[k], target,
+                    timing ? printf_text("%.1f", timing->before_pct).c_str() : "-",
+                    timing ? printf_text("%.1f %%", timing->after_pct).c_str() : "-", before.c_str(), since.c_str(),
+                    static_cast<double>(change_took_ns) / 1e6);
+      rows_.push_back(change_row(label, config.tenants[k].name, target, timing, detail));
       return Status::ok();
     }
     const std::vector<double> targets = normalised_targets(run.shares);

@@ -1,5 +1,5 @@
 // The figures of `rgpu bench pool`: rates from bins, the overlapped interval, shares, errors,
-// bars, the settle time of a compute change, and the report.
+// bars, the timing of a compute change, and the report.
 #include <catch2/catch.hpp>
 
 #include "bench/cli/pool_report.h"
@@ -81,32 +81,57 @@ TEST_CASE("cap rows: capped / uncapped against the cap, +- 3") {
   CHECK(cap_row("cap", "t0", 30, 1000, 320).bar == "30 +- 3 % of solo");
 }
 
-TEST_CASE("settle time: the start of the first 200 ms window from which the share stays within 3 pp") {
-  // Solo 1000/s = 10 per bin. 20 % (2 per bin) until 1530 ms, then 60 %; the change at 1500 ms.
-  Bins b = series(0, 300, 2, 0, 3000);
-  for (int i = 153; i < 300; ++i) b.counts[i] = 6;
+TEST_CASE("window shares: each 200 ms window wholly inside the interval, one bin apart, and their range") {
+  // Solo 1000/s = 10 per bin: 2 per bin is 20 %; bins 50..59 at 4 lift the windows holding them.
+  Bins b = series(0, 100, 2, 0, 1000);
+  for (int i = 50; i < 60; ++i) b.counts[i] = 4;
+  auto w = window_shares(b, 1000, Interval{100 * kMs, 1000 * kMs});
+  REQUIRE(w.size() == 71);  // windows start at bins 10..80; the last ends at 1000 ms
+  CHECK(w.front().start_ns == 100 * kMs);
+  CHECK(w.front().share_pct == Approx(20));
+  CHECK(w[40].share_pct == Approx(30));  // bins 50..69: ten at 4, ten at 2
+  CHECK(share_range_text(w) == "20.0-30.0 %");
+  CHECK(window_shares(b, 1000, Interval{100 * kMs, 250 * kMs}).empty());  // shorter than a window
+  CHECK(share_range_text({}) == "none");
+}
+
+TEST_CASE("change timing: what the tenant's events fall short of the new share, over the step") {
+  // Solo 1000/s = 10 per bin: 20 % (2 per bin) before, 60 % (6 per bin) once the change shows.
+  auto stepped = [](int shows_at_bin) {
+    Bins b = series(0, 300, 2, 0, 3000);
+    for (int i = shows_at_bin; i < 300; ++i) b.counts[i] = 6;
+    return b;
+  };
   Interval iv{200 * kMs, 3000 * kMs};
-  auto s = settle_ms(b, 1000, 1500 * kMs, iv, 60);
-  REQUIRE(s);
-  // The window of bins 152..171 holds one bin at 20 %: 58 %, within; 151..170 holds two: 56 %.
-  CHECK(*s == Approx(20));
+  // Shows 30 ms after a change at 1500 ms: bins 150..179 hold 3 x 2 + 27 x 6 = 168 against 180.
+  auto t = change_timing(stepped(153), 1000, 1500 * kMs, iv);
+  REQUIRE(t);
+  CHECK(t->delay_ms == Approx(30));
+  CHECK(t->before_pct == Approx(20));
+  CHECK(t->after_pct == Approx(60));
+  // A change between bins: the span starts at the next whole bin, the part bin counted as delay.
+  auto between = change_timing(stepped(153), 1000, 1505 * kMs, iv);
+  REQUIRE(between);
+  CHECK(between->delay_ms == Approx(25));
+  // Shows 200 ms late: 20 bins at 2 and 10 at 6.
+  auto late = change_timing(stepped(170), 1000, 1500 * kMs, iv);
+  REQUIRE(late);
+  CHECK(late->delay_ms == Approx(200));
+  // A tenant ahead of the new share at once: no negative delay.
+  Bins ahead = stepped(150);
+  ahead.counts[150] = 10;
+  CHECK(change_timing(ahead, 1000, 1500 * kMs, iv)->delay_ms == Approx(0));
 
-  // A relapse later restarts the clock: bins 250..254 at 0 put every window holding two or more of
-  // them out of the band, so the first window from which all stay within starts at bin 254.
-  Bins relapse = b;
-  for (int i = 250; i <= 254; ++i) relapse.counts[i] = 0;
-  auto r = settle_ms(relapse, 1000, 1500 * kMs, iv, 60);
-  REQUIRE(r);
-  CHECK(*r == Approx(2540 - 1500));
+  // No step, or no span after the change: nothing to time.
+  CHECK_FALSE(change_timing(series(0, 300, 2, 0, 3000), 1000, 1500 * kMs, iv));
+  CHECK_FALSE(change_timing(stepped(153), 1000, 2900 * kMs, iv));
 
-  // Never reached, or no window after the change: nullopt.
-  Bins flat = series(0, 300, 2, 0, 3000);
-  CHECK_FALSE(settle_ms(flat, 1000, 1500 * kMs, iv, 60));
-  CHECK_FALSE(settle_ms(b, 1000, 3000 * kMs, iv, 60));
-
-  CHECK(settle_row("change", "t0", 60, 80.0, "").verdict == Verdict::kOk);
-  CHECK(settle_row("change", "t0", 60, 120.0, "").verdict == Verdict::kMiss);
-  CHECK(settle_row("change", "t0", 60, std::nullopt, "").verdict == Verdict::kMiss);
+  ChangeTiming on_time{30, 20, 60}, slow{150, 20, 60}, short_of{30, 20, 55};
+  CHECK(change_row("change", "t0", 60, on_time, "").verdict == Verdict::kOk);
+  CHECK(change_row("change", "t0", 60, slow, "").verdict == Verdict::kMiss);
+  CHECK(change_row("change", "t0", 60, short_of, "").verdict == Verdict::kMiss);
+  CHECK(change_row("change", "t0", 60, std::nullopt, "").verdict == Verdict::kMiss);
+  CHECK(change_row("change", "t0", 60, on_time, "").bar == "shows within 100 ms, then 60.0 +- 3 %");
 }
 
 TEST_CASE("paired ratios: the median pair and a distribution-free interval of it") {

@@ -221,25 +221,30 @@ int main() {
     err = std::fmax(err, std::abs(Complex(half[i].x, half[i].y) - Complex(xt_half[i].x, xt_half[i].y)));
   expect(err < 1e-3, "cufftXtExec on the caller's work area gives cufftExecR2C's spectrum");
 
-  // 7. A descriptor (cufftXt.h) of the 1D plan: its status printed, so native and remote must agree;
-  // when made, copies in and out, an in-place transform, and its buffer read by the runtime too.
+  // 7. A descriptor (cufftXt.h) of the 1D plan: each status printed, so native and remote must agree.
+  // The H200's cuFFT makes a one-GPU plan's descriptor (a buffer smaller than the signal) but refuses
+  // to transform it (CUFFT_EXEC_FAILED: descriptors are for plans of cufftXtSetGPUs, which wants two
+  // GPUs or more); where the transform runs, as on the emulated backend, its result is checked.
   cudaLibXtDesc* desc = nullptr;
   const cufftResult made = cufftXtMalloc(plan, &desc, CUFFT_XT_FORMAT_INPLACE);
   say("cufftXtMalloc of the C2C plan: cufftResult %d\n", static_cast<int>(made));
   if (made == CUFFT_SUCCESS) {
-    say("descriptor GPUs: %d, buffer large enough: %s\n", desc->descriptor->nGPUs,
-        desc->descriptor->size[0] >= signal.size() * sizeof(cufftComplex) ? "yes" : "no");
+    const bool fits = desc->descriptor->size[0] >= signal.size() * sizeof(cufftComplex);
+    say("descriptor GPUs: %d, buffer large enough: %s\n", desc->descriptor->nGPUs, fits ? "yes" : "no");
     CHECK_FFT(cufftXtMemcpy(plan, desc, signal.data(), CUFFT_COPY_HOST_TO_DEVICE));
-    CHECK_FFT(cufftXtExecDescriptorC2C(plan, desc, desc, CUFFT_FORWARD));
-    std::vector<cufftComplex> via_desc(signal.size());
-    CHECK_FFT(cufftXtMemcpy(plan, via_desc.data(), desc, CUFFT_COPY_DEVICE_TO_HOST));
-    std::vector<cufftComplex> via_runtime = to_host(static_cast<const cufftComplex*>(desc->descriptor->data[0]), signal.size());
-    err = 0;
-    for (size_t i = 0; i < signal.size(); ++i)
-      err = std::fmax(err, std::abs(Complex(via_desc[i].x, via_desc[i].y) - Complex(spectrum[i].x, spectrum[i].y)));
-    expect(err < 1e-3, "a descriptor's in-place transform is the plan's spectrum");
-    expect(std::memcmp(via_desc.data(), via_runtime.data(), via_desc.size() * sizeof(cufftComplex)) == 0,
-           "cufftXtMemcpy and the runtime read the same buffer");
+    const cufftResult ran = cufftXtExecDescriptorC2C(plan, desc, desc, CUFFT_FORWARD);
+    say("cufftXtExecDescriptorC2C of it: cufftResult %d\n", static_cast<int>(ran));
+    if (ran == CUFFT_SUCCESS && fits) {
+      std::vector<cufftComplex> via_desc(signal.size());
+      CHECK_FFT(cufftXtMemcpy(plan, via_desc.data(), desc, CUFFT_COPY_DEVICE_TO_HOST));
+      std::vector<cufftComplex> via_runtime = to_host(static_cast<const cufftComplex*>(desc->descriptor->data[0]), signal.size());
+      err = 0;
+      for (size_t i = 0; i < signal.size(); ++i)
+        err = std::fmax(err, std::abs(Complex(via_desc[i].x, via_desc[i].y) - Complex(spectrum[i].x, spectrum[i].y)));
+      expect(err < 1e-3, "a descriptor's in-place transform is the plan's spectrum");
+      expect(std::memcmp(via_desc.data(), via_runtime.data(), via_desc.size() * sizeof(cufftComplex)) == 0,
+             "cufftXtMemcpy and the runtime read the same buffer");
+    }
     CHECK_FFT(cufftXtFree(desc));
   }
 
