@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/openssl_init.h"
+
 namespace rgpu::auth {
 
 Nonce random_nonce() {
@@ -30,6 +32,7 @@ Nonce random_nonce() {
 }
 
 Mac hmac_sha256(std::string_view token, std::span<const uint8_t> message) {
+  start_openssl();
   Mac mac{};
   unsigned int len = 0;
   // An empty key is legal for HMAC; OpenSSL wants a non-null pointer for it.

@@ -17,6 +17,8 @@ namespace {
 namespace ids = rgpu::gen::curand;
 using namespace rgpu::curand_tables;
 
+// Each table is leaked where it is declared: the caller holds pointers into it, which its static
+// destructors may still read.
 struct Table {
   std::mutex mu;
   std::vector<uint8_t> bytes;  // empty until a copy succeeded
@@ -47,7 +49,7 @@ curandStatus_t copy_of(Table& table, uint32_t call_id, int set, size_t size, T**
 extern "C" {  // exported by the shim's version script
 
 curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[], curandDirectionVectorSet_t set) {
-  static Table plain, scrambled;
+  static Table &plain = *new Table(), &scrambled = *new Table();
   if (set != CURAND_DIRECTION_VECTORS_32_JOEKUO6 && set != CURAND_SCRAMBLED_DIRECTION_VECTORS_32_JOEKUO6)
     return CURAND_STATUS_OUT_OF_RANGE;
   return copy_of(set == CURAND_DIRECTION_VECTORS_32_JOEKUO6 ? plain : scrambled, ids::k_curandGetDirectionVectors32,
@@ -55,7 +57,7 @@ curandStatus_t curandGetDirectionVectors32(curandDirectionVectors32_t* vectors[]
 }
 
 curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[], curandDirectionVectorSet_t set) {
-  static Table plain, scrambled;
+  static Table &plain = *new Table(), &scrambled = *new Table();
   if (set != CURAND_DIRECTION_VECTORS_64_JOEKUO6 && set != CURAND_SCRAMBLED_DIRECTION_VECTORS_64_JOEKUO6)
     return CURAND_STATUS_OUT_OF_RANGE;
   return copy_of(set == CURAND_DIRECTION_VECTORS_64_JOEKUO6 ? plain : scrambled, ids::k_curandGetDirectionVectors64,
@@ -63,12 +65,12 @@ curandStatus_t curandGetDirectionVectors64(curandDirectionVectors64_t* vectors[]
 }
 
 curandStatus_t curandGetScrambleConstants32(unsigned int** constants) {
-  static Table table;
+  static Table& table = *new Table();
   return copy_of(table, ids::k_curandGetScrambleConstants32, 0, kScrambleConstants32Bytes, constants);
 }
 
 curandStatus_t curandGetScrambleConstants64(unsigned long long** constants) {
-  static Table table;
+  static Table& table = *new Table();
   return copy_of(table, ids::k_curandGetScrambleConstants64, 0, kScrambleConstants64Bytes, constants);
 }
 

@@ -5,11 +5,12 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
-#include <vector>
+#include <cstdio>
 
 #include "client/driver/driver_errors.h"
 #include "client/runtime/device.h"
 #include "client/runtime/pipe.h"
+#include "common/fixed_stack.h"
 
 // The token behind a CUcontext (cuda.h leaves the struct undefined).
 struct CUctx_st {
@@ -52,7 +53,9 @@ int context_device(CUcontext c) {
 bool active(int d) { return primaries().retains[d].load() > 0 || rgpu::client::Pipe::get().device_used(d); }
 
 // Contexts this thread pushed over (cuCtxPushCurrent), newest last; null entries stand for "none".
-thread_local std::vector<CUcontext> t_pushed;
+// In place (FixedStack): a library's static destructor may push and pop at exit.
+constexpr size_t kMaxPushed = 64;
+thread_local rgpu::FixedStack<CUcontext, kMaxPushed> t_pushed;
 
 // What decides this thread's current context: the runtime (its device's primary context once that
 // is active, as after any runtime call), the driver API (a context made current: the runtime's
@@ -131,7 +134,11 @@ extern "C" CUresult cuCtxSetCurrent(CUcontext ctx) {
 
 extern "C" CUresult cuCtxPushCurrent_v2(CUcontext ctx) {
   if (context_device(ctx) < 0) return CUDA_ERROR_INVALID_CONTEXT;
-  t_pushed.push_back(current());
+  if (!t_pushed.push(current())) {
+    std::fprintf(stderr, "rgpu: cuCtxPushCurrent past %zu contexts pushed in one thread is refused (CUDA_ERROR_OUT_OF_MEMORY)\n",
+                 kMaxPushed);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
   make_current(ctx, false);
   return CUDA_SUCCESS;
 }
@@ -141,10 +148,7 @@ extern "C" CUresult cuCtxPopCurrent_v2(CUcontext* pctx) {
   if (!top && t_pushed.empty()) return CUDA_ERROR_INVALID_CONTEXT;
   if (pctx) *pctx = top;
   CUcontext below = nullptr;
-  if (!t_pushed.empty()) {
-    below = t_pushed.back();
-    t_pushed.pop_back();
-  }
+  (void)t_pushed.pop(&below);  // none pushed: null, the runtime's context
   make_current(below, false);  // popping the last pushed context leaves the runtime's, as before
   return CUDA_SUCCESS;
 }

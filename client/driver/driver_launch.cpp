@@ -23,9 +23,11 @@ namespace {
 KernelRecord* kernel(CUfunction f) { return rgpu::client::ModuleRegistry::get().kernel(f); }
 
 // The argument pointers of a launch: kernelParams as given, or one per parameter into the
-// buffer that `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE) hands over.
-CUresult argument_pointers(const KernelRecord& k, void** kernel_params, void** extra, void*** out) {
-  thread_local std::vector<void*> from_buffer;
+// buffer that `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE) hands over, kept in `from_buffer`
+// (the caller's: a launch with `extra`, the rare form, allocates; a thread_local would be freed
+// memory for a launch from a static destructor at exit).
+CUresult argument_pointers(const KernelRecord& k, void** kernel_params, void** extra, std::vector<void*>& from_buffer,
+                           void*** out) {
   if (kernel_params && extra) return CUDA_ERROR_INVALID_VALUE;
   if (!extra) {
     *out = kernel_params;
@@ -39,7 +41,7 @@ CUresult argument_pointers(const KernelRecord& k, void** kernel_params, void** e
     else return CUDA_ERROR_INVALID_VALUE;
   }
   if (!buffer || !size) return CUDA_ERROR_INVALID_VALUE;
-  from_buffer.clear();
+  from_buffer.reserve(k.params.size());
   for (const auto& p : k.params) {
     if (p.offset + p.size > *size) return CUDA_ERROR_INVALID_VALUE;
     from_buffer.push_back(const_cast<uint8_t*>(buffer + p.offset));
@@ -53,7 +55,8 @@ CUresult launch(CUfunction f, dim3 grid, dim3 block, unsigned shared_mem, CUstre
   KernelRecord* k = kernel(f);
   if (!k) return CUDA_ERROR_INVALID_HANDLE;
   void** args = nullptr;
-  if (CUresult r = argument_pointers(*k, kernel_params, extra, &args); r != CUDA_SUCCESS) return r;
+  std::vector<void*> from_buffer;
+  if (CUresult r = argument_pointers(*k, kernel_params, extra, from_buffer, &args); r != CUDA_SUCCESS) return r;
   cudaStream_t s = runtime_stream(stream, per_thread);
   if (cooperative) return to_cu(cudaLaunchCooperativeKernel(k, grid, block, args, shared_mem, s));
   return to_cu(cudaLaunchKernel(k, grid, block, args, shared_mem, s));

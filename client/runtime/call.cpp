@@ -121,7 +121,7 @@ uint64_t new_handle_id() {
 
 void report_unsupported(const char* name) {
   static std::mutex mu;
-  static std::set<std::string> seen;
+  static auto& seen = *new std::set<std::string>();  // leaked: reported from static destructors too
   std::lock_guard<std::mutex> lock(mu);
   if (seen.insert(name).second)
     std::fprintf(stderr, "rgpu: %s is not supported by rgpu yet; it returns the library's not-supported status\n", name);

@@ -56,7 +56,8 @@ void fetch(DeviceCache& c, int device) {
 // The device's cache, filled on first use; null for a device that does not exist or answered nothing.
 const DeviceCache* device_cache(int device) {
   static std::mutex mu;
-  static std::vector<std::unique_ptr<DeviceCache>> caches;
+  // Leaked, as the pipe is: a static destructor of the program may still launch (it reads these).
+  static auto& caches = *new std::vector<std::unique_ptr<DeviceCache>>();
   if (device < 0 || device >= device_count()) return nullptr;
   DeviceCache* c;
   {

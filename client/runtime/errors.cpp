@@ -23,7 +23,7 @@ struct ErrorText {
 // Texts by code, fetched from the server on first use; the fallback when there is no session.
 const ErrorText& error_text(cudaError_t code) {
   static std::mutex mu;
-  static std::unordered_map<int, ErrorText> cache;
+  static auto& cache = *new std::unordered_map<int, ErrorText>();  // leaked: asked from static destructors too
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(code);
   if (it != cache.end()) return it->second;

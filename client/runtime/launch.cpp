@@ -5,10 +5,11 @@
 // be checked here (configuration limits) fails at once, as CUDA does.
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <cstring>
-#include <vector>
 
 #include "client/runtime/call.h"
+#include "common/fixed_stack.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
 #include "client/runtime/modules.h"
@@ -24,7 +25,8 @@ struct CallConfig {
   size_t shared_mem;
   cudaStream_t stream;
 };
-thread_local std::vector<CallConfig> t_configs;
+// Configurations nest only when a launch's arguments launch kernels themselves.
+thread_local FixedStack<CallConfig, 16> t_configs;
 
 // What the launch would be refused for at once, checked here so that the error is returned by
 // the launch itself (and cudaGetLastError right after it), as CUDA does, although launches are
@@ -126,15 +128,16 @@ using rgpu::client::cudart_finish;
 using rgpu::client::KernelRecord;
 
 extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, struct CUstream_st* stream) {
-  rgpu::client::t_configs.push_back({gridDim, blockDim, sharedMem, stream});
-  return 0;
+  if (rgpu::client::t_configs.push({gridDim, blockDim, sharedMem, stream})) return 0;
+  // Non-zero: the generated launch is skipped, so the error must be the thread's last one.
+  std::fprintf(stderr, "rgpu: a kernel launch nested more than %zu deep in another's arguments is refused "
+                       "(cudaErrorLaunchOutOfResources)\n", rgpu::client::t_configs.capacity());
+  return rgpu::client::cudart_finish(cudaErrorLaunchOutOfResources);
 }
 
 extern "C" cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim, size_t* sharedMem, void* stream) {
-  auto& stack = rgpu::client::t_configs;
-  if (stack.empty()) return cudaErrorMissingConfiguration;
-  auto c = stack.back();
-  stack.pop_back();
+  rgpu::client::CallConfig c;
+  if (!rgpu::client::t_configs.pop(&c)) return cudaErrorMissingConfiguration;
   *gridDim = c.grid;
   *blockDim = c.block;
   *sharedMem = c.shared_mem;

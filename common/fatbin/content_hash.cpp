@@ -4,11 +4,13 @@
 #include <openssl/sha.h>
 
 #include "common/fatbin/fatbin.h"
+#include "common/openssl_init.h"
 
 namespace rgpu::fatbin {
 
 ContentHash content_hash(std::span<const uint8_t> bytes) {
   ContentHash h{};
+  start_openssl();
   SHA256(bytes.data(), bytes.size(), h.data());
   return h;
 }

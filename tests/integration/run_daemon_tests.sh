@@ -19,6 +19,8 @@ start_server --backend "$BACKEND" || exit 1
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
 rc=$?
 check "api_tour through rgpu run" $rc "$(grep -v '^ok' "$WORK/tour.out" | head -20)"
+grep -qx "ok: a kernel launched, memory copied and freed at exit" "$WORK/tour.out"
+check "a kernel launched by a static destructor at exit (after the thread's launch configurations are gone)" $?
 
 # 1b. Module upload by key: a miss (empty cache) makes the client send the image, which the server
 # caches; the next client's module then loads from the cache.

@@ -14,6 +14,8 @@ RGPU_EMULATED_DEVICES=2 RGPU_EMULATED_MEMORY_MB=1024 start_server --emulate || e
 # 1. Devices, contexts, cuGetProcAddress, memory, streams, events, a PTX module and its launches.
 check_tour "$PROGS/driver_tour"
 check_tour_stderr "an unsupported driver function is named on stderr" "cuArrayCreate_v2 is not supported by rgpu"
+grep -qx "ok: a context pushed and popped, a kernel launched with extra at exit" "$WORK/tour.out"
+check "a context pushed and a kernel launched by a static destructor at exit" $?
 
 # 2. The same through LD_LIBRARY_PATH alone.
 check_no_preload "$PROGS/driver_tour"

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include "common/config.h"
+#include "common/openssl_init.h"
 #include "transports/tls/tls_session.h"
 
 namespace rgpu::transport::tls {
@@ -63,6 +64,7 @@ Status add_throwaway_identity(SSL_CTX* ctx) {
 }
 
 Result<SSL_CTX*> make_context(bool server) {
+  start_openssl();
   SSL_CTX* ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
   if (!ctx) return RGPU_ERROR(kInternal, error_text("cannot create a TLS context"));
   Status st = common_settings(ctx);

@@ -2,6 +2,7 @@
 // results (the emulated device accepts launches but does not run them) and checks each result it
 // can check through copies alone. Prints one line per check and exits non-zero on any failure.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -25,6 +26,25 @@ __global__ void scale(float* data, int n, float f) {
 }
 
 static void CUDART_CB host_fn(void* arg) { *static_cast<int*>(arg) += 1; }
+
+// A kernel launched, memory copied and freed by a static destructor, as a library's cleanup may do:
+// by then the main thread's thread_locals are gone (the client's launch configurations were one).
+// Any failure ends the program with status 3.
+struct WorkAtExit {
+  bool armed = false;
+  ~WorkAtExit() {
+    if (!armed) return;
+    float* d = nullptr;
+    float h[32] = {};
+    if (cudaMalloc(&d, sizeof h) != cudaSuccess || cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice) != cudaSuccess)
+      _exit(3);
+    scale<<<1, 32>>>(d, 32, 1.f);
+    if (cudaGetLastError() != cudaSuccess || cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaFree(d) != cudaSuccess)
+      _exit(3);
+    std::printf("ok: a kernel launched, memory copied and freed at exit\n");
+  }
+} g_work_at_exit;
 
 int main() {
   int count = 0;
@@ -188,6 +208,7 @@ int main() {
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaFree(c));
   CUDA_OK(cudaDeviceSynchronize());
+  g_work_at_exit.armed = failures == 0;
   std::printf("%s: %d failure(s)\n", failures ? "api_tour FAIL" : "api_tour PASS", failures);
   return failures ? 1 : 0;
 }

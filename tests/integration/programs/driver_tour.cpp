@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -363,6 +364,39 @@ int launches() {
   return 0;
 }
 
+// A context pushed and popped and a kernel launched with `extra` by a static destructor, as a
+// library's cleanup may do: by then the main thread's thread_locals are gone (the client's
+// context stack was one). Any failure ends the program with status 3.
+struct WorkAtExit {
+  bool armed = false;
+  ~WorkAtExit() {
+    if (!armed) return;
+    CUcontext ctx = nullptr, popped = nullptr;
+    CUmodule module = nullptr;
+    CUfunction saxpy = nullptr;
+    CUdeviceptr x = 0, y = 0;
+    if (cuDevicePrimaryCtxRetain(&ctx, 0) != CUDA_SUCCESS || cuCtxPushCurrent(ctx) != CUDA_SUCCESS ||
+        cuModuleLoadData(&module, kSaxpyPtx) != CUDA_SUCCESS || cuModuleGetFunction(&saxpy, module, "saxpy") != CUDA_SUCCESS ||
+        cuMemAlloc(&x, kN * sizeof(float)) != CUDA_SUCCESS || cuMemAlloc(&y, kN * sizeof(float)) != CUDA_SUCCESS)
+      _exit(3);
+    struct {
+      float a;
+      int pad;
+      CUdeviceptr x, y;
+      int n;
+    } packed{2.0f, 0, x, y, kN};
+    size_t packed_size = 28;
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_size,
+                     CU_LAUNCH_PARAM_END};
+    if (cuLaunchKernel(saxpy, (kN + 255) / 256, 1, 1, 256, 1, 1, 0, nullptr, nullptr, extra) != CUDA_SUCCESS ||
+        cuCtxSynchronize() != CUDA_SUCCESS || cuMemFree(x) != CUDA_SUCCESS || cuMemFree(y) != CUDA_SUCCESS ||
+        cuModuleUnload(module) != CUDA_SUCCESS || cuCtxPopCurrent(&popped) != CUDA_SUCCESS || popped != ctx ||
+        cuDevicePrimaryCtxRelease(0) != CUDA_SUCCESS)
+      _exit(3);
+    std::printf("ok: a context pushed and popped, a kernel launched with extra at exit\n");
+  }
+} g_work_at_exit;
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -372,6 +406,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (devices_and_errors() || contexts() || proc_addresses() || memory_streams_events() || module_and_launch()) return 1;
+  g_work_at_exit.armed = true;
   std::printf("ok: driver_tour\n");
   return 0;
 }
