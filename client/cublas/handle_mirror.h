@@ -5,8 +5,7 @@
 
 #include <cublas_api.h>
 
-#include <functional>
-#include <optional>
+#include "client/runtime/settings_mirror.h"
 
 namespace rgpu::client::cublas {
 
@@ -18,14 +17,8 @@ struct HandleSettings {
   int sm_count_target = 0;
 };
 
-// A new handle starts with cuBLAS's defaults.
-void mirror_add(cublasHandle_t handle);
-// False when the handle is unknown.
-bool mirror_remove(cublasHandle_t handle);
-// A copy of the settings, or nothing when the handle is unknown.
-std::optional<HandleSettings> mirror_get(cublasHandle_t handle);
-// Applies `change` to a known handle's settings; false when the handle is unknown.
-bool mirror_update(cublasHandle_t handle, const std::function<void(HandleSettings&)>& change);
+using Mirror = SettingsMirror<cublasHandle_t, HandleSettings, cublasStatus_t>;
+Mirror& mirror();
 
 // Whether the handle's scalars are in host memory (true too for an unknown handle: the call then
 // fails on the server, which does not know it either).

@@ -7,101 +7,79 @@
 
 namespace remote = rgpu::gen::cublas::remote;
 using rgpu::client::cublas::HandleSettings;
-using rgpu::client::cublas::mirror_get;
-using rgpu::client::cublas::mirror_update;
-
-namespace {
-
-// Mirrors a setting of a known handle, then forwards the setter (async).
-template <typename Forward>
-cublasStatus_t set(cublasHandle_t handle, const std::function<void(HandleSettings&)>& change, Forward forward) {
-  if (!mirror_update(handle, change)) return CUBLAS_STATUS_NOT_INITIALIZED;
-  return forward();
-}
-
-// Reads a setting of a known handle into *out.
-template <typename T, typename Read>
-cublasStatus_t get(cublasHandle_t handle, T* out, Read read) {
-  if (!out) return CUBLAS_STATUS_INVALID_VALUE;
-  std::optional<HandleSettings> s = mirror_get(handle);
-  if (!s) return CUBLAS_STATUS_NOT_INITIALIZED;
-  *out = read(*s);
-  return CUBLAS_STATUS_SUCCESS;
-}
-
-}  // namespace
+using rgpu::client::cublas::mirror;
 
 extern "C" {  // exported by the shim's version script
 
 cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
   if (!handle) return CUBLAS_STATUS_INVALID_VALUE;
   cublasStatus_t status = remote::cublasCreate_v2(handle);
-  if (status == CUBLAS_STATUS_SUCCESS) rgpu::client::cublas::mirror_add(*handle);
+  if (status == CUBLAS_STATUS_SUCCESS) mirror().add(*handle);
   return status;
 }
 
 cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
-  if (!rgpu::client::cublas::mirror_remove(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!mirror().remove(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
   return remote::cublasDestroy_v2(handle);
 }
 
 cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t streamId) {
-  return set(handle, [&](HandleSettings& s) { s.stream = streamId; },
-             [&] { return remote::cublasSetStream_v2(handle, streamId); });
+  return mirror().set(handle, [&](HandleSettings& s) { s.stream = streamId; },
+                      [&] { return remote::cublasSetStream_v2(handle, streamId); });
 }
 
 cublasStatus_t cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace,
                                                                             size_t workspaceSizeInBytes) {
   // No getter reads the workspace back: only the handle's existence is checked here.
-  return set(handle, [](HandleSettings&) {},
-             [&] { return remote::cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes); });
+  return mirror().set(handle, [](HandleSettings&) {},
+                      [&] { return remote::cublasSetWorkspace_v2(handle, workspace, workspaceSizeInBytes); });
 }
 
 cublasStatus_t cublasSetPointerMode_v2(cublasHandle_t handle,
                                                                               cublasPointerMode_t mode) {
   if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE) return CUBLAS_STATUS_INVALID_VALUE;
-  return set(handle, [&](HandleSettings& s) { s.pointer_mode = mode; },
-             [&] { return remote::cublasSetPointerMode_v2(handle, mode); });
+  return mirror().set(handle, [&](HandleSettings& s) { s.pointer_mode = mode; },
+                      [&] { return remote::cublasSetPointerMode_v2(handle, mode); });
 }
 
 cublasStatus_t cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
-  return set(handle, [&](HandleSettings& s) { s.math_mode = mode; },
-             [&] { return remote::cublasSetMathMode(handle, mode); });
+  return mirror().set(handle, [&](HandleSettings& s) { s.math_mode = mode; },
+                      [&] { return remote::cublasSetMathMode(handle, mode); });
 }
 
 cublasStatus_t cublasSetAtomicsMode(cublasHandle_t handle,
                                                                            cublasAtomicsMode_t mode) {
   if (mode != CUBLAS_ATOMICS_NOT_ALLOWED && mode != CUBLAS_ATOMICS_ALLOWED) return CUBLAS_STATUS_INVALID_VALUE;
-  return set(handle, [&](HandleSettings& s) { s.atomics_mode = mode; },
-             [&] { return remote::cublasSetAtomicsMode(handle, mode); });
+  return mirror().set(handle, [&](HandleSettings& s) { s.atomics_mode = mode; },
+                      [&] { return remote::cublasSetAtomicsMode(handle, mode); });
 }
 
 cublasStatus_t cublasSetSmCountTarget(cublasHandle_t handle, int smCountTarget) {
   if (smCountTarget < 0) return CUBLAS_STATUS_INVALID_VALUE;
-  return set(handle, [&](HandleSettings& s) { s.sm_count_target = smCountTarget; },
-             [&] { return remote::cublasSetSmCountTarget(handle, smCountTarget); });
+  return mirror().set(handle, [&](HandleSettings& s) { s.sm_count_target = smCountTarget; },
+                      [&] { return remote::cublasSetSmCountTarget(handle, smCountTarget); });
 }
 
 cublasStatus_t cublasGetStream_v2(cublasHandle_t handle, cudaStream_t* streamId) {
-  return get(handle, streamId, [](const HandleSettings& s) { return s.stream; });
+  return mirror().read(handle, streamId, [](const HandleSettings& s) { return s.stream; });
 }
 
 cublasStatus_t cublasGetPointerMode_v2(cublasHandle_t handle,
                                                                               cublasPointerMode_t* mode) {
-  return get(handle, mode, [](const HandleSettings& s) { return s.pointer_mode; });
+  return mirror().read(handle, mode, [](const HandleSettings& s) { return s.pointer_mode; });
 }
 
 cublasStatus_t cublasGetMathMode(cublasHandle_t handle, cublasMath_t* mode) {
-  return get(handle, mode, [](const HandleSettings& s) { return s.math_mode; });
+  return mirror().read(handle, mode, [](const HandleSettings& s) { return s.math_mode; });
 }
 
 cublasStatus_t cublasGetAtomicsMode(cublasHandle_t handle,
                                                                            cublasAtomicsMode_t* mode) {
-  return get(handle, mode, [](const HandleSettings& s) { return s.atomics_mode; });
+  return mirror().read(handle, mode, [](const HandleSettings& s) { return s.atomics_mode; });
 }
 
 cublasStatus_t cublasGetSmCountTarget(cublasHandle_t handle, int* smCountTarget) {
-  return get(handle, smCountTarget, [](const HandleSettings& s) { return s.sm_count_target; });
+  return mirror().read(handle, smCountTarget, [](const HandleSettings& s) { return s.sm_count_target; });
 }
 
 }  // extern "C"
