@@ -78,6 +78,10 @@ class Builder {
         auto it = spec_.param_defaults.find(p.name);
         if (it != spec_.param_defaults.end()) ps = &it->second;
       }
+      if (!ps) {
+        auto it = spec_.type_defaults.find(type_key(p.type.spelling));
+        if (it != spec_.type_defaults.end()) ps = &it->second;
+      }
       std::string why;
       ParamPlan plan;
       if (!plan_param(p, ps, &plan, &why)) {

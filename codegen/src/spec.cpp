@@ -95,7 +95,7 @@ class Loader {
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
     std::set<std::string> keys = {"class",  "client", "server", "blocking",          "destroys",
                                   "params", "remote", "api",    "outputs_on_failure"};
-    if (pattern) keys = {"match", "class", "client", "server", "header"};
+    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
     EntrySpec e;
@@ -134,6 +134,12 @@ class Loader {
       s.device_pointers = v == "device";
     }
     if (root["param_defaults"]) s.param_defaults = params(root["param_defaults"], "param_defaults");
+    if (root["type_defaults"]) {
+      for (auto& [type, p] : params(root["type_defaults"], "type_defaults")) {
+        if (!s.type_defaults.emplace(type_key(type), p).second)
+          fail(root["type_defaults"], "type_defaults names " + type + " twice (spaces do not count); keep one");
+      }
+    }
     if (const YAML::Node& sc = root["scalars"]) {
       check_keys(sc, "scalars", {"host_mode", "header"});
       if (!sc["host_mode"] || !sc["header"]) fail(sc, "scalars needs 'host_mode' (a C++ expression) and 'header'");
@@ -146,7 +152,7 @@ class Loader {
   Spec load(const YAML::Node& root) {
     check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "symbol_versions", "status",
                                   "handles", "pod_types", "functions", "patterns", "default", "client_dir",
-                                  "pointer_default", "param_defaults", "scalars", "marshal_header",
+                                  "pointer_default", "param_defaults", "type_defaults", "scalars", "marshal_header",
                                   "proc_address_typedefs"});
     Spec s;
     s.path = path_;
@@ -224,6 +230,13 @@ class Loader {
 };
 
 }  // namespace
+
+std::string type_key(const std::string& spelling) {
+  std::string key;
+  for (char c : spelling)
+    if (c != ' ') key += c;
+  return key;
+}
 
 bool load_spec(const std::string& path, Spec* out, std::string* error) {
   if (!std::filesystem::is_regular_file(path)) {

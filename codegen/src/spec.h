@@ -66,6 +66,10 @@ struct Spec {
   std::string client_dir = "client/runtime";  // where `client: FILE` files live
   bool device_pointers = false;  // `pointer_default: device`: undescribed T* are device addresses
   std::map<std::string, ParamSpec> param_defaults;  // by parameter name, for every function
+  // By parameter type, spaces removed ("int64_t*"), for every function: where one type always means
+  // one thing (cuSPARSE's getters write every `int64_t*` and `void**` to host memory) but the names
+  // it goes by also name device addresses elsewhere. A function's params: and param_defaults win.
+  std::map<std::string, ParamSpec> type_defaults;
   std::optional<ScalarsSpec> scalars;
   std::string marshal_header;  // hand-written helpers (count expressions) both sides include
   std::string proc_address_typedefs;  // a header of PFN_<name>_v<version> typedefs: emit <lib>_proc_table.cpp
@@ -75,6 +79,9 @@ struct Spec {
 };
 
 // Returns false with *error = "file:line: what is wrong; how to fix it".
+// A type's spelling without spaces: the key of Spec::type_defaults.
+std::string type_key(const std::string& spelling);
+
 bool load_spec(const std::string& path, Spec* out, std::string* error);
 
 }  // namespace rgpu::codegen

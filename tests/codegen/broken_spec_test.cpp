@@ -191,3 +191,47 @@ TEST_CASE("proc_address_typedefs: the table of cuGetProcAddress, or a clear erro
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("noSuchTypedefs.h: cannot read it"));
 }
+
+TEST_CASE("type_defaults describe every parameter of a type; a name's rule or an entry's params win") {
+  // Under pointer_default: device an undescribed long long* is a device address, so an async call may take it.
+  const std::string device = "pointer_default: device\n";
+  auto plain = generate(device + spec_with("  fakeSum: {class: async}\n"));
+  INFO(plain.output);
+  CHECK(plain.exit_code == 0);
+  // The type's rule makes it an output (spaces in the spelling do not count)...
+  for (const char* type : {"\"long long *\"", "\"long long*\""}) {
+    auto r = generate(device + "type_defaults: {" + type + ": {dir: out}}\n" + spec_with("  fakeSum: {class: async}\n"));
+    INFO(r.output);
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.output, Catch::Contains("fakeSum is async but returns data through 'sum'; make it sync"));
+  }
+  // ...unless the parameter's name or the function's entry says otherwise.
+  auto by_name = generate(device + "type_defaults: {\"long long *\": {dir: out}}\nparam_defaults: {sum: {dir: device}}\n" +
+                          spec_with("  fakeSum: {class: async}\n"));
+  INFO(by_name.output);
+  CHECK(by_name.exit_code == 0);
+  auto by_entry = generate(device + "type_defaults: {\"long long *\": {dir: out}}\n" +
+                           spec_with("  fakeSum: {class: async, params: {sum: {dir: device}}}\n"));
+  INFO(by_entry.output);
+  CHECK(by_entry.exit_code == 0);
+  auto twice = generate("type_defaults: {\"int *\": {dir: out}, \"int*\": {dir: in}}\n" + spec_with(""));
+  INFO(twice.output);
+  CHECK(twice.exit_code != 0);
+  CHECK_THAT(twice.output, Catch::Contains("type_defaults names int* twice"));
+}
+
+TEST_CASE("a pattern may destroy handles of a kind its functions take") {
+  std::string dir = rgpu::test::make_temp_dir("codegen-destroys");
+  rgpu::test::write_file(dir + "/destroys.yaml",
+                         spec_with("", "  - {match: \"fakeStream*y\", class: async, destroys: stream}\n"));
+  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/destroys.yaml --cuda-include " +
+                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);
+  CHECK_THAT(rgpu::test::read_file(dir + "/out/cudart_server.cpp"), Catch::Contains("rgpu_ctx.handles.unbind("));
+
+  auto r = generate(spec_with("", "  - {match: \"fakeSum\", class: sync, destroys: stream}\n"));
+  INFO(r.output);
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.output, Catch::Contains("fakeSum: destroys 'stream' but takes no handle of that kind"));
+}
