@@ -23,3 +23,6 @@ struct Api;
 namespace rgpu::gen::cufft {
 struct Api;
 }
+namespace rgpu::gen::cusparse {
+struct Api;
+}

@@ -98,6 +98,10 @@ class Backend {
   // CUFFT_NOT_SUPPORTED, logged once.
   virtual const gen::cufft::Api& cufft() const = 0;
   virtual void load_cufft() {}
+  // cuSPARSE entry points, loaded the same way by load_cusparse(); null entries answer
+  // CUSPARSE_STATUS_NOT_SUPPORTED, logged once.
+  virtual const gen::cusparse::Api& cusparse() const = 0;
+  virtual void load_cusparse() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

@@ -16,6 +16,7 @@ enum class HandleKind : uint8_t {
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
   kCurand,                   // cuRAND generators
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
+  kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans
 };
 
 class HandleTable {

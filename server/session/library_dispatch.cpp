@@ -13,6 +13,8 @@
 #include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_handlers.h"
 #include "gen/curand/curand_ids.h"
+#include "gen/cusparse/cusparse_handlers.h"
+#include "gen/cusparse/cusparse_ids.h"
 #include "gen/nvml/nvml_handlers.h"
 #include "gen/nvml/nvml_ids.h"
 #include "server/backends/backend.h"
@@ -46,6 +48,10 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     backend.load_cufft();  // before the call: ctx.cufft is the backend's table, filled by the first load
     return gen::cufft::dispatch(ctx, id, in, out, status);
   }
+  if (gen::cusparse::has_call(id)) {
+    backend.load_cusparse();  // before the call: ctx.cusparse is the backend's table, filled by the first load
+    return gen::cusparse::dispatch(ctx, id, in, out, status);
+  }
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }
 
@@ -68,6 +74,9 @@ bool allocates_inside_library(uint32_t id) {
     case cufft::k_cufftMakePlanMany64:
     case cufft::k_cufftXtMakePlanMany:
     case cufft::k_cufftXtMalloc:  // a descriptor's buffers
+    // A cuSPARSE handle takes device memory of its own, and an SpMMOp plan its compiled kernels.
+    case cusparse::k_cusparseCreate:
+    case cusparse::k_cusparseSpMMOp_createPlan:
       return true;
     default:
       return false;

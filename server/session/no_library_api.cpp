@@ -3,6 +3,7 @@
 #include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cufft/cufft_api.h"
 #include "gen/curand/curand_api.h"
+#include "gen/cusparse/cusparse_api.h"
 #include "server/session/call_context.h"
 
 namespace rgpu::server {
@@ -19,6 +20,11 @@ const gen::curand::Api& no_curand_api() {
 
 const gen::cufft::Api& no_cufft_api() {
   static const gen::cufft::Api empty{};
+  return empty;
+}
+
+const gen::cusparse::Api& no_cusparse_api() {
+  static const gen::cusparse::Api empty{};
   return empty;
 }
 

@@ -368,7 +368,8 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
                   .seq = h.seq,
                   .cublasLt = backend_.cublasLt(),
                   .curand = backend_.curand(),
-                  .cufft = backend_.cufft()};
+                  .cufft = backend_.cufft(),
+                  .cusparse = backend_.cusparse()};
   ctx.method = h.method;
   ctx.bulk_reader = reader;
   ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;

@@ -16,6 +16,7 @@
 #include "gen/cudnn/cudnn_api.h"
 #include "gen/cufft/cufft_api.h"
 #include "gen/curand/curand_api.h"
+#include "gen/cusparse/cusparse_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
 #include "server/backends/cuda/cuda_driver_api.h"
@@ -53,6 +54,8 @@ class CudaBackend final : public Backend {
   void load_curand() override;  // cuda_backend_curand.cpp
   const gen::cufft::Api& cufft() const override { return cufft_.api; }
   void load_cufft() override;  // cuda_backend_cufft.cpp
+  const gen::cusparse::Api& cusparse() const override { return cusparse_.api; }
+  void load_cusparse() override;  // cuda_backend_cusparse.cpp
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
 
@@ -113,6 +116,7 @@ class CudaBackend final : public Backend {
   OnDemandLibrary<gen::cudnn::Api> cudnn_;
   OnDemandLibrary<gen::curand::Api> curand_;
   OnDemandLibrary<gen::cufft::Api> cufft_;
+  OnDemandLibrary<gen::cusparse::Api> cusparse_;
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, memory_in_use()'s baseline without NVML

@@ -13,6 +13,7 @@
 #include "server/backends/emulated/cudnn.h"
 #include "server/backends/emulated/cufft.h"
 #include "server/backends/emulated/curand.h"
+#include "server/backends/emulated/cusparse.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
 #include "server/backends/emulated/runtime.h"
@@ -97,6 +98,7 @@ EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint
   gen::cudnn::load_api(cudnn_, &emulated::resolve_cudnn, nullptr);
   gen::curand::load_api(curand_, &emulated::resolve_curand, nullptr);
   gen::cufft::load_api(cufft_, &emulated::resolve_cufft, nullptr);
+  gen::cusparse::load_api(cusparse_, &emulated::resolve_cusparse, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;

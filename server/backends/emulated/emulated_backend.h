@@ -15,6 +15,7 @@
 #include "gen/cudnn/cudnn_api.h"
 #include "gen/cufft/cufft_api.h"
 #include "gen/curand/curand_api.h"
+#include "gen/cusparse/cusparse_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
 
@@ -37,6 +38,7 @@ class EmulatedBackend final : public Backend {
   const gen::cudnn::Api& cudnn() const override { return cudnn_; }
   const gen::curand::Api& curand() const override { return curand_; }
   const gen::cufft::Api& cufft() const override { return cufft_; }
+  const gen::cusparse::Api& cusparse() const override { return cusparse_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -72,6 +74,7 @@ class EmulatedBackend final : public Backend {
   gen::cudnn::Api cudnn_;    // handles and descriptors of cudnn.h; compute recorded (ReLU, AddTensor run)
   gen::curand::Api curand_;  // generators of curand.h with a generator of its own (curand.h here)
   gen::cufft::Api cufft_;    // plans of cufft.h, transforms by direct DFT on the CPU (cufft.h here)
+  gen::cusparse::Api cusparse_;  // handles, generic descriptors and CSR SpMV of cusparse.h (cusparse.h here)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
