@@ -5,6 +5,7 @@
 #include <cudnn.h>
 #include <cufft.h>
 #include <curand.h>
+#include <cusparse.h>
 
 #include <algorithm>
 #include <cstring>
@@ -26,6 +27,8 @@
 #include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_handlers.h"
 #include "gen/curand/curand_ids.h"
+#include "gen/cusparse/cusparse_handlers.h"
+#include "gen/cusparse/cusparse_ids.h"
 #include "server/session/call_context.h"
 #include "tests/fuzz/cublaslt_payloads.h"
 
@@ -64,6 +67,8 @@ const LibraryTable& table(Library library) {
        {CURAND_STATUS_INTERNAL_ERROR, CURAND_STATUS_NOT_INITIALIZED}},
       {"cufft", gen::cufft::kCallIds, gen::cufft::dispatch, gen::cufft::call_name,
        {CUFFT_NOT_SUPPORTED, CUFFT_INVALID_PLAN}},
+      {"cusparse", gen::cusparse::kCallIds, gen::cusparse::dispatch, gen::cusparse::call_name,
+       {CUSPARSE_STATUS_NOT_SUPPORTED, CUSPARSE_STATUS_NOT_INITIALIZED}},
   };
   return tables[static_cast<size_t>(library)];
 }
@@ -76,7 +81,8 @@ void bind_known_handles(server::HandleTable& handles) {
                     server::HandleKind::kGraphExec, server::HandleKind::kGraphNode, server::HandleKind::kModule,
                     server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther,
                     server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand,
-                    server::HandleKind::kCufft, server::HandleKind::kCufftDescriptor})
+                    server::HandleKind::kCufft, server::HandleKind::kCufftDescriptor,
+                    server::HandleKind::kCusparse, server::HandleKind::kCusparseDescriptor})
     handles.bind(kind, kKnownHandle, object);
 }
 
