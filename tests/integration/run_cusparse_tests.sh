@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cuSPARSE through the shim against rgpud --emulate: a handle and its settings, descriptors made
 # without a round trip and read back, SpMV of device memory with host and device scalars, the
-# not-supported and not-available paths, and the shims through `rgpu run --no-preload`.
+# not-supported and not-available paths, the shims through `rgpu run --no-preload`, and the round
+# trips of settings, descriptors and SpMV (none).
 #
 # Usage: run_cusparse_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
 set -uo pipefail
@@ -17,5 +18,10 @@ check_tour_stderr "an unforwarded cuSPARSE function is named on stderr" "cuspars
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "cusparseSpMM_bufferSize is not available on this backend"
 check_no_preload "$PROGS/cusparse_tour"
+# 6 allocations, the buffer size, the buffer's allocation and the synchronize: the settings, the
+# descriptors and SpMV wait for nothing, however many rounds.
+check_round_trips "1 round of settings, descriptors and SpMV makes 9 round trips" 9 "^ok: cusparse_tour async$" \
+  "$PROGS/cusparse_tour" async 1
+check_round_trips "50 rounds make 9 round trips too" 9 "^ok: cusparse_tour async$" "$PROGS/cusparse_tour" async 50
 
 finish

@@ -5,11 +5,18 @@
 // in host memory and in device memory (the pointer mode), each checked against the product computed
 // here; the not-supported and not-available answers, and everything destroyed. Prints "ok: ..."
 // per check and "ok: cusparse_tour" last.
+//
+// `cusparse_tour async N` asks SpMV's buffer size once, then N times sets the handle's stream and
+// pointer mode, reads them back, makes a CSR matrix and two dense vectors, multiplies with alpha
+// and beta in device memory and destroys the descriptors, and synchronizes once: run with
+// RGPU_STATS=1 its round trips do not grow with N (settings, descriptors and SpMV are sent without
+// waiting, the getters answer locally).
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -154,9 +161,66 @@ int spmv_case(cusparseHandle_t handle, cudaStream_t stream, const Csr& a, bool c
   return 0;
 }
 
+// The `async N` mode (see the top).
+int async_only(int rounds) {
+  const Csr a = sample(6, 5);
+  cudaStream_t stream = nullptr;
+  CHECK_CUDA(cudaStreamCreate(&stream));
+  int* d_offsets = upload(a.offsets, stream);
+  int* d_columns = upload(a.columns, stream);
+  float* d_values = upload(as<float>(a.values), stream);
+  float* d_x = upload(std::vector<float>(a.cols, 1.0f), stream);
+  float* d_y = upload(std::vector<float>(a.rows, 0.0f), stream);
+  float* d_scalars = upload(std::vector<float>{1.0f, 0.0f}, stream);
+  EXPECT(d_offsets && d_columns && d_values && d_x && d_y && d_scalars, "the matrix and vectors are in device memory");
+  cusparseHandle_t handle = nullptr;
+  CHECK_SPARSE(cusparseCreate(&handle));
+  auto make = [&](cusparseConstSpMatDescr_t* mat, cusparseConstDnVecDescr_t* x, cusparseDnVecDescr_t* y) {
+    cusparseStatus_t s = cusparseCreateConstCsr(mat, a.rows, a.cols, int64_t(a.values.size()), d_offsets, d_columns,
+                                                d_values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                                CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+    if (s == CUSPARSE_STATUS_SUCCESS) s = cusparseCreateConstDnVec(x, a.cols, d_x, CUDA_R_32F);
+    if (s == CUSPARSE_STATUS_SUCCESS) s = cusparseCreateDnVec(y, a.rows, d_y, CUDA_R_32F);
+    return s;
+  };
+  cusparseConstSpMatDescr_t mat = nullptr;
+  cusparseConstDnVecDescr_t x = nullptr;
+  cusparseDnVecDescr_t y = nullptr;
+  CHECK_SPARSE(make(&mat, &x, &y));
+  size_t size = 0;
+  const float one = 1, zero = 0;
+  CHECK_SPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, x, &zero, y, CUDA_R_32F,
+                                       CUSPARSE_SPMV_ALG_DEFAULT, &size));
+  void* buffer = nullptr;
+  CHECK_CUDA(cudaMalloc(&buffer, size));
+  for (int i = 0; i < rounds; ++i) {
+    CHECK_SPARSE(cusparseSetStream(handle, stream));
+    CHECK_SPARSE(cusparseSetPointerMode(handle, CUSPARSE_POINTER_MODE_DEVICE));
+    cusparsePointerMode_t mode = CUSPARSE_POINTER_MODE_HOST;
+    cudaStream_t got = nullptr;
+    CHECK_SPARSE(cusparseGetPointerMode(handle, &mode));
+    CHECK_SPARSE(cusparseGetStream(handle, &got));
+    if (mode != CUSPARSE_POINTER_MODE_DEVICE || got != stream) return std::printf("FAIL settings\n"), 1;
+    CHECK_SPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, d_scalars, mat, x, d_scalars + 1, y,
+                              CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buffer));
+    CHECK_SPARSE(cusparseDestroySpMat(mat));
+    CHECK_SPARSE(cusparseDestroyDnVec(x));
+    CHECK_SPARSE(cusparseDestroyDnVec(y));
+    CHECK_SPARSE(make(&mat, &x, &y));
+  }
+  CHECK_SPARSE(cusparseDestroySpMat(mat));
+  CHECK_SPARSE(cusparseDestroyDnVec(x));
+  CHECK_SPARSE(cusparseDestroyDnVec(y));
+  CHECK_SPARSE(cusparseDestroy(handle));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::printf("ok: cusparse_tour async\n");
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "async") return async_only(std::atoi(argv[2]));
   cusparseHandle_t handle = nullptr;
   CHECK_SPARSE(cusparseCreate(&handle));
   int version = 0;
