@@ -61,21 +61,6 @@ void report(const char* what, const std::vector<T>& got, const std::vector<doubl
   expect(max_error == 0, what);
 }
 
-template <typename T>
-T* to_device(const std::vector<T>& host) {
-  T* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, host.size() * sizeof(T)));
-  CHECK_CUDA(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
-template <typename T>
-std::vector<T> to_host(const T* d, size_t n, cudaStream_t stream) {
-  std::vector<T> host(n);
-  CHECK_CUDA(cudaMemcpyAsync(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  return host;
-}
 
 }  // namespace
 

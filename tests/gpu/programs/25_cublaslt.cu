@@ -57,13 +57,6 @@ std::vector<double> decode(const std::vector<unsigned char>& bytes, cudaDataType
   return out;
 }
 
-void* to_device(const std::vector<unsigned char>& bytes) {
-  void* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, bytes.size()));
-  CHECK_CUDA(cudaMemcpy(d, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-  return d;
-}
-
 double gelu(double x) { return 0.5 * x * (1 + std::tanh(0.7978845608028654 * (x + 0.044715 * x * x * x))); }
 
 struct Case {

@@ -33,19 +33,6 @@ std::vector<float> quarters(size_t n, int seed) {
   return v;
 }
 
-float* to_device(const std::vector<float>& v) {
-  float* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, v.size() * sizeof(float)));
-  CHECK_CUDA(cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice));
-  return d;
-}
-
-std::vector<float> to_host(const float* d, size_t n) {
-  std::vector<float> v(n);
-  CHECK_CUDA(cudaMemcpy(v.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return v;
-}
-
 // The first algorithm the heuristics say runs (they list unsupported ones too, last).
 template <typename Perf>
 int first_usable(const Perf* perf, int returned) {

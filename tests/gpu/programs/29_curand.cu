@@ -23,14 +23,6 @@ inline void check_rand(curandStatus_t status, const char* call, int line) {
 namespace {
 
 template <typename T>
-std::vector<T> to_host(const T* d, size_t n, cudaStream_t stream) {
-  std::vector<T> h(n);
-  CHECK_CUDA(cudaMemcpyAsync(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  return h;
-}
-
-template <typename T>
 void describe(const char* what, const std::vector<T>& v, double* mean, double* variance) {
   double sum = 0, squares = 0;
   for (T x : v) {

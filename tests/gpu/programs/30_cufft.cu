@@ -31,21 +31,6 @@ using fft_reference::Complex;
 using fft_reference::dft;
 using fft_reference::value;
 
-template <typename T>
-std::vector<T> to_host(const T* d, size_t n) {
-  std::vector<T> h(n);
-  CHECK_CUDA(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
-template <typename T>
-T* to_device(const std::vector<T>& h) {
-  T* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
 double checksum(const cufftComplex* v, size_t n) {
   double s = 0;
   for (size_t i = 0; i < n; ++i) s += std::fabs(v[i].x) + 2 * std::fabs(v[i].y);

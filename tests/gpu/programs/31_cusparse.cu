@@ -22,21 +22,6 @@ inline void check_sparse(cusparseStatus_t status, const char* call, int line) {
 
 namespace {
 
-template <typename T>
-std::vector<T> to_host(const T* d, size_t n) {
-  std::vector<T> h(n);
-  CHECK_CUDA(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-
-template <typename T>
-T* to_device(const std::vector<T>& h) {
-  T* d = nullptr;
-  CHECK_CUDA(cudaMalloc(&d, h.size() * sizeof(T)));
-  CHECK_CUDA(cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return d;
-}
-
 void* buffer_of(size_t size) {
   void* d = nullptr;
   CHECK_CUDA(cudaMalloc(&d, size ? size : 1));

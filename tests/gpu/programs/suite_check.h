@@ -4,6 +4,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -38,4 +39,30 @@ inline void expect(bool ok, const char* what) {
 inline int finish(const char* program) {
   say("%s: %s\n", program, g_failed_checks == 0 ? "PASS" : "FAIL");
   return g_failed_checks == 0 ? 0 : 1;
+}
+
+// A host vector's copy in new device memory (never freed: a program's lifetime).
+template <typename T>
+T* to_device(const std::vector<T>& host) {
+  T* d = nullptr;
+  CHECK_CUDA(cudaMalloc(&d, host.size() * sizeof(T)));
+  CHECK_CUDA(cudaMemcpy(d, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+// n elements of device memory, copied back.
+template <typename T>
+std::vector<T> to_host(const T* d, size_t n) {
+  std::vector<T> host(n);
+  CHECK_CUDA(cudaMemcpy(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+// The same in `stream`, after the work queued there.
+template <typename T>
+std::vector<T> to_host(const T* d, size_t n, cudaStream_t stream) {
+  std::vector<T> host(n);
+  CHECK_CUDA(cudaMemcpyAsync(host.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  return host;
 }
