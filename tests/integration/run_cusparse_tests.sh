@@ -14,7 +14,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 start_server --emulate || exit 1
 
 check_tour "$PROGS/cusparse_tour"
-check_tour_stderr "an unforwarded cuSPARSE function is named on stderr" "cusparseAxpby is not supported by rgpu"
+check_tour_stderr "an unforwarded cuSPARSE function is named on stderr" "cusparseLoggerSetLevel is not supported by rgpu"
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \
   "cusparseSpMM_bufferSize is not available on this backend"
 check_no_preload "$PROGS/cusparse_tour"
