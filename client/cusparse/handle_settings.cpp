@@ -3,6 +3,9 @@
 // (answered from the mirror).
 #include <cusparse.h>
 
+#include <cstring>
+#include <type_traits>
+
 #include "client/cusparse/handle_mirror.h"
 #include "gen/cusparse/cusparse_remote.h"
 
@@ -34,8 +37,11 @@ cusparseStatus_t cusparseGetStream(cusparseHandle_t handle, cudaStream_t* stream
 }
 
 cusparseStatus_t cusparseSetPointerMode(cusparseHandle_t handle, cusparsePointerMode_t mode) {
-  // Checked here: a mode the server refused later would leave the mirror saying otherwise.
-  if (mode != CUSPARSE_POINTER_MODE_HOST && mode != CUSPARSE_POINTER_MODE_DEVICE) return CUSPARSE_STATUS_INVALID_VALUE;
+  // Checked here: a mode the server refused later would leave the mirror saying otherwise. Read as its bits,
+  // since a C caller may pass any int and loading an out-of-range enum is undefined behaviour in C++.
+  std::underlying_type_t<cusparsePointerMode_t> bits;
+  std::memcpy(&bits, &mode, sizeof bits);
+  if (bits != CUSPARSE_POINTER_MODE_HOST && bits != CUSPARSE_POINTER_MODE_DEVICE) return CUSPARSE_STATUS_INVALID_VALUE;
   return mirror().set(handle, [&](HandleSettings& s) { s.pointer_mode = mode; },
                       [&] { return remote::cusparseSetPointerMode(handle, mode); });
 }
