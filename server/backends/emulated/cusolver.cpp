@@ -221,6 +221,12 @@ size_t real_bytes(cudaDataType t) {
 
 }  // namespace
 
+cusolverStatus_t cusolverGetVersion(int* version) {
+  if (!version) return CUSOLVER_STATUS_INVALID_VALUE;
+  *version = CUSOLVER_VERSION;
+  return CUSOLVER_STATUS_SUCCESS;
+}
+
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t* handle) {
   if (!handle) return CUSOLVER_STATUS_INVALID_VALUE;
   *handle = handles().create();
@@ -353,7 +359,8 @@ cusolverStatus_t cusolverDnXgetrf(cusolverDnHandle_t handle, cusolverDnParams_t 
 namespace {
 
 const Entry kTable[] = {
-    RGPU_EMULATED(cusolverDnCreate),        RGPU_EMULATED(cusolverDnDestroy),
+    RGPU_EMULATED(cusolverGetVersion),      RGPU_EMULATED(cusolverDnCreate),
+    RGPU_EMULATED(cusolverDnDestroy),
     RGPU_EMULATED(cusolverDnSetStream),     RGPU_EMULATED(cusolverDnCreateParams),
     RGPU_EMULATED(cusolverDnDestroyParams), RGPU_EMULATED(cusolverDnSgetrf_bufferSize),
     RGPU_EMULATED(cusolverDnSgetrf),        RGPU_EMULATED(cusolverDnSgetrs),

@@ -1,4 +1,4 @@
-// The emulated cuSOLVER: dense handles (stream) and generic-API parameters, and the LU and
+// The emulated cuSOLVER: its version, dense handles (stream) and generic-API parameters, and the LU and
 // Cholesky routines CI runs end to end: cusolverDnSgetrf (with its buffer size) and Sgetrs,
 // cusolverDnDpotrf (with its buffer size) and Dpotrs, and the generic API's cusolverDnXgetrf in
 // float and double (with its device and host workspace sizes), on the CPU in the handle's stream.
@@ -10,6 +10,7 @@
 
 namespace rgpu::server::emulated {
 
+cusolverStatus_t cusolverGetVersion(int* version);
 cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t* handle);
 cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t handle);
 cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t streamId);
