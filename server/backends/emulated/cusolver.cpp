@@ -207,17 +207,21 @@ cusolverStatus_t issue(const Handle& h, Op op) {
   return err == cudaSuccess ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_EXECUTION_FAILED;
 }
 
-bool known_fill(cublasFillMode_t uplo) {
-  // Read through the underlying type: a C caller may pass any int.
-  const auto v = static_cast<std::underlying_type_t<cublasFillMode_t>>(uplo);
-  return v == CUBLAS_FILL_MODE_LOWER || v == CUBLAS_FILL_MODE_UPPER;
+// An enum argument as its bits: a C caller may pass any int, and loading an out-of-range enum is
+// undefined behaviour in C++ (taken by reference, so the argument itself is never loaded as one).
+template <typename E>
+std::underlying_type_t<E> bits_of(const E& e) {
+  std::underlying_type_t<E> bits;
+  std::memcpy(&bits, &e, sizeof bits);
+  return bits;
+}
+
+bool known_fill(const cublasFillMode_t& uplo) {
+  return bits_of(uplo) == CUBLAS_FILL_MODE_LOWER || bits_of(uplo) == CUBLAS_FILL_MODE_UPPER;
 }
 
 // The bytes of one element of a real type the generic API is emulated in (0: not emulated).
-size_t real_bytes(cudaDataType t) {
-  const auto v = static_cast<std::underlying_type_t<cudaDataType>>(t);
-  return v == CUDA_R_64F ? 8 : v == CUDA_R_32F ? 4 : 0;
-}
+size_t real_bytes(const cudaDataType& t) { return bits_of(t) == CUDA_R_64F ? 8 : bits_of(t) == CUDA_R_32F ? 4 : 0; }
 
 }  // namespace
 
@@ -276,7 +280,7 @@ cusolverStatus_t cusolverDnSgetrs(cusolverDnHandle_t handle, cublasOperation_t t
                                   int lda, const int* devIpiv, float* B, int ldb, int* devInfo) {
   std::optional<Handle> h = handles().get(handle);
   if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
-  if (static_cast<std::underlying_type_t<cublasOperation_t>>(trans) != CUBLAS_OP_N)
+  if (bits_of(trans) != CUBLAS_OP_N)
     return CUSOLVER_STATUS_NOT_SUPPORTED;  // the transposed solves are not emulated
   std::optional<Matrix> a = matrix(A, n, n, lda, sizeof(float));
   std::optional<Matrix> b = matrix(B, n, nrhs, ldb, sizeof(float));
@@ -303,7 +307,7 @@ cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t up
   if (!known_fill(uplo) || !a || !info || Lwork < kWorkElements ||
       !state().memory.find(Workspace, uint64_t(Lwork) * sizeof(double)))
     return CUSOLVER_STATUS_INVALID_VALUE;
-  const bool lower = uplo == CUBLAS_FILL_MODE_LOWER;
+  const bool lower = bits_of(uplo) == CUBLAS_FILL_MODE_LOWER;
   return issue(*h, [a = *a, lower, info = *info] { cholesky(Triangle{a, lower}, info); });
 }
 
@@ -315,7 +319,7 @@ cusolverStatus_t cusolverDnDpotrs(cusolverDnHandle_t handle, cublasFillMode_t up
   std::optional<Matrix> b = matrix(B, n, nrhs, ldb, sizeof(double));
   std::optional<DeviceRange> info = vector_of(devInfo, 1, sizeof(int));
   if (!known_fill(uplo) || !a || !b || !info) return CUSOLVER_STATUS_INVALID_VALUE;
-  const bool lower = uplo == CUBLAS_FILL_MODE_LOWER;
+  const bool lower = bits_of(uplo) == CUBLAS_FILL_MODE_LOWER;
   return issue(*h, [a = *a, b = *b, lower, info = *info] { cholesky_solve(Triangle{a, lower}, b, info); });
 }
 
