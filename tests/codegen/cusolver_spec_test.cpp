@@ -107,6 +107,14 @@ TEST_CASE("the generic API's host workspace is bounded on the client and never s
   CHECK_THAT(server, !Catch::Contains("rgpu_buf_bufferOnHost.write(rgpu_out)"));
 }
 
+TEST_CASE("the generic eigenvalue interval travels as values, the batched pointer arrays as device addresses") {
+  const std::string client = read_file(RGPU_CUSOLVER_DIR "/cusolver_client.cpp");
+  CHECK_THAT(client, Catch::Contains("put_in_bytes(rgpu_args, vl, rgpu_bytes_vl);"));
+  CHECK_THAT(client, Catch::Contains("put_in_bytes(rgpu_args, vu, rgpu_bytes_vu);"));
+  CHECK_THAT(client, Catch::Contains("put_device(rgpu_args, Aarray);"));
+  CHECK_THAT(client, !Catch::Contains("put_in_bytes(rgpu_args, Aarray"));
+}
+
 TEST_CASE("at most 15 % of cuSOLVER's declared functions are unsupported and at most 10 % hand-written") {
   auto rows = rgpu::test::coverage_rows(RGPU_CUSOLVER_COVERAGE);
   const std::set<std::string> internal = undeclared();
