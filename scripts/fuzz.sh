@@ -21,7 +21,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 all_targets="fuzz_handshake fuzz_frames fuzz_cudart_args fuzz_cublas_args fuzz_cublaslt_args fuzz_cudnn_args
-             fuzz_curand_args fuzz_cufft_args fuzz_cusparse_args fuzz_fatbin fuzz_config"
+             fuzz_curand_args fuzz_cufft_args fuzz_cusparse_args fuzz_cusolver_args fuzz_fatbin fuzz_config"
 targets=$all_targets runs=10000000 parallel=1 workers=1 max_time=0 niceness=15 merge=0
 build=1 run=1 seed_corpus=0
 bin="$root/build-fuzz/bin" corpus="$root/tests/fuzz/corpus" work="$PWD/fuzz-work"

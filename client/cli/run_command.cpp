@@ -31,7 +31,7 @@ void prepend_env(const char* name, const std::string& value, char sep) {
 // The client libraries, cudart first: the other shims send their calls down cudart's call pipe.
 constexpr const char* kShims[] = {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1", "libcublasLt.so.13",
                                   "libcuda.so.1",    "libcudnn.so.9",   "libcurand.so.10",
-                                  "libcufft.so.12",  "libcusparse.so.12"};
+                                  "libcufft.so.12",  "libcusparse.so.12", "libcusolver.so.12"};
 
 }  // namespace
 

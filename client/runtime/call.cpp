@@ -18,6 +18,7 @@
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudnn/cudnn_ids.h"
 #include "gen/cufft/cufft_ids.h"
+#include "gen/cusolver/cusolver_ids.h"
 #include "gen/cusparse/cusparse_ids.h"
 #include "gen/curand/curand_ids.h"
 #include "gen/nvml/nvml_ids.h"
@@ -50,6 +51,7 @@ const char* call_name(uint32_t id) {
   if (gen::curand::has_call(id)) return gen::curand::call_name(id);
   if (gen::cufft::has_call(id)) return gen::cufft::call_name(id);
   if (gen::cusparse::has_call(id)) return gen::cusparse::call_name(id);
+  if (gen::cusolver::has_call(id)) return gen::cusolver::call_name(id);
   if (const char* internal = wire::internal_call_name(id)) return internal;
   return gen::cudart::call_name(id);
 }

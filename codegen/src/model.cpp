@@ -37,6 +37,7 @@ const char* marshal_name(Marshal m) {
     case Marshal::kNewHandle: return "new-handle";
     case Marshal::kScalarIn: return "scalar-in";
     case Marshal::kScalarOut: return "scalar-out";
+    case Marshal::kScratch: return "scratch";
   }
   return "?";
 }
@@ -53,12 +54,14 @@ class Builder {
   }
 
   // Fills f.params; returns false (after reporting why) when a parameter cannot be marshalled.
-  bool plan(Function& f, const EntrySpec* entry) {
+  // An exact entry's params must all be the function's; a pattern's describe those of its
+  // functions that have them (build_model checks that each names a parameter of one of them).
+  bool plan(Function& f, const EntrySpec* entry, bool exact) {
     const std::string fix = "mark " + f.name + " `client: FILE` (with `server: FILE` or `server: none`), or describe the parameter under `params:`";
     bool ok = true;
     std::set<std::string> names;
     for (const Param& p : f.sig->params) names.insert(p.name);
-    if (entry) {
+    if (entry && exact) {
       for (const auto& [pname, ps] : entry->params) {
         if (!names.count(pname)) {
           std::string list;
@@ -202,6 +205,18 @@ class Builder {
         *why = "it points to something that cannot be copied";
         return false;
     }
+    if (dir == "scratch") {
+      if (!ps->count) {
+        *why = "`dir: scratch` needs a `count` (the elements the server allocates for the call)";
+        return false;
+      }
+      if (p.pointee_const || pt.shape == Shape::kPointer) {
+        *why = "scratch memory is a writable buffer of values";
+        return false;
+      }
+      out->how = Marshal::kScratch;
+      return true;
+    }
     if (dir == "scalar") {
       if (!spec_.scalars) {
         *why = "`dir: scalar` needs the spec's `scalars:` (the expression that says host or device memory)";
@@ -300,6 +315,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
     }
   }
   std::vector<bool> pattern_used(spec.patterns.size(), false);
+  // Per pattern: the parameters it describes that one of its functions has.
+  std::vector<std::set<std::string>> pattern_params_used(spec.patterns.size());
   std::map<uint32_t, std::string> ids;
 
   Model m;
@@ -328,6 +345,11 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
             (!spec.patterns[i].header || *spec.patterns[i].header == header)) {
           entry = &spec.patterns[i];
           pattern_used[i] = true;
+          if (declared != signatures.end()) {
+            for (const Param& p : declared->second.params) {
+              if (entry->params.count(p.name)) pattern_params_used[i].insert(p.name);
+            }
+          }
           f.classified_by = "pattern " + entry->name;
           break;
         }
@@ -395,7 +417,7 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
         b.error(w, name + " is not declared by any parsed header, so it cannot be generated; mark it `client: FILE` and `server: FILE`/`server: none`, or unsupported");
       } else if (!classify_result(f, spec, &why_not)) {
         b.error(w, name + " " + why_not);
-      } else if (b.plan(f, exact_entry ? entry : nullptr)) {
+      } else if (b.plan(f, entry, exact_entry)) {
         for (const auto& p : f.params) {
           if (f.cls == CallClass::kAsync &&
               (p.how == Marshal::kOut || p.how == Marshal::kInOut || p.how == Marshal::kScalarOut)) {
@@ -413,6 +435,12 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
     m.functions.push_back(std::move(f));
   }
   for (size_t i = 0; i < spec.patterns.size(); ++i) {
+    for (const auto& [pname, ps] : spec.patterns[i].params) {
+      if (pattern_used[i] && !pattern_params_used[i].count(pname)) {
+        b.error(ps.where, "pattern '" + spec.patterns[i].name + "' describes parameter '" + pname +
+                              "', which none of the functions it matches has; fix the name or remove it");
+      }
+    }
     if (!pattern_used[i]) {
       b.error(spec.patterns[i].where, "pattern '" + spec.patterns[i].name +
                                           "' matches no export left by the exact entries; remove it");

@@ -27,6 +27,8 @@ enum class Marshal {
   kNewHandle,   // H*: u64 client-made id (0 = null); the server binds it on success
   kScalarIn,    // const T*, `dir: scalar`: mode byte, then the elements (host) or a u64 address (device)
   kScalarOut,   // T*, `dir: scalar`: mode byte; host: the reply carries the elements; device: u64 address
+  kScratch,     // T*, `dir: scratch`: host memory the library works in (cuSOLVER's bufferOnHost): presence
+                // byte; the server gives the call `count` zeroed elements of its own, nothing comes back
 };
 
 struct ParamPlan {

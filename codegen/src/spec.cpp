@@ -84,8 +84,9 @@ class Loader {
     p.where = at(n);
     if (n["dir"]) {
       p.dir = str(n["dir"], "dir");
-      static const std::set<std::string> dirs = {"in", "out", "inout", "device", "scalar"};
-      if (!dirs.count(*p.dir)) fail(n["dir"], "unknown dir '" + *p.dir + "'; use in, out, inout, device or scalar");
+      static const std::set<std::string> dirs = {"in", "out", "inout", "device", "scalar", "scratch"};
+      if (!dirs.count(*p.dir))
+        fail(n["dir"], "unknown dir '" + *p.dir + "'; use in, out, inout, device, scalar or scratch");
     }
     if (n["count"]) p.count = str(n["count"], "count");
     if (n["string"]) p.string = boolean(n["string"], "string");
@@ -95,7 +96,7 @@ class Loader {
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
     std::set<std::string> keys = {"class",  "client", "server", "blocking",          "destroys",
                                   "params", "remote", "api",    "outputs_on_failure"};
-    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys"};
+    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys", "params"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
     EntrySpec e;
@@ -218,6 +219,7 @@ class Loader {
         if (!p.IsMap() || !p["match"]) fail(p, "a pattern needs 'match: GLOB'");
         EntrySpec e = entry(p, str(p["match"], "match"), true);
         e.where = at(p);
+        if (const YAML::Node& ps = p["params"]) e.params = params(ps, "pattern '" + e.name + "' params");
         s.patterns.push_back(std::move(e));
       }
     }

@@ -20,7 +20,7 @@ struct Where {
 
 struct ParamSpec {
   Where where;
-  std::optional<std::string> dir;  // in, out, inout, device, scalar
+  std::optional<std::string> dir;  // in, out, inout, device, scalar, scratch
   std::optional<std::string> count;
   bool string = false;
 };

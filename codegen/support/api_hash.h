@@ -12,6 +12,7 @@
 #include "gen/cudnn/cudnn_ids.h"
 #include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_ids.h"
+#include "gen/cusolver/cusolver_ids.h"
 #include "gen/cusparse/cusparse_ids.h"
 #include "gen/nvml/nvml_ids.h"
 
@@ -26,6 +27,7 @@ constexpr uint64_t fold_api_hashes(std::initializer_list<uint64_t> hashes) {
 
 inline constexpr uint64_t kApiHash =
     fold_api_hashes({cudart::kApiHash, cublas::kApiHash, nvml::kApiHash, cublasLt::kApiHash, cuda::kApiHash,
-                     cudnn::kApiHash, curand::kApiHash, cufft::kApiHash, cusparse::kApiHash});
+                     cudnn::kApiHash, curand::kApiHash, cufft::kApiHash, cusparse::kApiHash,
+                     cusolver::kApiHash});
 
 }  // namespace rgpu::gen

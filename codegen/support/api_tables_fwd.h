@@ -26,3 +26,6 @@ struct Api;
 namespace rgpu::gen::cusparse {
 struct Api;
 }
+namespace rgpu::gen::cusolver {
+struct Api;
+}

@@ -102,6 +102,10 @@ class Backend {
   // CUSPARSE_STATUS_NOT_SUPPORTED, logged once.
   virtual const gen::cusparse::Api& cusparse() const = 0;
   virtual void load_cusparse() {}
+  // cuSOLVER entry points, loaded the same way by load_cusolver(); null entries answer
+  // CUSOLVER_STATUS_NOT_SUPPORTED, logged once.
+  virtual const gen::cusolver::Api& cusolver() const = 0;
+  virtual void load_cusolver() {}
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

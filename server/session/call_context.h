@@ -16,11 +16,12 @@ namespace rgpu::server {
 
 class Session;
 
-// Empty cuBLASLt, cuRAND, cuFFT and cuSPARSE tables, for contexts made without a backend (tests): every entry null.
+// Empty cuBLASLt, cuRAND, cuFFT, cuSPARSE and cuSOLVER tables, for contexts made without a backend (tests): every entry null.
 const gen::cublasLt::Api& no_cublasLt_api();
 const gen::curand::Api& no_curand_api();
 const gen::cufft::Api& no_cufft_api();
 const gen::cusparse::Api& no_cusparse_api();
+const gen::cusolver::Api& no_cusolver_api();
 
 // Bulk data of a call that the session did not read ahead (a large H2D copy): the handler reads it
 // piece by piece straight into its staging buffers, and must take all of it (what it cannot use,
@@ -53,6 +54,7 @@ struct CallContext {
   const gen::curand::Api& curand = no_curand_api();  // the backend's cuRAND entry points (null until its first call)
   const gen::cufft::Api& cufft = no_cufft_api();     // the backend's cuFFT entry points (null until its first call)
   const gen::cusparse::Api& cusparse = no_cusparse_api();  // the backend's cuSPARSE entry points (likewise)
+  const gen::cusolver::Api& cusolver = no_cusolver_api();  // the backend's cuSOLVER entry points (likewise)
 };
 
 }  // namespace rgpu::server

@@ -17,6 +17,7 @@ enum class HandleKind : uint8_t {
   kCurand,                   // cuRAND generators
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
   kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans
+  kCusolverDn, kCusolverSp, kCusolverRf, kCusolverDescriptor,  // cuSOLVER handles; params and info objects
 };
 
 class HandleTable {

@@ -13,6 +13,8 @@
 #include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_handlers.h"
 #include "gen/curand/curand_ids.h"
+#include "gen/cusolver/cusolver_handlers.h"
+#include "gen/cusolver/cusolver_ids.h"
 #include "gen/cusparse/cusparse_handlers.h"
 #include "gen/cusparse/cusparse_ids.h"
 #include "gen/nvml/nvml_handlers.h"
@@ -52,6 +54,10 @@ bool dispatch_library(Backend& backend, CallContext& ctx, uint32_t id, wire::Dec
     backend.load_cusparse();  // before the call: ctx.cusparse is the backend's table, filled by the first load
     return gen::cusparse::dispatch(ctx, id, in, out, status);
   }
+  if (gen::cusolver::has_call(id)) {
+    backend.load_cusolver();  // before the call: ctx.cusolver is the backend's table, filled by the first load
+    return gen::cusolver::dispatch(ctx, id, in, out, status);
+  }
   return gen::cudart::dispatch(ctx, id, in, out, status);
 }
 
@@ -77,6 +83,10 @@ bool allocates_inside_library(uint32_t id) {
     // A cuSPARSE handle takes device memory of its own, and an SpMMOp plan its compiled kernels.
     case cusparse::k_cusparseCreate:
     case cusparse::k_cusparseSpMMOp_createPlan:
+    // cuSOLVER's handles take device memory of their own (and a cuBLAS handle inside the dense one).
+    case cusolver::k_cusolverDnCreate:
+    case cusolver::k_cusolverSpCreate:
+    case cusolver::k_cusolverRfCreate:
       return true;
     default:
       return false;

@@ -3,6 +3,7 @@
 #include "gen/cublasLt/cublasLt_api.h"
 #include "gen/cufft/cufft_api.h"
 #include "gen/curand/curand_api.h"
+#include "gen/cusolver/cusolver_api.h"
 #include "gen/cusparse/cusparse_api.h"
 #include "server/session/call_context.h"
 
@@ -25,6 +26,11 @@ const gen::cufft::Api& no_cufft_api() {
 
 const gen::cusparse::Api& no_cusparse_api() {
   static const gen::cusparse::Api empty{};
+  return empty;
+}
+
+const gen::cusolver::Api& no_cusolver_api() {
+  static const gen::cusolver::Api empty{};
   return empty;
 }
 

@@ -369,7 +369,8 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
                   .cublasLt = backend_.cublasLt(),
                   .curand = backend_.curand(),
                   .cufft = backend_.cufft(),
-                  .cusparse = backend_.cusparse()};
+                  .cusparse = backend_.cusparse(),
+                  .cusolver = backend_.cusolver()};
   ctx.method = h.method;
   ctx.bulk_reader = reader;
   ctx.wants_reply = (h.flags & wire::kFlagWantsReply) != 0;

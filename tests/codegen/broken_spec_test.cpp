@@ -235,3 +235,45 @@ TEST_CASE("a pattern may destroy handles of a kind its functions take") {
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("fakeSum: destroys 'stream' but takes no handle of that kind"));
 }
+
+TEST_CASE("a pattern may describe parameters of its functions; one that none of them has is rejected") {
+  const std::string device = "pointer_default: device\n";
+  // The pattern's rule applies: an output makes the async call wrong.
+  auto applied = generate(device + spec_with("", "  - {match: \"fakeSu*\", class: async, params: {sum: {dir: out}}}\n"));
+  INFO(applied.output);
+  CHECK(applied.exit_code != 0);
+  CHECK_THAT(applied.output, Catch::Contains("fakeSum is async but returns data through 'sum'; make it sync"));
+  auto ok = generate(device + spec_with("", "  - {match: \"fakeSu*\", class: sync, params: {sum: {dir: out}}}\n"));
+  INFO(ok.output);
+  CHECK(ok.exit_code == 0);
+  auto typo = generate(device + spec_with("", "  - {match: \"fakeSu*\", class: sync, params: {summ: {dir: out}}}\n"));
+  INFO(typo.output);
+  CHECK(typo.exit_code != 0);
+  CHECK_THAT(typo.output, Catch::Contains("pattern 'fakeSu*' describes parameter 'summ', which none of the functions "
+                                          "it matches has"));
+}
+
+TEST_CASE("scratch memory is allocated by the server for the call and never travels") {
+  std::string dir = rgpu::test::make_temp_dir("codegen-scratch");
+  rgpu::test::write_file(dir + "/scratch.yaml",
+                         spec_with("  fakeFill: {class: async, params: {devPtr: {dir: scratch, count: n}}}\n"));
+  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/scratch.yaml --cuda-include " +
+                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);  // async: nothing comes back
+  const std::string client = rgpu::test::read_file(dir + "/out/cudart_client.cpp");
+  CHECK_THAT(client, Catch::Contains("rgpu_args.put<uint8_t>(devPtr != nullptr);"));
+  CHECK_THAT(client, !Catch::Contains("put_in_bytes(rgpu_args, devPtr"));
+  const std::string server = rgpu::test::read_file(dir + "/out/cudart_server.cpp");
+  CHECK_THAT(server, Catch::Contains("rgpu_buf_devPtr.allocate(n)"));
+  CHECK_THAT(server, !Catch::Contains("rgpu_buf_devPtr.write(rgpu_out)"));
+
+  auto no_count = generate(spec_with("  fakeFill: {class: async, params: {devPtr: {dir: scratch}}}\n"));
+  INFO(no_count.output);
+  CHECK(no_count.exit_code != 0);
+  CHECK_THAT(no_count.output, Catch::Contains("`dir: scratch` needs a `count`"));
+  auto read_only = generate(spec_with("  fakeSum: {class: sync, params: {values: {dir: scratch, count: n}}}\n"));
+  INFO(read_only.output);
+  CHECK(read_only.exit_code != 0);
+  CHECK_THAT(read_only.output, Catch::Contains("scratch memory is a writable buffer of values"));
+}

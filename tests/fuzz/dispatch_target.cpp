@@ -5,6 +5,7 @@
 #include <cudnn.h>
 #include <cufft.h>
 #include <curand.h>
+#include <cusolver_common.h>  // not cusolverDn.h: its cublas_v2.h cannot meet the cublas.h of cuBLAS's handlers
 #include <cusparse.h>
 
 #include <algorithm>
@@ -27,6 +28,8 @@
 #include "gen/cufft/cufft_ids.h"
 #include "gen/curand/curand_handlers.h"
 #include "gen/curand/curand_ids.h"
+#include "gen/cusolver/cusolver_handlers.h"
+#include "gen/cusolver/cusolver_ids.h"
 #include "gen/cusparse/cusparse_handlers.h"
 #include "gen/cusparse/cusparse_ids.h"
 #include "server/session/call_context.h"
@@ -69,6 +72,8 @@ const LibraryTable& table(Library library) {
        {CUFFT_NOT_SUPPORTED, CUFFT_INVALID_PLAN}},
       {"cusparse", gen::cusparse::kCallIds, gen::cusparse::dispatch, gen::cusparse::call_name,
        {CUSPARSE_STATUS_NOT_SUPPORTED, CUSPARSE_STATUS_NOT_INITIALIZED}},
+      {"cusolver", gen::cusolver::kCallIds, gen::cusolver::dispatch, gen::cusolver::call_name,
+       {CUSOLVER_STATUS_NOT_SUPPORTED, CUSOLVER_STATUS_NOT_INITIALIZED}},
   };
   return tables[static_cast<size_t>(library)];
 }
@@ -82,7 +87,9 @@ void bind_known_handles(server::HandleTable& handles) {
                     server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther,
                     server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand,
                     server::HandleKind::kCufft, server::HandleKind::kCufftDescriptor,
-                    server::HandleKind::kCusparse, server::HandleKind::kCusparseDescriptor})
+                    server::HandleKind::kCusparse, server::HandleKind::kCusparseDescriptor,
+                    server::HandleKind::kCusolverDn, server::HandleKind::kCusolverSp, server::HandleKind::kCusolverRf,
+                    server::HandleKind::kCusolverDescriptor})
     handles.bind(kind, kKnownHandle, object);
 }
 

@@ -15,7 +15,7 @@
 
 namespace rgpu::fuzz {
 
-enum class Library { kCudart, kCublas, kCublasLt, kCudnn, kCurand, kCufft, kCusparse };
+enum class Library { kCudart, kCublas, kCublasLt, kCudnn, kCurand, kCufft, kCusparse, kCusolver };
 
 // Empty when the call was refused as malformed or answered as it must be; else what went wrong.
 std::string dispatch_violation(Library library, std::span<const uint8_t> input);

@@ -72,6 +72,7 @@ Inputs seeds_of(const std::string& target) {
   if (target == "fuzz_curand_args") return rgpu::fuzz::dispatch_seeds(Library::kCurand);
   if (target == "fuzz_cufft_args") return rgpu::fuzz::dispatch_seeds(Library::kCufft);
   if (target == "fuzz_cusparse_args") return rgpu::fuzz::dispatch_seeds(Library::kCusparse);
+  if (target == "fuzz_cusolver_args") return rgpu::fuzz::dispatch_seeds(Library::kCusolver);
   if (target == "fuzz_fatbin") return fatbin_seeds();
   return config_seeds();
 }
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
   }
   for (const char* target : {"fuzz_handshake", "fuzz_frames", "fuzz_cudart_args", "fuzz_cublas_args",
                              "fuzz_cublaslt_args", "fuzz_cudnn_args", "fuzz_curand_args", "fuzz_cufft_args", "fuzz_cusparse_args",
+                             "fuzz_cusolver_args",
                              "fuzz_fatbin",
                              "fuzz_config"}) {
     const std::filesystem::path dir = std::filesystem::path(argv[1]) / target;

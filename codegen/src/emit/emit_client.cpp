@@ -11,7 +11,7 @@ namespace {
 
 bool is_array(const ParamPlan& p) {
   return p.how == Marshal::kIn || p.how == Marshal::kOut || p.how == Marshal::kInOut || p.how == Marshal::kInHandles ||
-         p.how == Marshal::kScalarIn || p.how == Marshal::kScalarOut;
+         p.how == Marshal::kScalarIn || p.how == Marshal::kScalarOut || p.how == Marshal::kScratch;
 }
 
 bool has_scalars(const Function& f) { return f.has(Marshal::kScalarIn) || f.has(Marshal::kScalarOut); }
@@ -26,6 +26,7 @@ std::string array_sizes(const Model& m, const Function& f) {
     std::string count = "static_cast<size_t>(" + p.count + ")";
     s += "  if (" + p.name + " && " + count + " > ::rgpu::gen::kMaxArrayBytes / sizeof(" + elem + ")) return " +
          m.spec.status.invalid_value + ";\n";
+    if (p.how == Marshal::kScratch) continue;  // only bounded: none of it travels
     if (p.how == Marshal::kInHandles) {
       s += "  const size_t rgpu_count_" + p.name + " = " + p.name + " ? " + count + " : 0;\n";
     } else {
@@ -65,6 +66,9 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
       case Marshal::kOut:
         s += "  rgpu_args.put<uint8_t>(" + p.name + " != nullptr);\n";
         has_out = true;
+        break;
+      case Marshal::kScratch:  // the server's own memory serves the call: the caller's is not read or written
+        s += "  rgpu_args.put<uint8_t>(" + p.name + " != nullptr);\n";
         break;
       case Marshal::kString:
         s += "  rgpu_args.put_string(" + p.name + ");\n";

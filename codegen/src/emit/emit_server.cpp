@@ -45,6 +45,7 @@ std::string dispatcher(const Model& m, const Function& f) {
         s += "  if (!rgpu_buf_" + p.name + ".read_in(rgpu_in)) return false;\n";
         break;
       case Marshal::kOut:
+      case Marshal::kScratch:
         s += "  ::rgpu::gen::Buffer<" + p.elem + "> rgpu_buf_" + p.name + ";\n";
         s += "  if (!rgpu_buf_" + p.name + ".read_presence(rgpu_in)) return false;\n";
         break;
@@ -121,7 +122,7 @@ std::string dispatcher(const Model& m, const Function& f) {
   s += "    ::rgpu::gen::report_not_available(rgpu_logged, \"" + f.name + "\");\n";
   s += "    rgpu_status = " + st.not_supported + ";\n    return true;\n  }\n";
   for (const auto& p : f.params) {
-    if (p.how == Marshal::kOut) {
+    if (p.how == Marshal::kOut || p.how == Marshal::kScratch) {
       s += "  if (!rgpu_buf_" + p.name + ".allocate(" + p.count + ")) return false;\n";
       s += "  " + p.elem + "* " + p.name + " = rgpu_buf_" + p.name + ".get();\n";
     } else if (p.how == Marshal::kScalarIn || p.how == Marshal::kScalarOut) {

@@ -19,6 +19,7 @@
 #include "gen/cusparse/cusparse_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
+#include "server/backends/cusolver_table.h"  // after the cuBLAS table
 #include "server/backends/cuda/cuda_driver_api.h"
 #include "server/backends/cuda/launch_config.h"
 #include "server/backends/cuda/on_demand_library.h"
@@ -56,6 +57,8 @@ class CudaBackend final : public Backend {
   void load_cufft() override;  // cuda_backend_cufft.cpp
   const gen::cusparse::Api& cusparse() const override { return cusparse_.api; }
   void load_cusparse() override;  // cuda_backend_cusparse.cpp
+  const gen::cusolver::Api& cusolver() const override { return cusolver_.api; }
+  void load_cusolver() override;  // cuda_backend_cusolver.cpp
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
 
@@ -117,6 +120,7 @@ class CudaBackend final : public Backend {
   OnDemandLibrary<gen::curand::Api> curand_;
   OnDemandLibrary<gen::cufft::Api> cufft_;
   OnDemandLibrary<gen::cusparse::Api> cusparse_;
+  OnDemandLibrary<gen::cusolver::Api> cusolver_;
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, memory_in_use()'s baseline without NVML

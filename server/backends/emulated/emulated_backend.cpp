@@ -13,6 +13,7 @@
 #include "server/backends/emulated/cudnn.h"
 #include "server/backends/emulated/cufft.h"
 #include "server/backends/emulated/curand.h"
+#include "server/backends/emulated/cusolver.h"
 #include "server/backends/emulated/cusparse.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/emulated_module.h"
@@ -99,6 +100,7 @@ EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint
   gen::curand::load_api(curand_, &emulated::resolve_curand, nullptr);
   gen::cufft::load_api(cufft_, &emulated::resolve_cufft, nullptr);
   gen::cusparse::load_api(cusparse_, &emulated::resolve_cusparse, nullptr);
+  gen::cusolver::load_api(cusolver_, &emulated::resolve_cusolver, nullptr);
 }
 
 EmulatedBackend::~EmulatedBackend() = default;

@@ -18,6 +18,7 @@
 #include "gen/cusparse/cusparse_api.h"
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
+#include "server/backends/cusolver_table.h"  // after the cuBLAS table
 
 namespace rgpu::server::emulated {
 
@@ -39,6 +40,7 @@ class EmulatedBackend final : public Backend {
   const gen::curand::Api& curand() const override { return curand_; }
   const gen::cufft::Api& cufft() const override { return cufft_; }
   const gen::cusparse::Api& cusparse() const override { return cusparse_; }
+  const gen::cusolver::Api& cusolver() const override { return cusolver_; }
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -75,6 +77,7 @@ class EmulatedBackend final : public Backend {
   gen::curand::Api curand_;  // generators of curand.h with a generator of its own (curand.h here)
   gen::cufft::Api cufft_;    // plans of cufft.h, transforms by direct DFT on the CPU (cufft.h here)
   gen::cusparse::Api cusparse_;  // handles, generic descriptors and CSR SpMV of cusparse.h (cusparse.h here)
+  gen::cusolver::Api cusolver_;  // dense handles, LU and Cholesky of cusolverDn.h (cusolver.h here)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
