@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The same-host transport end to end: rgpud listening on loopback TCP and a Unix socket at once,
 # CUDA programs (built with nvcc -cudart shared) through `rgpu run` with RGPU_SERVER=unix:PATH,
-# striped copies over the socket, the pool view's pid from the kernel, a client killed mid-run, the
-# token, and the socket file's life (removed at exit, a stale one replaced, a non-socket refused).
+# striped copies over the socket, the pool view's pid from the kernel, clients killed idle and
+# mid-copy, the token, and the socket file's life (removed at exit, a stale one replaced, a
+# non-socket refused). run_fault_tests.sh --unix injects the server's faults over the socket.
 #
 # Usage: run_unix_tests.sh <bin-dir> <programs-dir> [backend]   (as run_daemon_tests.sh)
 set -uo pipefail
@@ -61,6 +62,20 @@ check "rgpu ls over the Unix socket lists the session" $? "$(cat "$WORK/ls.out")
 { kill -9 $holder && wait $holder; } 2>/dev/null
 wait_log "$LOG" "end (client disconnected).*freed 1024.0 MiB in 1 allocations"
 check "a killed Unix-socket client: its session ended and its 1024 MiB were freed" $? "$(tail -3 "$LOG")"
+
+# 2b. A client killed in the middle of its copies (mid-call, with frames half sent): the session ends.
+ended_before=$(grep -c "end (client disconnected)" "$LOG")
+(
+  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+  exec "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384 >"$WORK/copy.out" 2>&1
+) &
+copier=$!
+wait_log "$WORK/copy.out" copying 20
+sleep 0.3
+{ kill -9 $copier && wait $copier; } 2>/dev/null
+for _ in $(seq 200); do (($(grep -c "end (client disconnected)" "$LOG") > ended_before)) && break; sleep 0.05; done
+(($(grep -c "end (client disconnected)" "$LOG") > ended_before))
+check "a Unix-socket client killed mid-copy: its session ends" $? "$(tail -3 "$LOG")"
 
 # 3. The socket file's life: rgpud removes it when stopped; a file left by a killed rgpud is
 # replaced by the next; a path that is not a socket is refused and left alone.
