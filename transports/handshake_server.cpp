@@ -86,10 +86,9 @@ class HandshakeServer::Impl {
     wire::FrameHeader header{};
     std::vector<uint8_t> payload, reply;
     tls::SslPtr ssl;      // set once the peer's first byte asked for TLS
-    AcceptedPeer who;     // who is there, as the kernel says
-    bool heard = false;   // its first byte has arrived
-    std::string address;  // who.origin: what the per-address bound counts
-    std::string peer;     // who.text, "tls ..." once TLS starts, for log lines
+    AcceptedPeer who;    // who is there, as the kernel says; who.origin is what the per-address bound counts
+    bool heard = false;  // its first byte has arrived
+    std::string peer;    // who.text, "tls ..." once TLS starts, for log lines
     std::list<std::shared_ptr<Pending>>::iterator place;
     bool done = false;
   };
@@ -124,11 +123,10 @@ class HandshakeServer::Impl {
     if (!who.is_ok() || !set_close_on_exec(socket.native_handle()).is_ok()) return;  // gone already
     auto p = std::make_shared<Pending>(context_, std::move(socket), identity_);
     p->who = std::move(*who);
-    p->address = p->who.origin;
     p->peer = p->who.text;
-    make_room(p->address);
+    make_room(p->who.origin);
     p->place = pending_.insert(pending_.end(), p);
-    ++per_address_[p->address];
+    ++per_address_[p->who.origin];
     ++pending_count_;
     p->deadline.expires_after(limits_.timeout);
     p->deadline.async_wait([this, p](const error_code& e) {
@@ -286,7 +284,7 @@ class HandshakeServer::Impl {
     if (p->done) return;
     p->done = true;
     pending_.erase(p->place);
-    if (--per_address_[p->address] == 0) per_address_.erase(p->address);
+    if (--per_address_[p->who.origin] == 0) per_address_.erase(p->who.origin);
     --pending_count_;
     p->deadline.cancel();
     error_code ignored;
@@ -307,7 +305,7 @@ class HandshakeServer::Impl {
   void drop_oldest(const std::string* address) {
     PendingPtr victim;
     for (const PendingPtr& p : pending_) {
-      if (address && p->address != *address) continue;
+      if (address && p->who.origin != *address) continue;
       if (!victim) victim = p;
       if (silent(*p)) {
         victim = p;

@@ -77,11 +77,10 @@ Result<std::unique_ptr<Listener>> UnixListener::open(const std::string& address)
   struct stat st{};
   if (::lstat(path.c_str(), &st) != 0) return fail("stat", std::strerror(errno));
   // From here the file is the listener's, so a failure below removes it.
-  std::unique_ptr<Listener> listener(new UnixListener(std::move(acceptor), path, st.st_dev, st.st_ino));
-  auto& self = static_cast<UnixListener&>(*listener);
-  self.acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  std::unique_ptr<UnixListener> listener(new UnixListener(std::move(acceptor), path, st.st_dev, st.st_ino));
+  listener->acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return fail("listen", ec.message());
-  return listener;
+  return std::unique_ptr<Listener>(std::move(listener));
 }
 
 Result<std::unique_ptr<Connection>> UnixListener::accept() {
