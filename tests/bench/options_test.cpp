@@ -51,7 +51,7 @@ TEST_CASE("bad arguments say what is wrong") {
   CHECK(message({"--transport", "ucx"}).find("not built yet") != std::string::npos);
 }
 
-TEST_CASE("--transport picks the address every run uses") {
+TEST_CASE("bench: --transport picks the address every run uses") {
   CHECK_FALSE(parse_options({})->via);
   CHECK(*parse_options({"--transport", "unix"})->via == Via::kUnix);
   CHECK(*parse_options({"transport", "--transport", "tcp"})->via == Via::kTcp);
