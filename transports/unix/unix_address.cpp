@@ -7,7 +7,7 @@ namespace rgpu::transport::unix_socket {
 
 Result<std::string> parse_address(std::string_view address) {
   if (!is_unix_address(address))
-    return RGPU_ERROR(kInvalidArgument, "\"" + std::string(address) + "\" is not a Unix socket address (unix:PATH)");
+    return RGPU_ERROR(kInvalidArgument, std::string(address) + " is not a Unix socket address (unix:PATH)");
   const std::string_view path = address.substr(kScheme.size());
   if (path.empty()) return RGPU_ERROR(kInvalidArgument, "unix: needs the socket file's path (unix:/run/rgpu/rgpud.sock)");
   if (path.size() >= sizeof(sockaddr_un::sun_path))
