@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "transports/tcp/tcp_connection.h"
 
 namespace rgpu::transport {
 namespace {
@@ -103,6 +102,6 @@ Result<int> receive_descriptor(int via, std::span<uint8_t> message) {
   return fd;
 }
 
-Result<std::unique_ptr<Connection>> adopt_descriptor(int fd) { return tcp::adopt_descriptor(fd); }
+Result<std::unique_ptr<Connection>> adopt_descriptor(int fd) { return adopt(AcceptedConnection(fd, nullptr)); }
 
 }  // namespace rgpu::transport

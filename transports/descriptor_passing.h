@@ -23,7 +23,7 @@ Status send_descriptor(int via, int fd, std::span<const uint8_t> message);
 // Receives one descriptor and exactly message.size() bytes sent with it.
 Result<int> receive_descriptor(int via, std::span<uint8_t> message);
 
-// A Connection over a received descriptor (a connected TCP socket).
+// A Connection over a received descriptor (a connected, plain TCP or Unix socket).
 Result<std::unique_ptr<Connection>> adopt_descriptor(int fd);
 
 }  // namespace rgpu::transport

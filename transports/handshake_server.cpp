@@ -5,6 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <netinet/in.h>
+
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -13,8 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/asio/basic_socket_acceptor.hpp>
+#include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -23,14 +27,15 @@
 #include <openssl/ssl.h>
 
 #include "common/log.h"
-#include "transports/tcp/tcp_address.h"
-#include "transports/tcp/tcp_connection.h"
+#include "transports/stream_connection.h"
 #include "transports/tls/tls_context.h"
 
 namespace rgpu::transport {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
+using Socket = asio::generic::stream_protocol::socket;
+using Acceptor = asio::basic_socket_acceptor<asio::generic::stream_protocol>;
 
 namespace {
 
@@ -43,25 +48,26 @@ constexpr std::chrono::seconds kSummaryEvery{10};
 
 class HandshakeServer::Impl {
  public:
-  Impl(const Listener& listener, ServerIdentity identity, Limits limits, OnAuthenticated on_authenticated)
-      : identity_(std::move(identity)),
-        limits_(limits),
-        on_authenticated_(std::move(on_authenticated)),
-        acceptor_(context_),
-        retry_(context_) {
-    // The loop's own descriptor of the listening socket, so its non-blocking mode and its
-    // registration stay with this loop.
-    const int fd = ::fcntl(listener.native_handle(), F_DUPFD_CLOEXEC, 3);
-    sockaddr_storage local{};
-    socklen_t len = sizeof local;
-    error_code ec;
-    if (fd >= 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0)
-      acceptor_.assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
-    if (fd < 0 || ec) RGPU_LOG_ERROR("handshakes: cannot take the listening socket (%s)", fd < 0 ? "dup failed" : ec.message().c_str());
+  Impl(std::span<const Listener* const> listeners, ServerIdentity identity, Limits limits,
+       OnAuthenticated on_authenticated)
+      : identity_(std::move(identity)), limits_(limits), on_authenticated_(std::move(on_authenticated)) {
+    for (const Listener* listener : listeners) {
+      // The loop's own descriptor of the listening socket, so its non-blocking mode and its
+      // registration stay with this loop.
+      const int fd = ::fcntl(listener->native_handle(), F_DUPFD_CLOEXEC, 3);
+      const int family = fd >= 0 ? socket_family(fd) : -1;
+      error_code ec;
+      auto& port = ports_.emplace_back(context_);
+      if (family >= 0)
+        port.acceptor.assign(asio::generic::stream_protocol(family, family == AF_UNIX ? 0 : IPPROTO_TCP), fd, ec);
+      if (family < 0 || ec)
+        RGPU_LOG_ERROR("handshakes: cannot take the listening socket of %s (%s)", listener->address().c_str(),
+                       family < 0 ? std::strerror(errno) : ec.message().c_str());
+    }
   }
 
   void run() {
-    accept();
+    for (Port& port : ports_) accept(port);
     context_.run();
   }
   void stop() { context_.stop(); }
@@ -72,51 +78,55 @@ class HandshakeServer::Impl {
 
  private:
   struct Pending {
-    Pending(asio::io_context& context, asio::ip::tcp::socket s, const ServerIdentity& identity)
+    Pending(asio::io_context& context, Socket s, const ServerIdentity& identity)
         : socket(std::move(s)), deadline(context), handshake(identity) {}
-    asio::ip::tcp::socket socket;
+    Socket socket;
     asio::steady_timer deadline;
     ServerHandshake handshake;
     wire::FrameHeader header{};
     std::vector<uint8_t> payload, reply;
     tls::SslPtr ssl;      // set once the peer's first byte asked for TLS
-    bool loopback = false;
+    AcceptedPeer who;    // who is there, as the kernel says; who.origin is what the per-address bound counts
     bool heard = false;  // its first byte has arrived
-    std::string address;  // the peer's address, without its port: what the per-address bound counts
-    std::string peer;     // "tcp 127.0.0.1:51234", for log lines
+    std::string peer;    // who.text, "tls ..." once TLS starts, for log lines
     std::list<std::shared_ptr<Pending>>::iterator place;
     bool done = false;
   };
   using PendingPtr = std::shared_ptr<Pending>;
 
-  void accept() {
-    acceptor_.async_accept([this](const error_code& ec, asio::ip::tcp::socket socket) {
+  // A listening socket with its loop's acceptor and its retry timer.
+  struct Port {
+    explicit Port(asio::io_context& context) : acceptor(context), retry(context) {}
+    Acceptor acceptor;
+    asio::steady_timer retry;
+  };
+
+  void accept(Port& port) {
+    port.acceptor.async_accept([this, &port](const error_code& ec, Socket socket) {
       if (ec == asio::error::operation_aborted) return;
       if (ec) {
         RGPU_LOG_WARN("handshakes: accept failed (%s); trying again in %lld ms", ec.message().c_str(),
                       static_cast<long long>(kAcceptRetry.count()));
-        retry_.expires_after(kAcceptRetry);
-        retry_.async_wait([this](const error_code& e) {
-          if (!e) accept();
+        port.retry.expires_after(kAcceptRetry);
+        port.retry.async_wait([this, &port](const error_code& e) {
+          if (!e) accept(port);
         });
         return;
       }
       start(std::move(socket));
-      accept();
+      accept(port);
     });
   }
 
-  void start(asio::ip::tcp::socket socket) {
-    error_code ec;
-    const auto remote = socket.remote_endpoint(ec);
-    if (ec || !tcp::set_close_on_exec(socket.native_handle()).is_ok()) return;  // gone already
+  void start(Socket socket) {
+    Result<AcceptedPeer> who = accepted_peer(socket.native_handle());
+    if (!who.is_ok() || !set_close_on_exec(socket.native_handle()).is_ok()) return;  // gone already
     auto p = std::make_shared<Pending>(context_, std::move(socket), identity_);
-    p->address = remote.address().to_string();
-    p->loopback = tcp::is_loopback(remote.address());
-    p->peer = "tcp " + tcp::format_endpoint(remote);
-    make_room(p->address);
+    p->who = std::move(*who);
+    p->peer = p->who.text;
+    make_room(p->who.origin);
     p->place = pending_.insert(pending_.end(), p);
-    ++per_address_[p->address];
+    ++per_address_[p->who.origin];
     ++pending_count_;
     p->deadline.expires_after(limits_.timeout);
     p->deadline.async_wait([this, p](const error_code& e) {
@@ -138,8 +148,10 @@ class HandshakeServer::Impl {
       if (n == 0) return closed(p, "end of file");
       if (n < 0) return errno == EAGAIN || errno == EINTR ? choose_tls(p) : closed(p, std::strerror(errno));
       p->heard = true;
+      if (first == tls::kHandshakeRecord && p->who.unix_socket)
+        return refuse(p, RGPU_ERROR(kAuth, "a Unix socket carries no TLS: nothing on it leaves this host"));
       if (first == tls::kHandshakeRecord) return start_tls(p);
-      if (!tls::plaintext_allowed(limits_.tls, p->loopback))
+      if (!p->who.unix_socket && !tls::plaintext_allowed(limits_.tls, p->who.local))
         return refuse(p, RGPU_ERROR(kAuth, limits_.tls == tls::Mode::kOn
                                                ? "this rgpud takes TLS only (--tls on): connect with RGPU_TLS=on"
                                                : "this rgpud takes plain TCP only from its own host: connect with TLS "
@@ -255,7 +267,9 @@ class HandshakeServer::Impl {
     const int fd = p->socket.release(ec);
     // A plain connection's worker reads with blocking calls; this loop's made it non-blocking.
     if (fd >= 0) (void)::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    const ClientIdentity client = p->handshake.client();
+    ClientIdentity client = p->handshake.client();
+    // Over a Unix socket the kernel names the client process; its own claim counts for nothing.
+    if (p->who.pid != 0) client.pid = p->who.pid;
     const std::string peer = p->peer;
     AcceptedConnection accepted(fd, std::move(p->ssl));
     finish(p);
@@ -270,7 +284,7 @@ class HandshakeServer::Impl {
     if (p->done) return;
     p->done = true;
     pending_.erase(p->place);
-    if (--per_address_[p->address] == 0) per_address_.erase(p->address);
+    if (--per_address_[p->who.origin] == 0) per_address_.erase(p->who.origin);
     --pending_count_;
     p->deadline.cancel();
     error_code ignored;
@@ -291,7 +305,7 @@ class HandshakeServer::Impl {
   void drop_oldest(const std::string* address) {
     PendingPtr victim;
     for (const PendingPtr& p : pending_) {
-      if (address && p->address != *address) continue;
+      if (address && p->who.origin != *address) continue;
       if (!victim) victim = p;
       if (silent(*p)) {
         victim = p;
@@ -333,8 +347,7 @@ class HandshakeServer::Impl {
   const Limits limits_;
   const OnAuthenticated on_authenticated_;
   asio::io_context context_;
-  asio::ip::tcp::acceptor acceptor_;
-  asio::steady_timer retry_;
+  std::list<Port> ports_;  // a list: accept handlers hold references to its elements
   std::list<PendingPtr> pending_;  // oldest first
   std::unordered_map<std::string, size_t> per_address_;
   std::atomic<size_t> authenticated_{0}, refused_{0}, left_{0}, timed_out_{0}, dropped_{0}, pending_count_{0};
@@ -342,9 +355,13 @@ class HandshakeServer::Impl {
   size_t unlogged_ = 0;
 };
 
+HandshakeServer::HandshakeServer(std::span<const Listener* const> listeners, ServerIdentity identity, Limits limits,
+                                 OnAuthenticated on_authenticated)
+    : impl_(std::make_unique<Impl>(listeners, std::move(identity), limits, std::move(on_authenticated))) {}
 HandshakeServer::HandshakeServer(const Listener& listener, ServerIdentity identity, Limits limits,
                                  OnAuthenticated on_authenticated)
-    : impl_(std::make_unique<Impl>(listener, std::move(identity), limits, std::move(on_authenticated))) {}
+    : HandshakeServer(std::span<const Listener* const>(std::array{&listener}), std::move(identity), limits,
+                      std::move(on_authenticated)) {}
 HandshakeServer::~HandshakeServer() = default;
 void HandshakeServer::run() { impl_->run(); }
 void HandshakeServer::stop() { impl_->stop(); }

@@ -12,13 +12,16 @@
 //
 // Each connection says by its first byte whether it speaks TLS (tls/tls_session.h); the TLS
 // handshake runs in the same loop, before rgpu's, and a plain TCP one is refused, with a plain
-// Refused frame saying why, where the TLS mode does not allow it for that peer.
+// Refused frame saying why, where the TLS mode does not allow it for that peer. A Unix socket's
+// connections are plain whatever the mode (nothing on them leaves the host); the bounds count its
+// peers by user id, and the client's pid is the kernel's, not its claim.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "transports/handshake.h"
@@ -39,7 +42,10 @@ class HandshakeServer {
   using OnAuthenticated = std::function<void(AcceptedConnection&& connection, const ClientIdentity& client,
                                              const std::string& peer)>;
 
-  // Serves `listener` (which must outlive this); `identity` is what clients are checked against.
+  // Serves `listeners` in one loop, on descriptors of its own (the listeners may go once this is
+  // made); `identity` is what clients are checked against.
+  HandshakeServer(std::span<const Listener* const> listeners, ServerIdentity identity, Limits limits,
+                  OnAuthenticated on_authenticated);
   HandshakeServer(const Listener& listener, ServerIdentity identity, Limits limits, OnAuthenticated on_authenticated);
   ~HandshakeServer();
 

@@ -4,11 +4,20 @@
 #include <string>
 #include <vector>
 
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
+#include "transports/socket_context.h"
+#include "transports/stream_connection.h"
+#include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_connection.h"
 #include "transports/tls/tls_connection.h"
-#include "transports/tcp/tcp_context.h"
+#include "transports/unix/unix_address.h"
+#include "transports/unix/unix_connection.h"
+#include "transports/unix/unix_listener.h"
 
 namespace rgpu::transport {
 
@@ -44,8 +53,10 @@ namespace {
 constexpr std::chrono::seconds kTlsHandshakeTimeout{10};
 }  // namespace
 
-// One registration line per family; "host:port" without a scheme is TCP, encrypted or not.
+// One registration line per family; "host:port" without a scheme is TCP, encrypted or not. A Unix
+// socket never leaves the host, so it carries no TLS.
 Result<std::unique_ptr<Connection>> connect(const std::string& address, tls::Mode tls) {
+  if (unix_socket::is_unix_address(address)) return unix_socket::connect(address);
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   RGPU_ASSIGN_OR_RETURN(tcp::ConnectedSocket socket, tcp::connect_socket(a));
   if (tls::plaintext_allowed(tls, socket.loopback)) return tcp::adopt_descriptor(socket.fd);
@@ -62,15 +73,33 @@ AcceptedConnection::~AcceptedConnection() {
 
 Result<std::unique_ptr<Connection>> adopt(AcceptedConnection&& accepted) {
   const int fd = std::exchange(accepted.fd, -1);
+  if (socket_family(fd) == AF_UNIX) {
+    if (!accepted.tls) return unix_socket::UnixConnection::adopt(fd);
+    ::close(fd);
+    return RGPU_ERROR(kInvalidArgument, "a Unix socket connection carries no TLS");
+  }
   if (!accepted.tls) return tcp::adopt_descriptor(fd);
   return tls::TlsConnection::adopt(fd, std::move(accepted.tls), tcp::peer_address(fd));
 }
 
+Result<AcceptedPeer> accepted_peer(int fd) {
+  if (socket_family(fd) == AF_UNIX) {
+    RGPU_ASSIGN_OR_RETURN(unix_socket::PeerCredentials credentials, unix_socket::peer_credentials(fd));
+    return AcceptedPeer{unix_socket::describe_peer(fd, credentials), "uid " + std::to_string(credentials.uid),
+                        /*local=*/true, /*unix_socket=*/true, static_cast<uint32_t>(credentials.pid)};
+  }
+  const std::optional<boost::asio::ip::tcp::endpoint> remote = tcp::peer_endpoint(fd);
+  if (!remote) return RGPU_ERROR(kClosed, std::string("the peer went away: ") + std::strerror(errno));
+  return AcceptedPeer{"tcp " + tcp::format_endpoint(*remote), remote->address().to_string(),
+                      tcp::is_loopback(remote->address()), /*unix_socket=*/false, /*pid=*/0};
+}
+
 Result<std::unique_ptr<Listener>> listen(const std::string& address) {
+  if (unix_socket::is_unix_address(address)) return unix_socket::listen(address);
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   return tcp::listen(a);
 }
 
-Status after_fork_in_child() { return tcp::after_fork_in_child(); }
+Status after_fork_in_child() { return sync_context_after_fork(); }
 
 }  // namespace rgpu::transport

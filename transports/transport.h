@@ -2,8 +2,9 @@
 // (header + payload + bulk segments) with gather writes, and receives into caller-chosen memory so
 // bulk data lands where it belongs without an extra copy.
 //
-// Each family lives in its own folder (tcp/, later shm/ and rdma/) and registers one line in
-// transport.cpp. Addresses are "host:port" (TCP) or "scheme://..." for other families.
+// Each family lives in its own folder (tcp/, unix/, later shm/ and rdma/) and registers one line in
+// transport.cpp. Addresses are "host:port" (TCP), "unix:PATH" (a Unix socket file) or
+// "scheme://..." for other families.
 //
 // Threading: one thread may send while another receives. Concurrent senders must serialise
 // themselves (the client's call pipe and the server's reply path each hold one send lock).
@@ -42,7 +43,7 @@ class Connection {
   virtual Status skip(uint64_t n) = 0;
   // Wakes a blocked recv_exact with kClosed; both directions stop.
   virtual void shutdown() = 0;
-  // For log lines: "tcp 127.0.0.1:51234".
+  // For log lines: "tcp 127.0.0.1:51234", "unix pid=4242 uid=1000 gid=1000".
   virtual std::string peer() const = 0;
   // Whether a receive would find bytes now (read ahead, or waiting in the socket).
   virtual bool input_pending() { return false; }
@@ -73,7 +74,7 @@ class Listener {
 };
 
 // Connects to "host:port", over TLS unless `tls` (by default RGPU_TLS) lets this one be plain TCP
-// (tls_session.h).
+// (tls_session.h); or to "unix:PATH", never encrypted (nothing on it leaves the host).
 Result<std::unique_ptr<Connection>> connect(const std::string& address, tls::Mode tls);
 Result<std::unique_ptr<Connection>> connect(const std::string& address);
 Result<std::unique_ptr<Listener>> listen(const std::string& address);
@@ -89,10 +90,21 @@ struct AcceptedConnection {
   ~AcceptedConnection();
 
   int fd;
-  tls::SslPtr tls;  // empty: plain TCP
+  tls::SslPtr tls;  // empty: plain TCP, or a Unix socket
 };
-// The connection to serve, taking the accepted one's socket and session.
+// The connection to serve, taking the accepted one's socket and session, by the socket's family.
 Result<std::unique_ptr<Connection>> adopt(AcceptedConnection&& accepted);
+
+// Who is at the other end of an accepted socket, for a server that holds only its descriptor (the
+// handshake loop), as the kernel says.
+struct AcceptedPeer {
+  std::string text;          // "tcp 127.0.0.1:51234" or "unix pid=4242 uid=1000 gid=1000"
+  std::string origin;        // what per-peer bounds count: the IP address, or "uid 1000"
+  bool local = false;        // on this host: loopback TCP, or a Unix socket
+  bool unix_socket = false;  // no TLS over it: nothing it carries leaves the host
+  uint32_t pid = 0;          // the peer process (Unix sockets: SO_PEERCRED); 0 where unknown
+};
+Result<AcceptedPeer> accepted_peer(int fd);
 
 // A forking server calls this in each child before it adopts or opens any connection, while the
 // parent's sockets are still open. Without it, parent and children register their sockets in one

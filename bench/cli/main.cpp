@@ -34,8 +34,8 @@ struct Step {
 
 class Bench {
  public:
-  explicit Bench(const Options& options) : options_(options) {
-    server_.address = rgpu::client::kServerAddress.get();
+  Bench(const Options& options, std::string server) : options_(options) {
+    server_.address = std::move(server);
     server_.token = rgpu::client::kToken.get();
     server_.handshake_timeout = std::chrono::seconds(rgpu::client::kHandshakeTimeout.get_int());
     header_.date_utc = utc_now();
@@ -189,5 +189,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rgpu bench: %s\n%s", first_line(options.status()).c_str(), kUsage);
     return 2;
   }
-  return Bench(*options).run();
+  auto server = server_for(options->via, rgpu::client::kServerAddress.get(), rgpu::client::kUnixSocket.get());
+  if (!server.is_ok()) {
+    std::fprintf(stderr, "rgpu bench: %s\n", first_line(server.status()).c_str());
+    return 2;
+  }
+  return Bench(*options, std::move(*server)).run();
 }

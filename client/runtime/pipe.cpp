@@ -140,7 +140,7 @@ void Pipe::connect() {
     std::string first_line = st.message().substr(0, st.message().find('\n'));
     std::fprintf(stderr,
                  "rgpu: no GPU available: cannot start a session with rgpud at %s: %s (start rgpud there, or set "
-                 "RGPU_SERVER=host:port)\n",
+                 "RGPU_SERVER=host:port or unix:PATH)\n",
                  server_address_.c_str(), first_line.c_str());
     RGPU_LOG_DEBUG("%s", st.to_string().c_str());
     return;

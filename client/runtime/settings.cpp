@@ -7,7 +7,12 @@
 
 namespace rgpu::client {
 
-const Tunable kServerAddress{"RGPU_SERVER", "127.0.0.1:7070", "rgpud address (host:port) the client connects to"};
+const Tunable kServerAddress{"RGPU_SERVER", "127.0.0.1:7070",
+                             "rgpud address the client connects to: host:port, or unix:PATH (its Unix socket, on "
+                             "its host)"};
+const Tunable kUnixSocket{"RGPU_UNIX_SOCKET", "/run/rgpu/rgpud.sock",
+                          "rgpud's Unix socket on this host, for `rgpu bench --transport unix` when RGPU_SERVER is "
+                          "host:port"};
 const Tunable kToken{"RGPU_TOKEN", "", "shared secret for the challenge-response handshake with rgpud"};
 const Tunable kHandshakeTimeout{"RGPU_HANDSHAKE_TIMEOUT_S", "60",
                                 "how long the client waits for rgpud's welcome (its GPU start-up included)"};

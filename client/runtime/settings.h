@@ -10,6 +10,7 @@
 namespace rgpu::client {
 
 extern const Tunable kServerAddress;     // RGPU_SERVER
+extern const Tunable kUnixSocket;        // RGPU_UNIX_SOCKET: rgpud's Unix socket on this host
 extern const Tunable kToken;             // RGPU_TOKEN
 extern const Tunable kHandshakeTimeout;  // RGPU_HANDSHAKE_TIMEOUT_S
 extern const Tunable kMemory;            // RGPU_MEMORY: the session's memory request

@@ -9,11 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "codegen/support/api_hash.h"
 #include "common/config.h"
@@ -30,25 +32,39 @@
 
 namespace {
 
-const rgpu::Tunable kListen{"RGPU_LISTEN", "127.0.0.1:7070", "address rgpud listens on (host:port)"};
+const rgpu::Tunable kListen{"RGPU_LISTEN", "127.0.0.1:7070",
+                           "addresses rgpud listens on, comma-separated (host:port, unix:PATH)"};
 const rgpu::Tunable kBackend{"RGPU_BACKEND", "cuda", "rgpud backend: cuda (the real GPUs) or emulated (no GPU)"};
 const rgpu::Tunable kServerToken{"RGPU_TOKEN", "", "shared secret clients must prove; required off loopback"};
 
+// "a,b" -> {"a", "b"}, empty items dropped.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.push_back(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 void usage() {
   std::fprintf(stderr,
-               "usage: rgpud [--config FILE] [--listen HOST:PORT] [--backend cuda|emulated] [--emulate] [--tls auto|on|off]\n"
-               "             [--tunables]\n"
+               "usage: rgpud [--config FILE] [--listen HOST:PORT|unix:PATH]... [--backend cuda|emulated] [--emulate]\n"
+               "             [--tls auto|on|off] [--tunables]\n"
                "  Serves this host's GPUs to rgpu clients. --config FILE (YAML) declares the tenants, their tokens\n"
                "  and slices, and the pool's policy (see docs/pool.md); without it every client proves RGPU_TOKEN\n"
                "  and gets whole GPUs. A daemon listening beyond loopback refuses to start without a token.\n"
+               "  --listen may be given more than once: unix:PATH is a Unix socket for clients on this host (a socket\n"
+               "  file made with rgpud's umask, removed when it stops; a stale one is replaced), as loopback TCP is.\n"
                "  --tls (or RGPU_TLS): auto takes plain TCP only from this host and TLS from anywhere; on, TLS only;\n"
                "  off, plain TCP from anywhere too (by choice, on a network you trust).\n"
                "  --tunables prints every environment tunable with its value and default.\n");
 }
 
-// With MPS, rgpud's end must end its MPS daemon too: SIGINT and SIGTERM are taken by a thread of
-// their own (blocked in every other thread, workers unblock them), which quits MPS and then lets
-// the signal end the process as it would have.
+// rgpud's end must end its MPS daemon, if any, and remove its Unix socket files: SIGINT and SIGTERM
+// are taken by a thread of their own (blocked in every other thread, workers unblock them), which
+// does both and then lets the signal end the process as it would have.
 sigset_t termination_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -151,13 +167,15 @@ void reap_workers() {
   }
 }
 
-void end_with_mps(std::unique_ptr<rgpu::server::MpsDaemon> mps) {
+void end_on_signal(std::unique_ptr<rgpu::server::MpsDaemon> mps,
+                   std::vector<std::unique_ptr<rgpu::transport::Listener>> listeners) {
   const sigset_t set = termination_signals();
   int sig = 0;
   while (sigwait(&set, &sig) != 0) {
   }
-  RGPU_LOG_INFO("%s: stopping the MPS daemon, then exiting", strsignal(sig));
+  RGPU_LOG_INFO("%s: %sexiting", strsignal(sig), mps ? "stopping the MPS daemon, then " : "");
   mps.reset();
+  listeners.clear();  // a Unix listener removes its socket file
   signal(sig, SIG_DFL);
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
   raise(sig);
@@ -167,13 +185,13 @@ void end_with_mps(std::unique_ptr<rgpu::server::MpsDaemon> mps) {
 
 int main(int argc, char** argv) {
   rgpu::log_set_prefix("rgpud");
-  std::string listen;
+  std::vector<std::string> listen;
   std::string backend = kBackend.get();
   std::string config_file;
   std::string tls_flag;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--listen" || a == "-l") && i + 1 < argc) listen = argv[++i];
+    if ((a == "--listen" || a == "-l") && i + 1 < argc) listen.push_back(argv[++i]);
     else if (a == "--backend" && i + 1 < argc) backend = argv[++i];
     else if (a == "--emulate") backend = "emulated";
     else if (a == "--config" && i + 1 < argc) config_file = argv[++i];
@@ -208,10 +226,10 @@ int main(int argc, char** argv) {
     }
     config = std::move(*loaded);
   }
+  const sigset_t termination = termination_signals();
+  pthread_sigmask(SIG_BLOCK, &termination, nullptr);  // before any thread exists
   std::unique_ptr<rgpu::server::MpsDaemon> mps;
   if (config.policy.mps && backend == "cuda") {
-    const sigset_t set = termination_signals();
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);  // before any thread exists
     auto started = rgpu::server::MpsDaemon::start();
     if (!started.is_ok()) {
       std::fprintf(stderr, "rgpud: %s\n", started.status().message().c_str());
@@ -224,11 +242,22 @@ int main(int argc, char** argv) {
     RGPU_LOG_INFO("MPS: the %s backend has no GPU to share through it; the pool still preempts as under MPS",
                   backend.c_str());
   }
-  if (listen.empty()) listen = !config.listen.empty() && !kListen.is_set() ? config.listen : kListen.get();
-  auto listener = rgpu::transport::listen(listen);
-  if (!listener.is_ok()) {
-    std::fprintf(stderr, "rgpud: cannot listen on %s: %s\n", listen.c_str(), listener.status().message().c_str());
-    return 1;
+  if (listen.empty()) listen = !config.listen.empty() && !kListen.is_set() ? config.listen
+                                                                           : split_list(kListen.get());
+  std::vector<std::unique_ptr<rgpu::transport::Listener>> listeners;
+  std::vector<const rgpu::transport::Listener*> serving;
+  std::string addresses;  // for the log: "127.0.0.1:7070 and unix:/run/rgpu/rgpud.sock"
+  bool beyond_loopback = false;
+  for (const std::string& address : listen) {
+    auto listener = rgpu::transport::listen(address);
+    if (!listener.is_ok()) {
+      std::fprintf(stderr, "rgpud: cannot listen on %s: %s\n", address.c_str(), listener.status().message().c_str());
+      return 1;
+    }
+    listeners.push_back(std::move(*listener));
+    serving.push_back(listeners.back().get());
+    addresses += (addresses.empty() ? "" : " and ") + serving.back()->address();
+    beyond_loopback = beyond_loopback || !serving.back()->is_loopback();
   }
   rgpu::server::WorkerConfig worker_config;
   worker_config.backend = backend;
@@ -242,11 +271,11 @@ int main(int argc, char** argv) {
     worker_config.tenant_priorities.push_back(t.priority);
     tokens = tokens || !t.token.empty();
   }
-  if (!(*listener)->is_loopback() && !tokens) {
+  if (beyond_loopback && !tokens) {
     std::fprintf(stderr,
                  "rgpud: refusing to listen on %s without a token: set RGPU_TOKEN to a shared secret (clients set the "
-                 "same), or give the tenants tokens in --config, or listen on 127.0.0.1\n",
-                 (*listener)->address().c_str());
+                 "same), or give the tenants tokens in --config, or listen on 127.0.0.1 or unix:PATH\n",
+                 addresses.c_str());
     return 1;
   }
   auto gpus = rgpu::server::probe_devices(backend);
@@ -266,7 +295,6 @@ int main(int argc, char** argv) {
                       : tls == rgpu::transport::tls::Mode::kOn ? "TLS only"
                                                                : "TLS, plain TCP from this host";
   std::thread(reap_workers).detach();
-  if (mps) std::thread(end_with_mps, std::move(mps)).detach();
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
   pool.start();
 
@@ -280,12 +308,15 @@ int main(int argc, char** argv) {
   rgpu::transport::HandshakeServer::Limits limits;
   limits.tls = tls;
   rgpu::transport::HandshakeServer handshakes(
-      **listener, std::move(identity), limits,
+      serving, std::move(identity), limits,
       [&](rgpu::transport::AcceptedConnection&& accepted, const rgpu::transport::ClientIdentity& client,
           const std::string&) { spawn_worker(std::move(accepted), next_session++, client, worker_config, pool); });
+  // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
+  // ends rgpud, which closes them (a Unix listener's socket file goes with it).
+  std::thread(end_on_signal, std::move(mps), std::move(listeners)).detach();
   // Said once everything that serves is up, so that "listening on" means ready (tests count the
   // daemon's descriptors from it).
-  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %s, %zu tenant(s)%s%s)", (*listener)->address().c_str(),
+  RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %s, %zu tenant(s)%s%s)", addresses.c_str(),
                 backend.c_str(), worker_config.gpus, tokens ? "token required" : "no token", plain,
                 config.tenants.size(), config.source.empty() ? "" : " from ", config.source.c_str());
   handshakes.run();

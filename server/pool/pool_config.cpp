@@ -90,17 +90,37 @@ class Parser {
     return static_cast<uint32_t>(v);
   }
 
-  Result<std::string> listen(const Entry& e) const {
-    RGPU_ASSIGN_OR_RETURN(std::string text, scalar(e, "listen", "127.0.0.1:7070"));
-    const size_t colon = text.rfind(':');
-    uint32_t port = 0;
-    bool ok = colon != std::string::npos && colon + 1 < text.size();
-    if (ok) {
-      auto [end, ec] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
-      ok = ec == std::errc() && end == text.data() + text.size() && port >= 1 && port <= 65535;
+  // One address or a list of them: HOST:PORT, or unix:PATH (a socket file on this host).
+  Result<std::vector<std::string>> listen(const Entry& e) const {
+    const char* example = "127.0.0.1:7070, or [127.0.0.1:7070, unix:/run/rgpu/rgpud.sock]";
+    if (e.value.IsNull() || e.value.IsMap() || (e.value.IsSequence() && e.value.size() == 0))
+      return error(e.value_mark(), std::string("listen needs an address or a list of them, e.g. listen: ") + example);
+    std::vector<YAML::Node> nodes;
+    if (!e.value.IsSequence()) nodes.push_back(e.value);
+    for (size_t i = 0; e.value.IsSequence() && i < e.value.size(); ++i) nodes.push_back(e.value[i]);
+    std::vector<std::string> out;
+    for (const YAML::Node& node : nodes) {
+      if (!node.IsScalar())
+        return error(node.Mark(), std::string("each listen address must be a single value, e.g. ") + example);
+      const std::string text = node.Scalar();
+      if (text.starts_with("unix:")) {
+        if (text.size() == 5) return error(node.Mark(), "listen: unix: needs the socket file's path, e.g. unix:/run/rgpu/rgpud.sock");
+        out.push_back(text);
+        continue;
+      }
+      const size_t colon = text.rfind(':');
+      uint32_t port = 0;
+      bool ok = colon != std::string::npos && colon + 1 < text.size();
+      if (ok) {
+        auto [end, ec] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
+        ok = ec == std::errc() && end == text.data() + text.size() && port >= 1 && port <= 65535;
+      }
+      if (!ok)
+        return error(node.Mark(), "listen must be HOST:PORT with a port in 1..65535 (e.g. 0.0.0.0:7070) or "
+                                  "unix:PATH, not '" + text + "'");
+      out.push_back(text);
     }
-    if (!ok) return error(e.value_mark(), "listen must be HOST:PORT with a port in 1..65535, e.g. 0.0.0.0:7070, not '" + text + "'");
-    return text;
+    return out;
   }
 
   Status policy(const Entry& parent, PoolPolicy* out) const {

@@ -2,7 +2,7 @@
 // slices, and the pool's policy. Parsed into an immutable DaemonConfig; every error names the
 // file, line and column and says how to fix it, and unknown or duplicate keys are refused.
 //
-//   listen: 127.0.0.1:7070
+//   listen: 127.0.0.1:7070             # or a list: [127.0.0.1:7070, unix:/run/rgpu/rgpud.sock]
 //   admin_token: s3cret-admin          # `rgpu pool` and `rgpu pool set` need it
 //   policy:
 //     placement: pack                  # pack (fill one GPU first) or spread
@@ -79,7 +79,7 @@ struct PoolPolicy {
 
 struct DaemonConfig {
   std::string source;            // the file it came from ("" for the built-in default)
-  std::string listen;            // "" when the file does not say (RGPU_LISTEN / --listen decide)
+  std::vector<std::string> listen;  // empty when the file does not say (RGPU_LISTEN / --listen decide)
   std::string admin_token;
   std::vector<TenantSpec> tenants;
   PoolPolicy policy;

@@ -26,7 +26,7 @@ client() {
 }
 
 export RGPU_MODULE_CACHE=$WORK/modules
-"$BIN/rgpud" --emulate --listen 127.0.0.1:0 >"$WORK/rgpud.log" 2>&1 &
+"$BIN/rgpud" --emulate --listen 127.0.0.1:0 --listen "unix:$WORK/rgpud.sock" >"$WORK/rgpud.log" 2>&1 &
 DAEMON=$!
 PORT=""
 for _ in $(seq 100); do
@@ -80,3 +80,23 @@ client "$BIN/rgpu" bench --format xml >/dev/null 2>"$WORK/bad.err"
 RGPU_SERVER=127.0.0.1:1 client timeout 30 "$BIN/rgpu" bench transport >/dev/null 2>"$WORK/none.err"
 [[ $? == 1 ]] && grep -q "cannot reach rgpud at 127.0.0.1:1" "$WORK/none.err" || fail "no server: $(cat "$WORK/none.err")"
 echo "ok: bad argument, no server"
+
+# 4. --transport unix: the probe and a worker's session over rgpud's Unix socket (RGPU_SERVER stays
+# TCP, RGPU_UNIX_SOCKET names the socket); --transport tcp with a unix: RGPU_SERVER is refused.
+RGPU_UNIX_SOCKET=$WORK/rgpud.sock client timeout 60 "$BIN/rgpu" bench launch --quick --transport unix --format json \
+  >"$WORK/unix.json" 2>"$WORK/unix.err" || fail "--transport unix: $(cat "$WORK/unix.err")"
+python3 - "$WORK/unix.json" "unix:$WORK/rgpud.sock" <<'PY' || fail "--transport unix JSON: $(cat "$WORK/unix.json")"
+import json, sys
+report = json.load(open(sys.argv[1]))
+assert report["server"] == sys.argv[2], report["server"]
+rows = {r["metric"]: r for r in report["rows"]}
+assert rows["launch_throughput"]["remote"] > 0, rows
+PY
+grep -q "session [0-9]* start: .* on unix pid=" "$WORK/rgpud.log" || fail "no session over the Unix socket: $(cat "$WORK/rgpud.log")"
+RGPU_UNIX_SOCKET=$WORK/rgpud.sock client timeout 60 "$BIN/rgpu" bench transport --quick --transport unix --format csv \
+  >"$WORK/unix.csv" 2>"$WORK/unix_tr.err" || fail "--transport unix probe: $(cat "$WORK/unix_tr.err")"
+grep -q "^transport_pingpong_64B,us,," "$WORK/unix.csv" && grep -q "^transport_source_4conn,GB/s,," "$WORK/unix.csv" ||
+  fail "--transport unix csv: $(cat "$WORK/unix.csv")"
+RGPU_SERVER=unix:$WORK/rgpud.sock client "$BIN/rgpu" bench transport --transport tcp >/dev/null 2>"$WORK/tcp_unix.err"
+[[ $? == 2 ]] && grep -q "set it to rgpud's host:port" "$WORK/tcp_unix.err" || fail "--transport tcp, unix server: $(cat "$WORK/tcp_unix.err")"
+echo "ok: --transport unix and tcp"

@@ -5,7 +5,8 @@
 # worker left, rgpud's descriptors back) or wrong data delivered as success (the copy programs check
 # every byte).
 #
-# Usage: run_fault_tests.sh <bin-dir> <programs-dir> [backend]   as run_daemon_tests.sh
+# Usage: run_fault_tests.sh <bin-dir> <programs-dir> [backend] [--unix]   as run_daemon_tests.sh;
+# --unix: the clients reach rgpud through its Unix socket (the network's faults, TCP's, are left out).
 set -uo pipefail
 
 BIN=$1
@@ -80,15 +81,20 @@ ended() { [[ ! -e /proc/$1 ]] || grep -q '^State:.Z' /proc/"$1"/status 2>/dev/nu
 random_s() { printf '0.%03d' $((RANDOM % $1)); }
 
 # Starts rgpud (on PORT if set) and notes its process and descriptors once it serves.
+UNIX_SOCK=""
+[[ ${4:-} == --unix ]] && UNIX_SOCK=$WORK/rgpud.sock
 serve() {
+  local also=()
+  [[ -n $UNIX_SOCK ]] && also=(--listen "unix:$UNIX_SOCK")  # a killed rgpud's file: the next replaces it
   if [[ -n ${PORT:-} ]]; then
     LOG=$WORK/rgpud.$RANDOM.log
-    "$BIN/rgpud" --listen "$DAEMON_HOST:$PORT" --backend "$BACKEND" >"$LOG" 2>&1 &
+    "$BIN/rgpud" --listen "$DAEMON_HOST:$PORT" "${also[@]}" --backend "$BACKEND" >"$LOG" 2>&1 &
     PIDS+=($!)
     wait_log "$LOG" "listening on" || { echo "rgpud did not start:"; cat "$LOG"; exit 1; }
   else
-    start_server --backend "$BACKEND" || exit 1
+    start_server --backend "$BACKEND" "${also[@]}" || exit 1
   fi
+  [[ -n $UNIX_SOCK ]] && export RGPU_SERVER=unix:$UNIX_SOCK
   RGPUD=${PIDS[-1]}
   FDS=$(ls /proc/"$RGPUD"/fd | wc -l)
 }
@@ -281,6 +287,8 @@ exec 7>&-
 wait_client
 check "no memory for staging: the client ends cleanly" "$rc" "$(cat "$WORK/c.err")"
 check_no_leak "no memory for staging"
+
+[[ -n $UNIX_SOCK ]] && { finish; exit; }
 
 # 7. and 8. The network and the disk, in namespaces this test makes (skipped where the host has no
 # `ip` or allows no unprivileged namespaces).

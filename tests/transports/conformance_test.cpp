@@ -18,9 +18,10 @@ using wire::FrameKind;
 
 namespace {
 
-// Every transport under test, as the address its listener is opened on (port 0: any free port).
+// Every transport under test, as the address its listener is opened on (port 0: any free port; a
+// socket file in the test's own directory).
 std::string transport_under_test() {
-  return GENERATE(as<std::string>{}, "tcp://127.0.0.1:0", "[::1]:0");
+  return GENERATE(as<std::string>{}, "tcp://127.0.0.1:0", "[::1]:0", rgpu::test::unix_address("conformance.sock"));
 }
 
 std::vector<uint8_t> pattern(size_t n, uint32_t seed) {
@@ -163,12 +164,13 @@ TEST_CASE("conformance: shutdown wakes a blocked receive with kClosed") {
   CHECK(pair.client->recv_header(h).code() == Code::kClosed);
 }
 
-TEST_CASE("conformance: a listener on port 0 reports the port it got") {
+TEST_CASE("conformance: a listener reports the address it got (port 0: the port)") {
   const std::string address = transport_under_test();
   auto listener = transport::listen(address);
   REQUIRE(listener.is_ok());
   const std::string bound = listener.value()->address();
   CHECK_FALSE(bound.ends_with(":0"));
+  if (address.starts_with("unix:")) CHECK(bound == address);
   CHECK(listener.value()->is_loopback());
   CHECK(listener.value()->native_handle() >= 0);
   auto accepted = std::async(std::launch::async, [&] { return listener.value()->accept(); });

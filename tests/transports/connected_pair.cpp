@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <future>
 
 namespace rgpu::test {
@@ -76,6 +78,20 @@ bool RawSocket::open_now() {
   uint8_t byte;
   const ssize_t n = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   return n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
+std::string unix_address(const std::string& name) {
+  struct TempDir {
+    TempDir() {
+      char pattern[] = "/tmp/rgpu-transport-test-XXXXXX";
+      REQUIRE(::mkdtemp(pattern) != nullptr);
+      path = pattern;
+    }
+    ~TempDir() { std::filesystem::remove_all(path); }
+    std::string path;
+  };
+  static const TempDir dir;
+  return "unix:" + dir.path + "/" + name;
 }
 
 void fill_pattern(uint8_t* dst, size_t n, uint32_t seed) {

@@ -38,6 +38,10 @@ class RawSocket {
   int fd_ = -1;
 };
 
+// "unix:DIR/NAME", DIR a directory of this test process's own, made on first use and removed (with
+// whatever is left in it) when the process exits.
+std::string unix_address(const std::string& name);
+
 // Deterministic bytes for payloads and bulk data; the seed makes segments tell apart.
 void fill_pattern(uint8_t* dst, size_t n, uint32_t seed);
 

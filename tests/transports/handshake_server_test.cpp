@@ -76,6 +76,22 @@ TEST_CASE("handshake server: a client that proves a token comes out, with who it
   CHECK(server.counts().pending == 0);
 }
 
+TEST_CASE("handshake server: one loop serves TCP and a Unix socket; a Unix client's pid is the kernel's, TLS or not") {
+  HandshakeServer::Limits limits;
+  limits.tls = GENERATE(tls::Mode::kAuto, tls::Mode::kOn);  // --tls on takes a Unix client in plain all the same
+  Running server(limits, {"other", "s3cret"}, Running::welcome, {"127.0.0.1:0", test::unix_address("hs.sock")});
+  Welcome welcome;
+  REQUIRE(handshake_with(server.address(1), "s3cret", &welcome).is_ok());
+  CHECK(welcome.session_id == 77);
+  if (limits.tls == tls::Mode::kAuto) REQUIRE(handshake_with(server.address(0), "s3cret", &welcome).is_ok());
+  auto seen = server.authenticated();
+  REQUIRE(seen.size() == (limits.tls == tls::Mode::kAuto ? 2u : 1u));
+  CHECK(seen[0].pid == static_cast<uint32_t>(getpid()));  // it claimed 4242
+  if (seen.size() == 2) CHECK(seen[1].pid == 4242);        // over TCP the claim is all there is
+  // A wrong token over the Unix socket is refused as over TCP.
+  CHECK(handshake_with(server.address(1), "wrong", &welcome).code() == Code::kAuth);
+}
+
 TEST_CASE("handshake server: a wrong token is refused with a reason and nothing comes out") {
   Running server({});
   Welcome welcome;

@@ -13,12 +13,17 @@ void Running::welcome(Connection& conn, const ClientIdentity& client) {
   (void)send_welcome(conn, Welcome{77, "emulated", {}, {}, client.server_proof});
 }
 
-Running::Running(HandshakeServer::Limits limits, std::vector<std::string> tokens, Serve serve) {
-  auto listener = transport::listen("127.0.0.1:0");
-  REQUIRE(listener.is_ok());
-  listener_ = std::move(*listener);
+Running::Running(HandshakeServer::Limits limits, std::vector<std::string> tokens, Serve serve,
+                 const std::vector<std::string>& listen) {
+  std::vector<const Listener*> serving;
+  for (const std::string& address : listen) {
+    auto listener = transport::listen(address);
+    REQUIRE(listener.is_ok());
+    listeners_.push_back(std::move(*listener));
+    serving.push_back(listeners_.back().get());
+  }
   server_ = std::make_unique<HandshakeServer>(
-      *listener_, ServerIdentity{1, kApi, "0.1.0", std::move(tokens)}, limits,
+      serving, ServerIdentity{1, kApi, "0.1.0", std::move(tokens)}, limits,
       [this, serve](AcceptedConnection&& accepted, const ClientIdentity& client, const std::string&) {
         {
           std::lock_guard lock(mu_);

@@ -1,4 +1,5 @@
-// Test helper: a HandshakeServer on a loopback port, run on a thread of its own. Each
+// Test helper: a HandshakeServer on a loopback port (or the listen addresses given, in one loop),
+// run on a thread of its own. Each
 // authenticated connection is adopted and served by `serve` (by default: welcomed as session 77,
 // with the server's proof, so that the client's side of the handshake completes).
 #pragma once
@@ -24,17 +25,17 @@ class Running {
   static void welcome(transport::Connection& conn, const transport::ClientIdentity& client);
 
   explicit Running(transport::HandshakeServer::Limits limits, std::vector<std::string> tokens = {"other", "s3cret"},
-                   Serve serve = welcome);
+                   Serve serve = welcome, const std::vector<std::string>& listen = {"127.0.0.1:0"});
   ~Running();
 
-  std::string address() const { return listener_->address(); }
+  std::string address(size_t i = 0) const { return listeners_.at(i)->address(); }
   transport::HandshakeServer::Counts counts() const { return server_->counts(); }
   std::vector<transport::ClientIdentity> authenticated();
   // Waits (bounded) until the server's counts satisfy `done`.
   bool wait_for(const std::function<bool(const transport::HandshakeServer::Counts&)>& done) const;
 
  private:
-  std::unique_ptr<transport::Listener> listener_;
+  std::vector<std::unique_ptr<transport::Listener>> listeners_;
   std::unique_ptr<transport::HandshakeServer> server_;
   std::thread thread_;
   std::mutex mu_;

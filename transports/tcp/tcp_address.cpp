@@ -3,7 +3,7 @@
 
 #include <charconv>
 
-#include "transports/tcp/tcp_context.h"
+#include "transports/socket_context.h"
 
 namespace rgpu::transport::tcp {
 

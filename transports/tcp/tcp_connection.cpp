@@ -1,4 +1,4 @@
-// TCP connections: connecting, framing onto the byte stream, and socket tuning.
+// TCP connections: connecting, adopting sockets, and socket tuning.
 #include "transports/tcp/tcp_connection.h"
 
 #include <fcntl.h>
@@ -15,14 +15,11 @@
 #include <fstream>
 #include <limits>
 
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
-
 #include "common/config.h"
 #include "common/log.h"
 #include "transports/liveness.h"
 #include "transports/tcp/tcp_address.h"
-#include "transports/tcp/tcp_context.h"
+#include "transports/socket_context.h"
 
 namespace rgpu::transport::tcp {
 
@@ -33,13 +30,6 @@ namespace {
 const Tunable kTcpBuffer{"RGPU_TCP_BUFFER", "4194304",
                          "TCP socket send/receive buffer in bytes; 0, or more than net.core.[rw]mem_max, "
                          "leaves the kernel's autotuning"};
-
-// asio's transfer_all() caps every system call at 64 KiB; bulk data moves in far larger calls.
-struct TransferEverything {
-  size_t operator()(const boost::system::error_code& ec, size_t) const {
-    return ec ? 0 : size_t{1} << 30;
-  }
-};
 
 int64_t read_sysctl(const char* path) {
   std::ifstream in(path);
@@ -89,96 +79,18 @@ void tune_socket(int fd) {
     RGPU_LOG_WARN("tcp: cannot set keepalive: %s", std::strerror(errno));
 }
 
-Status set_close_on_exec(int fd) {
-  int flags = fcntl(fd, F_GETFD);
-  if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0)
-    return RGPU_ERROR(kIo, std::string("fcntl(FD_CLOEXEC) failed: ") + std::strerror(errno));
-  return Status::ok();
-}
-
-TcpConnection::TcpConnection(asio::ip::tcp::socket socket, std::string peer)
-    : socket_(std::move(socket)),
-      fd_(socket_.native_handle()),
-      peer_(std::move(peer)),
-      read_buffer_(std::make_unique<uint8_t[]>(kReadAhead)),
-      skip_scratch_(std::make_unique<uint8_t[]>(kReadAhead)) {
-  send_buffers_.reserve(8);
-}
-
-Result<std::unique_ptr<Connection>> TcpConnection::adopt(asio::ip::tcp::socket socket) {
-  boost::system::error_code ec;
-  auto remote = socket.remote_endpoint(ec);
-  if (ec) return RGPU_ERROR(kClosed, "TCP peer went away before the connection was set up: " + ec.message());
-  tune_socket(socket.native_handle());
-  return std::unique_ptr<Connection>(new TcpConnection(std::move(socket), "tcp " + format_endpoint(remote)));
-}
-
-Status TcpConnection::io_error(const boost::system::error_code& ec, const char* what, uint64_t done,
-                               uint64_t want) const {
-  std::string progress = " after " + std::to_string(done) + " of " + std::to_string(want) + " bytes";
-  if (shut_down_.load(std::memory_order_acquire))
-    return RGPU_ERROR(kClosed, "connection " + peer_ + " was shut down (" + what + progress + ")");
-  if (ec == asio::error::eof)
-    return RGPU_ERROR(kClosed, "peer " + peer_ + " closed the connection (" + what + progress + ")");
-  if (ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
-      ec == asio::error::connection_aborted)
-    return RGPU_ERROR(kClosed, "connection " + peer_ + " lost: " + ec.message() + " (" + what + progress + ")");
-  return RGPU_ERROR(kIo, std::string(what) + " on " + peer_ + " failed: " + ec.message() + progress);
-}
-
-Status TcpConnection::send_bytes(std::span<const iovec> segments) {
-  send_buffers_.clear();
-  uint64_t total = 0;
-  for (const iovec& segment : segments) {
-    send_buffers_.emplace_back(segment.iov_base, segment.iov_len);
-    total += segment.iov_len;
+Result<std::unique_ptr<Connection>> TcpConnection::adopt(int fd) {
+  const std::string remote = peer_address(fd);
+  const int family = socket_family(fd);
+  if (remote.empty() || family < 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    return RGPU_ERROR(kClosed, "TCP peer went away before the connection was set up: " + why);
   }
-  boost::system::error_code ec;
-  size_t sent = asio::write(socket_, send_buffers_, TransferEverything{}, ec);
-  if (ec) return io_error(ec, "send", sent, total);
-  return Status::ok();
-}
-
-Status TcpConnection::recv_exact(void* dst, size_t n) {
-  if (n == 0) return Status::ok();  // dst may be null (an empty vector's data())
-  auto* out = static_cast<uint8_t*>(dst);
-  const size_t want = n;
-  // What an earlier read brought in ahead of need.
-  size_t have = std::min(n, read_end_ - read_pos_);
-  std::memcpy(out, read_buffer_.get() + read_pos_, have);
-  read_pos_ += have;
-  out += have;
-  n -= have;
-  if (n == 0) return Status::ok();
-  boost::system::error_code ec;
-  if (n >= kReadAhead / 2) {
-    // Bulk data goes straight to its destination.
-    size_t got = asio::read(socket_, asio::buffer(out, n), TransferEverything{}, ec);
-    if (ec) return io_error(ec, "receive", want - n + got, want);
-    return Status::ok();
-  }
-  // Small reads (headers, payloads) fill the read-ahead buffer: one system call brings every
-  // frame the peer has queued, however many small frames that is.
-  read_pos_ = read_end_ = 0;
-  while (read_end_ < n) {
-    size_t got = socket_.read_some(asio::buffer(read_buffer_.get() + read_end_, kReadAhead - read_end_), ec);
-    if (ec) return io_error(ec, "receive", want - n + read_end_, want);
-    read_end_ += got;
-  }
-  std::memcpy(out, read_buffer_.get(), n);
-  read_pos_ = n;
-  return Status::ok();
-}
-
-Status TcpConnection::skip(uint64_t n) {
-  for (uint64_t left = n; left > 0;) {
-    size_t chunk = static_cast<size_t>(std::min<uint64_t>(left, kReadAhead));
-    // Through the read-ahead buffer: recv_exact of at most its size never writes past it.
-    Status st = recv_exact(skip_scratch_.get(), chunk);
-    if (!st.is_ok()) return st;
-    left -= chunk;
-  }
-  return Status::ok();
+  asio::generic::stream_protocol::socket socket(sync_context());
+  RGPU_TRY(own_socket(fd, family, socket));
+  tune_socket(fd);
+  return std::unique_ptr<Connection>(new TcpConnection(std::move(socket), "tcp " + remote, /*stamp_receives=*/false));
 }
 
 std::optional<PeerSilence> peer_silence(int fd) {
@@ -203,27 +115,19 @@ std::optional<PeerSilence> peer_silence(int fd) {
 
 std::optional<PeerSilence> TcpConnection::peer_silence() const { return tcp::peer_silence(fd_); }
 
-std::string peer_address(int fd) {
+std::optional<asio::ip::tcp::endpoint> peer_endpoint(int fd) {
   sockaddr_storage peer{};
   socklen_t len = sizeof peer;
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return {};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) return std::nullopt;
   asio::ip::tcp::endpoint endpoint;
   std::memcpy(endpoint.data(), &peer, std::min<size_t>(len, endpoint.capacity()));
   endpoint.resize(len);
-  return format_endpoint(endpoint);
+  return endpoint;
 }
 
-bool TcpConnection::input_pending() {
-  if (read_pos_ < read_end_) return true;
-  pollfd p{fd_, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
-
-void TcpConnection::shutdown() {
-  shut_down_.store(true, std::memory_order_release);
-  // The descriptor stays open until destruction, so a thread blocked on it cannot see it reused;
-  // shutdown(2) wakes that thread with end-of-file.
-  ::shutdown(socket_.native_handle(), SHUT_RDWR);
+std::string peer_address(int fd) {
+  const std::optional<asio::ip::tcp::endpoint> endpoint = peer_endpoint(fd);
+  return endpoint ? format_endpoint(*endpoint) : std::string();
 }
 
 namespace {
@@ -256,22 +160,7 @@ void connect_with_timeout(asio::ip::tcp::socket& socket, const asio::ip::tcp::en
 
 }  // namespace
 
-Result<std::unique_ptr<Connection>> adopt_descriptor(int fd) {
-  boost::system::error_code ec;
-  asio::ip::tcp::socket socket(sync_context());
-  sockaddr_storage local{};
-  socklen_t len = sizeof local;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) {
-    ::close(fd);
-    return RGPU_ERROR(kIo, std::string("getsockname on a received descriptor failed: ") + std::strerror(errno));
-  }
-  socket.assign(local.ss_family == AF_INET6 ? asio::ip::tcp::v6() : asio::ip::tcp::v4(), fd, ec);
-  if (ec) {
-    ::close(fd);
-    return RGPU_ERROR(kIo, "cannot adopt a received TCP socket: " + ec.message());
-  }
-  return TcpConnection::adopt(std::move(socket));
-}
+Result<std::unique_ptr<Connection>> adopt_descriptor(int fd) { return TcpConnection::adopt(fd); }
 
 Result<ConnectedSocket> connect_socket(const std::string& address) {
   RGPU_ASSIGN_OR_RETURN(HostPort hp, parse_address(address));

@@ -3,7 +3,7 @@
 
 #include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_connection.h"
-#include "transports/tcp/tcp_context.h"
+#include "transports/socket_context.h"
 
 namespace rgpu::transport::tcp {
 
@@ -45,7 +45,9 @@ Result<std::unique_ptr<Connection>> TcpListener::accept() {
   acceptor_.accept(socket, ec);
   if (ec) return RGPU_ERROR(kIo, "accept on " + address_ + " failed: " + ec.message());
   RGPU_TRY(set_close_on_exec(socket.native_handle()));
-  return TcpConnection::adopt(std::move(socket));
+  const int fd = socket.release(ec);
+  if (ec) return RGPU_ERROR(kIo, "accept on " + address_ + ": cannot take the socket: " + ec.message());
+  return TcpConnection::adopt(fd);
 }
 
 Result<std::unique_ptr<Listener>> listen(const std::string& address) { return TcpListener::open(address); }

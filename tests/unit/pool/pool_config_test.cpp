@@ -60,7 +60,7 @@ TEST_CASE("a good file is parsed in full, defaults filled in") {
   REQUIRE(r.is_ok());
   const DaemonConfig& c = *r;
   CHECK(c.source == "pool.yaml");
-  CHECK(c.listen == "0.0.0.0:7070");
+  CHECK(c.listen == std::vector<std::string>{"0.0.0.0:7070"});
   CHECK(c.admin_token == "s3cret-admin");
   CHECK(c.policy.placement == Placement::kSpread);
   CHECK(c.policy.quantum_ms == 20);
@@ -242,6 +242,12 @@ TEST_CASE("policy values are checked") {
 TEST_CASE("listen, tenants and the file's shape") {
   const std::string listen = refusal("listen: localhost\ntenants:\n  - name: a\n    token: t\n");
   CHECK_THAT(listen, Catch::StartsWith("pool.yaml:1:9: listen must be HOST:PORT"));
+  auto both = parse_config("listen: [127.0.0.1:7070, unix:/run/rgpu/rgpud.sock]\ntenants:\n  - name: a\n    token: t\n",
+                           "pool.yaml");
+  REQUIRE(both.is_ok());
+  CHECK(both->listen == std::vector<std::string>{"127.0.0.1:7070", "unix:/run/rgpu/rgpud.sock"});
+  CHECK_THAT(refusal("listen: 'unix:'\ntenants:\n  - name: a\n    token: t\n"), Catch::Contains("socket file's path"));
+  CHECK_THAT(refusal("listen: []\ntenants:\n  - name: a\n    token: t\n"), Catch::Contains("a list of them"));
   const std::string none = refusal("listen: 127.0.0.1:7070\n");
   CHECK_THAT(none, Catch::StartsWith("pool.yaml: no tenants: add a tenants: list"));
   const std::string empty_list = refusal("tenants: []\n");

@@ -1,17 +1,17 @@
-// The shared, never-run io_context of synchronous TCP sockets.
-#include "transports/tcp/tcp_context.h"
+// The shared, never-run io_context of synchronous sockets.
+#include "transports/socket_context.h"
 
 #include <exception>
 #include <string>
 
-namespace rgpu::transport::tcp {
+namespace rgpu::transport {
 
 boost::asio::io_context& sync_context() {
   static auto* context = new boost::asio::io_context(1);
   return *context;
 }
 
-Status after_fork_in_child() {
+Status sync_context_after_fork() {
   try {
     sync_context().notify_fork(boost::asio::execution_context::fork_child);
   } catch (const std::exception& e) {
@@ -20,4 +20,4 @@ Status after_fork_in_child() {
   return Status::ok();
 }
 
-}  // namespace rgpu::transport::tcp
+}  // namespace rgpu::transport

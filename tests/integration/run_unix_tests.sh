@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# The same-host transport end to end: rgpud listening on loopback TCP and a Unix socket at once,
+# CUDA programs (built with nvcc -cudart shared) through `rgpu run` with RGPU_SERVER=unix:PATH,
+# striped copies over the socket, the pool view's pid from the kernel, clients killed idle and
+# mid-copy, the token, and the socket file's life (removed at exit, a stale one replaced, a
+# non-socket refused). run_fault_tests.sh --unix injects the server's faults over the socket.
+#
+# Usage: run_unix_tests.sh <bin-dir> <programs-dir> [backend]   (as run_daemon_tests.sh)
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+BACKEND=${3:-emulated}
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+SOCK=$WORK/rgpud.sock
+start_daemon --backend "$BACKEND" --listen "unix:$SOCK" || exit 1
+RGPUD=${PIDS[-1]}
+check_daemon_log "rgpud says it listens on TCP and the Unix socket" "listening on 127\.0\.0\.1:$PORT and unix:$SOCK "
+[[ -S $SOCK ]]
+check "the socket file exists" $?
+export RGPU_SERVER=unix:$SOCK
+
+# 1. Programs over the Unix socket: the API tour, large copies on the pipe and striped.
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
+check "api_tour through rgpu run over the Unix socket" $? "$(grep -v '^ok' "$WORK/tour.out" | head -20)"
+RGPU_STRIPES=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big1.out" 2>&1
+check "large copies on the pipe over the Unix socket" $? "$(tail -3 "$WORK/big1.out")"
+RGPU_STRIPES=4 RGPU_STRIPE_MIN_MB=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big4.out" 2>&1
+rc=$?
+[[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/big4.out"
+check "large copies striped over 4 Unix-socket connections" $? "$(tail -3 "$WORK/big4.out")"
+grep -q "session [0-9]* start: .* on unix pid=[0-9]* uid=$(id -u) gid=$(id -g) (" "$LOG"
+check "the daemon's log names a Unix client by its credentials" $? "$(grep "session" "$LOG" | tail -2)"
+
+RGPU_SERVER=unix:$WORK/nobody.sock client timeout 60 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>&1
+rc=$?
+[[ $rc == 0 ]] && grep -q "cannot connect to unix:$WORK/nobody.sock" "$WORK/none.out"
+check "no socket file: CUDA's no-device answers and one line naming the address" $? "rc $rc: $(head -5 "$WORK/none.out")"
+
+# 2. A client holding memory: `rgpu ls` and `rgpu pool` over the socket show its session with the
+# pid the kernel gave rgpud; killed, its session ends and the memory is freed.
+(
+  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+  exec "$BIN/rgpu" run -- "$PROGS/hold_memory" 1024 >"$WORK/hold.out" 2>&1
+) &
+holder=$!
+for _ in $(seq 400); do grep -q holding "$WORK/hold.out" && break; sleep 0.05; done
+grep -q "holding 1024 MiB" "$WORK/hold.out"
+check "a client over the Unix socket holds 1024 MiB" $? "$(cat "$WORK/hold.out")"
+client timeout 20 "$BIN/rgpu" pool --json >"$WORK/pool.json" 2>&1
+python3 - "$WORK/pool.json" "$holder" <<'PY'
+import json, sys
+view = json.load(open(sys.argv[1]))
+pids = [s["pid"] for s in view["sessions"]]
+sys.exit(0 if pids == [int(sys.argv[2])] else 1)
+PY
+check "rgpu pool over the Unix socket shows the session with the client's pid" $? "$(head -c 600 "$WORK/pool.json")"
+client timeout 20 "$BIN/rgpu" ls >"$WORK/ls.out" 2>&1
+grep -q ":$holder " "$WORK/ls.out"
+check "rgpu ls over the Unix socket lists the session" $? "$(cat "$WORK/ls.out")"
+{ kill -9 $holder && wait $holder; } 2>/dev/null
+wait_log "$LOG" "end (client disconnected).*freed 1024.0 MiB in 1 allocations"
+check "a killed Unix-socket client: its session ended and its 1024 MiB were freed" $? "$(tail -3 "$LOG")"
+
+# 2b. A client killed in the middle of its copies (mid-call, with frames half sent): the session ends.
+ended_before=$(grep -c "end (client disconnected)" "$LOG")
+(
+  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+  exec "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384 >"$WORK/copy.out" 2>&1
+) &
+copier=$!
+wait_log "$WORK/copy.out" copying 20
+sleep 0.3
+{ kill -9 $copier && wait $copier; } 2>/dev/null
+for _ in $(seq 200); do (($(grep -c "end (client disconnected)" "$LOG") > ended_before)) && break; sleep 0.05; done
+(($(grep -c "end (client disconnected)" "$LOG") > ended_before))
+check "a Unix-socket client killed mid-copy: its session ends" $? "$(tail -3 "$LOG")"
+
+# 3. The socket file's life: rgpud removes it when stopped; a file left by a killed rgpud is
+# replaced by the next; a path that is not a socket is refused and left alone.
+kill "$RGPUD"
+wait "$RGPUD" 2>/dev/null
+[[ ! -e $SOCK ]]
+check "a stopped rgpud removed its socket file" $?
+start_daemon --backend "$BACKEND" --listen "unix:$SOCK" || exit 1
+kill -9 "${PIDS[-1]}"
+wait "${PIDS[-1]}" 2>/dev/null
+[[ -S $SOCK ]]
+check "a killed rgpud leaves its socket file" $?
+start_daemon --backend "$BACKEND" --listen "unix:$SOCK" || exit 1
+check_daemon_log "the next rgpud replaces the stale file" "removing a stale socket file"
+client timeout 20 "$BIN/rgpu" ls >"$WORK/ls2.out" 2>&1
+check "and serves on it" $? "$(cat "$WORK/ls2.out")"
+echo "not a socket" >"$WORK/file"
+timeout 10 "$BIN/rgpud" --backend "$BACKEND" --listen "unix:$WORK/file" >"$WORK/file.out" 2>&1
+rc=$?
+[[ $rc == 1 ]] && grep -q "exists and is not a socket" "$WORK/file.out" && [[ $(cat "$WORK/file") == "not a socket" ]]
+check "a path that is not a socket is refused and left alone" $? "rc $rc: $(cat "$WORK/file.out")"
+
+# 4. The token is required over the Unix socket as over loopback TCP, when one is configured.
+RGPU_TOKEN=secret "$BIN/rgpud" --backend "$BACKEND" --listen "unix:$WORK/tok.sock" >"$WORK/tok.log" 2>&1 &
+PIDS+=($!)
+wait_log "$WORK/tok.log" "listening on"
+RGPU_SERVER=unix:$WORK/tok.sock RGPU_TOKEN=wrong client timeout 10 "$BIN/rgpu" ls >"$WORK/tok.out" 2>&1
+rc=$?
+[[ $rc != 0 ]] && grep -q "RGPU_TOKEN" "$WORK/tok.out"
+check "a wrong token over the Unix socket is refused" $? "rc $rc: $(cat "$WORK/tok.out")"
+RGPU_SERVER=unix:$WORK/tok.sock RGPU_TOKEN=secret client timeout 10 "$BIN/rgpu" ls >"$WORK/tok2.out" 2>&1
+check "the right token over the Unix socket is taken" $? "$(cat "$WORK/tok2.out")"
+
+finish
