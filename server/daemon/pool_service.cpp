@@ -199,7 +199,7 @@ void PoolService::apply(const pool::Actions& actions) {
   for (const pool::ComputeArbiter::Hint& h : actions.hints) {
     LinkMessage hint(LinkKind::kHint);
     hint.ok = h.hurry;
-    hint.value = h.bounded;
+    hint.value = (h.bounded ? kHintBounded : 0) | (h.peer ? kHintPeer : 0);
     send_to(h.session, hint);
   }
   for (const auto& [s, on] : actions.sovereign) {

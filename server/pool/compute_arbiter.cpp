@@ -258,7 +258,10 @@ ComputeArbiter::Hint ComputeArbiter::holder_hint(TimePoint now) const {
   const Entry& me = sessions_.at(*holder_);
   for (const auto& [id, e] : sessions_) {
     if (id == *holder_) continue;
-    if (e.state == State::kWaiting) h.hurry = true;
+    if (e.state == State::kWaiting) {
+      h.hurry = true;
+      h.peer = h.peer || e.priority >= me.priority;
+    }
     if (e.priority > me.priority && (e.state != State::kIdle || usage_sum(e.usage, now) > 0)) h.bounded = true;
   }
   return h;

@@ -41,7 +41,10 @@
 // - Hints to the holder (Decision::hints, sent whenever they change within a turn, and right
 //   after each grant): `hurry` while another session waits, so the holder gives its turn back as
 //   soon as its client pauses rather than after the idle release (a high-priority tenant between
-//   requests leaves the GPU to the ones below it at once); `bounded` while a session of a higher
+//   requests leaves the GPU to the ones below it at once); `peer` while one of those waiting is of
+//   the holder's own priority or above, so its pause must be longer before it gives the turn back
+//   (among equals a turn given back goes round the others before it returns, where a turn left to
+//   lower priorities is taken back at once; the worker chooses both pauses); `bounded` while a session of a higher
 //   priority on this GPU has been active within the window, so the holder keeps at most one call's
 //   work on the GPU at a time and a preempting session waits for that much, not for a backlog.
 // - Overlapping preemption (Params::overlap_preemption, for a GPU whose sessions share it through
@@ -86,6 +89,7 @@ class ComputeArbiter {
     uint64_t session = 0;
     bool hurry = false;
     bool bounded = false;
+    bool peer = false;
     bool operator==(const Hint&) const = default;
   };
   struct Decision {

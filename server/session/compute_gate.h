@@ -13,7 +13,8 @@
 // turn held the GPU: the grant to that completion, exactly the GPU time no other session could use.
 //
 // The parent's hints shape a turn (compute_arbiter.h): hurried (another session waits), the holder
-// gives the turn back once its client has sent nothing for kHurriedIdle instead of idle_release;
+// gives the turn back once its client has sent nothing for a short pause (longer when the one
+// waiting is of its own priority) instead of idle_release;
 // bounded (a higher priority is active on the GPU), each call's work completes before the next call
 // runs, so a preempting session waits for at most one call's kernels, not for a backlog. A
 // sovereign session (the GPU's one top priority under MPS, compute_arbiter.h) takes its turn at
@@ -40,12 +41,6 @@ class SwapSpace;
 class ComputeGate {
  public:
   using Clock = std::chrono::steady_clock;
-
-  // A hurried holder's idle release, and how often its gate thread looks: short enough that a
-  // latency-bound tenant between requests leaves the GPU to the others within a fraction of a
-  // millisecond, and only while somebody waits.
-  static constexpr std::chrono::microseconds kHurriedIdle{100};
-  static constexpr std::chrono::microseconds kHurriedTick{50};
 
   ComputeGate(const PoolLink& link, Backend& backend, std::chrono::milliseconds idle_release);
 
@@ -87,6 +82,10 @@ class ComputeGate {
   const PoolLink& link_;
   Backend& backend_;
   const std::chrono::milliseconds idle_release_;
+  // A hurried holder's idle release (its gate thread looks twice as often): when only lower
+  // priorities wait, and when a peer does (compute_gate.cpp says why they differ).
+  const std::chrono::microseconds handback_idle_;
+  const std::chrono::microseconds handback_idle_peer_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::unique_lock<std::mutex> session_lock_;  // the session thread's, between enter() and leave()
@@ -101,6 +100,7 @@ class ComputeGate {
   std::atomic<bool> yielding_{false};  // the gate thread waits for the mutex to end the turn
   std::atomic<bool> hurried_{false};  // the turn's hints (reset by each grant)
   std::atomic<bool> bounded_{false};
+  std::atomic<bool> peer_{false};
   std::atomic<bool> sovereign_{false};  // as the parent last said (kept across turns)
   Clock::time_point granted_at_{};
   std::atomic<uint64_t> calls_{0};  // calls entered, to tell an idle holder

@@ -71,12 +71,16 @@ struct LinkMessage {
   // host_bytes = host memory allocated past the slice. kAdmitted: value = memory_host (bytes).
   // kReleased: nanoseconds the turn held the GPU. kReslice: when_free (1). kAdmitted: ok = its GPU is
   // over-committed (allocate movable memory). kSwapped: ok = swapped out, value = bytes moved.
-  // kHint: ok = hurry (give the turn back as soon as the client pauses), value = bounded (1: one
-  // call's work on the GPU at a time). kSovereign: ok = the session may take its turn without
+  // kHint: ok = hurry (give the turn back as soon as the client pauses), value = kHintBounded (one
+  // call's work on the GPU at a time) | kHintPeer (one of those waiting is of the holder's priority
+  // or above: its pause must be longer, compute_arbiter.h). kSovereign: ok = the session may take its turn without
   // waiting for the grant (compute_arbiter.h), until told otherwise.
   uint64_t value = 0;
   uint64_t host_bytes = 0;
 };
+
+inline constexpr uint64_t kHintBounded = 1;
+inline constexpr uint64_t kHintPeer = 2;
 
 // The largest message either end sends or accepts (a pool view for many sessions fits).
 inline constexpr size_t kMaxLinkMessage = 192 << 10;

@@ -233,3 +233,27 @@ TEST_CASE("sovereignty (MPS): the GPU's one top priority without a cap, told whe
   plain.add(1, 50, 100, t0);
   CHECK(plain.poll(t0).sovereign.empty());
 }
+
+TEST_CASE("the holder's hints: a peer waiting (its own priority or above) is said apart from lower ones",
+          "[arbiter][priority]") {
+  const TimePoint t0{std::chrono::seconds(100)};
+  using Hint = ComputeArbiter::Hint;
+  ComputeArbiter arb;
+  arb.add(1, 30, 100, t0);
+  arb.add(2, 30, 100, t0);
+  arb.add(3, 30, 100, t0);
+  arb.set_priority(3, -50, t0);  // below the other two
+  arb.want(1, t0);
+  ComputeArbiter::Decision d = arb.poll(t0);
+  CHECK(d.grant == std::vector<uint64_t>{1});
+  CHECK(d.hints == std::vector<Hint>{Hint{1, false, false, false}});
+  // Only a lower priority waits: hurried, no peer (the holder takes the GPU back at its next call).
+  arb.want(3, t0 + 1ms);
+  d = arb.poll(t0 + 1ms);
+  CHECK(d.grant.empty());
+  CHECK(d.hints == std::vector<Hint>{Hint{1, true, false, false}});
+  // An equal joins the queue: its turn would go round before the holder's came back.
+  arb.want(2, t0 + 2ms);
+  d = arb.poll(t0 + 2ms);
+  CHECK(d.hints == std::vector<Hint>{Hint{1, true, false, true}});
+}

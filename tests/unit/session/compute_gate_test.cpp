@@ -119,6 +119,28 @@ TEST_CASE("compute gate: a hurried holder gives its turn back as soon as its cli
   CHECK_FALSE(released->ok);  // given back, not revoked
 }
 
+TEST_CASE("compute gate: with a peer waiting the pause before a hurried hand-back is the longer one") {
+  // The pauses are read when the gate is made: the peer's a second (longer than this test's wait),
+  // the other's the shortest allowed.
+  setenv("RGPU_HANDBACK_IDLE_PEER_US", "1000000", 1);
+  setenv("RGPU_HANDBACK_IDLE_US", "10", 1);
+  Rig rig(10000ms);
+  unsetenv("RGPU_HANDBACK_IDLE_PEER_US");
+  unsetenv("RGPU_HANDBACK_IDLE_US");
+  rig.one_call_granted();
+  LinkMessage hint(LinkKind::kHint);
+  hint.ok = true;  // hurried, and one of those waiting is a peer
+  hint.value = rgpu::server::kHintPeer;
+  REQUIRE(rig.parent.send(hint).is_ok());
+  CHECK_FALSE(rig.parent.receive(200ms).is_ok());  // 20,000 short pauses long: the turn stays
+  hint.value = 0;  // the peer is gone; only lower priorities wait
+  REQUIRE(rig.parent.send(hint).is_ok());
+  auto released = rig.parent.receive(900ms);
+  REQUIRE(released.is_ok());
+  CHECK(released->kind == LinkKind::kReleased);
+  CHECK_FALSE(released->ok);  // given back, not revoked
+}
+
 TEST_CASE("compute gate: a holder waiting for its own GPU work keeps its turn; it goes back after the wait") {
   Rig rig(5ms);
   rig.one_call_granted();
@@ -261,7 +283,7 @@ TEST_CASE("compute gate: draining a turn keeps a stream's open capture valid") {
     CHECK(status() == cudaStreamCaptureStatusActive);
 
     LinkMessage bounded(LinkKind::kHint);
-    bounded.value = 1;
+    bounded.value = rgpu::server::kHintBounded;
     rig.one_call_granted();  // the grant resets the hints: bound this turn
     REQUIRE(rig.parent.send(bounded).is_ok());
     LinkMessage mark(LinkKind::kReslice);  // served after the hint, in order
