@@ -26,7 +26,8 @@ const Tunable kHandbackIdle{"RGPU_HANDBACK_IDLE_US", "100",
                             "a sliced session whose turn only lower priorities wait for gives it back once its client "
                             "has sent nothing for this many microseconds (rgpud's workers; 10..1000000)"};
 const Tunable kHandbackIdlePeer{"RGPU_HANDBACK_IDLE_PEER_US", "300",
-                                "the same when a session of its own priority (or above) waits (10..1000000)"};
+                                "a sliced session whose turn a session of its own priority (or above) waits for gives "
+                                "it back once its client has sent nothing for this many microseconds (10..1000000)"};
 
 std::chrono::microseconds microseconds_of(const Tunable& t) {
   return std::chrono::microseconds(std::clamp<int64_t>(t.get_int(), 10, 1000000));
