@@ -216,6 +216,20 @@ extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const voi
   return cudart_finish(rgpu::client::kernel_attributes(k, func, attr));
 }
 
+// The layout the client packs launches by: the server read it with cuFuncGetParamInfo when the
+// module was loaded (a kernel whose module is not loaded yet loads it now).
+extern "C" cudaError_t cudaFuncGetParamInfo(const void* func, size_t paramIndex, size_t* paramOffset,
+                                            size_t* paramSize) {
+  if (!paramOffset) return cudart_finish(cudaErrorInvalidValue);
+  cudaError_t st;
+  KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
+  if (!k) return cudart_finish(st);
+  if (paramIndex >= k->params.size()) return cudart_finish(cudaErrorInvalidValue);
+  *paramOffset = k->params[paramIndex].offset;
+  if (paramSize) *paramSize = k->params[paramIndex].size;
+  return cudaSuccess;
+}
+
 extern "C" cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
   cudaFuncAttributes current;
   cudaError_t st = cudaFuncGetAttributes(&current, func);  // fills the cache before it is updated

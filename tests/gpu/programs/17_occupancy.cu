@@ -21,6 +21,16 @@ int main() {
       attributes.maxThreadsPerBlock, attributes.sharedSizeBytes, attributes.numRegs, attributes.binaryVersion);
   expect(attributes.sharedSizeBytes == kStaticShared, "static shared size reported");
 
+  for (size_t i = 0; i < 4; ++i) {
+    size_t offset = 0, size = 0;
+    CHECK_CUDA(cudaFuncGetParamInfo(reinterpret_cast<const void*>(saxpy_with_scratch), i, &offset, &size));
+    say("saxpy_with_scratch parameter %zu: offset %zu, size %zu\n", i, offset, size);
+  }
+  size_t past = 0;
+  say("a parameter past the last: %s\n",
+      cudaGetErrorName(cudaFuncGetParamInfo(reinterpret_cast<const void*>(saxpy_with_scratch), 4, &past, nullptr)));
+  say("and the last error then: %s\n", cudaGetErrorName(cudaGetLastError()));
+
   cudaFuncAttributes bounded_attributes{};
   CHECK_CUDA(cudaFuncGetAttributes(&bounded_attributes, bounded));
   say("bounded: maxThreadsPerBlock %d\n", bounded_attributes.maxThreadsPerBlock);

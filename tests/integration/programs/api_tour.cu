@@ -130,6 +130,15 @@ int main() {
   cudaFuncAttributes fattr{};
   CUDA_OK(cudaFuncGetAttributes(&fattr, scale));
   CHECK(fattr.maxThreadsPerBlock > 0, "function attributes");
+  // scale(float*, int, float): the layout the launches are packed by.
+  size_t offsets[3] = {}, sizes[3] = {};
+  const void* scale_fn = reinterpret_cast<const void*>(scale);
+  for (size_t i = 0; i < 3; ++i) CUDA_OK(cudaFuncGetParamInfo(scale_fn, i, &offsets[i], &sizes[i]));
+  CHECK(offsets[0] == 0 && sizes[0] == 8 && offsets[1] == 8 && sizes[1] == 4 && offsets[2] == 12 && sizes[2] == 4,
+        "cudaFuncGetParamInfo gives the kernel's parameter layout");
+  CHECK(cudaFuncGetParamInfo(scale_fn, 3, &offsets[0], nullptr) == cudaErrorInvalidValue,
+        "cudaFuncGetParamInfo refuses an index past the last parameter");
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue, "the refusal is the thread's last error, as CUDA's are");
   int blocks = 0;
   CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0));
   CHECK(blocks > 0, "occupancy");
