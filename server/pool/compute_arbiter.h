@@ -44,9 +44,10 @@
 //   requests leaves the GPU to the ones below it at once); `peer` while one of those waiting is of
 //   the holder's own priority or above, so its pause must be longer before it gives the turn back
 //   (among equals a turn given back goes round the others before it returns, where a turn left to
-//   lower priorities is taken back at once; the worker chooses both pauses); `bounded` while a session of a higher
-//   priority on this GPU has been active within the window, so the holder keeps at most one call's
-//   work on the GPU at a time and a preempting session waits for that much, not for a backlog.
+//   lower priorities is taken back at once; the worker chooses both pauses); `bounded` while a
+//   session of a higher priority on this GPU has been active within the window, so the holder
+//   keeps at most one call's work on the GPU at a time and a preempting session waits for that
+//   much, not for a backlog.
 // - Overlapping preemption (Params::overlap_preemption, for a GPU whose sessions share it through
 //   MPS, where kernels of different processes run side by side): a higher priority takes the GPU
 //   without waiting for the preempted holder's drain. The holder's turn ends at the revocation,
