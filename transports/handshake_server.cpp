@@ -19,6 +19,7 @@
 #include <boost/asio/basic_socket_acceptor.hpp>
 #include <boost/asio/generic/stream_protocol.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
@@ -71,6 +72,8 @@ class HandshakeServer::Impl {
     context_.run();
   }
   void stop() { context_.stop(); }
+  void post(std::function<void()> task) { asio::post(context_, std::move(task)); }
+  void set_tokens(std::vector<std::string> tokens) { identity_.tokens = std::move(tokens); }
 
   Counts counts() const {
     return {authenticated_.load(), refused_.load(), left_.load(), timed_out_.load(), dropped_.load(), pending_count_.load()};
@@ -343,7 +346,7 @@ class HandshakeServer::Impl {
     }
   }
 
-  const ServerIdentity identity_;
+  ServerIdentity identity_;  // its tokens change only on the loop's thread (set_tokens)
   const Limits limits_;
   const OnAuthenticated on_authenticated_;
   asio::io_context context_;
@@ -366,5 +369,7 @@ HandshakeServer::~HandshakeServer() = default;
 void HandshakeServer::run() { impl_->run(); }
 void HandshakeServer::stop() { impl_->stop(); }
 HandshakeServer::Counts HandshakeServer::counts() const { return impl_->counts(); }
+void HandshakeServer::post(std::function<void()> task) { impl_->post(std::move(task)); }
+void HandshakeServer::set_tokens(std::vector<std::string> tokens) { impl_->set_tokens(std::move(tokens)); }
 
 }  // namespace rgpu::transport

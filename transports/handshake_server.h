@@ -23,6 +23,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "transports/handshake.h"
 #include "transports/transport.h"
@@ -53,6 +54,13 @@ class HandshakeServer {
   void run();
   // From any thread: run() returns soon after.
   void stop();
+  // From any thread: runs `task` on run()'s thread, between two handshake steps (rgpud changes its
+  // tenants' tokens and what each token means together, so no client is checked against one and
+  // admitted under the other).
+  void post(std::function<void()> task);
+  // On run()'s thread only (inside a posted task): the tokens clients are checked against from
+  // now on, ServerIdentity::tokens' meaning. A handshake in progress is checked against them too.
+  void set_tokens(std::vector<std::string> tokens);
 
   // What became of the connections so far (for tests and the log's summaries).
   struct Counts {

@@ -100,6 +100,23 @@ Result<PoolCommand> parse_set(PoolCommand out, std::span<const std::string> args
   return out;
 }
 
+// `rgpu pool tenant list | add NAME token=... memory=... | remove NAME`: the words go to the server
+// as they are (its control API checks them and says what is wrong).
+Result<PoolCommand> parse_tenant(PoolCommand out, std::span<const std::string> args, size_t i) {
+  for (; i < args.size(); ++i) {
+    if (shared_flag(args[i], out)) {
+      if (out.help) return out;
+      continue;
+    }
+    if (args[i].starts_with("-"))
+      return RGPU_ERROR(kInvalidArgument, "rgpu pool tenant: unknown argument \"" + args[i].substr(0, 64) + "\"");
+    out.request.args.push_back(args[i]);
+  }
+  if (out.request.args.empty())
+    return RGPU_ERROR(kInvalidArgument, "rgpu pool tenant: say list, add NAME token=SECRET ..., or remove NAME");
+  return out;
+}
+
 std::string hostname() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
@@ -136,6 +153,8 @@ const char* pool_usage() {
          "                                         change a session's slice (TARGET its id) or a tenant's\n"
          "                                         (TARGET its name); admin token. --when-free lets memory\n"
          "                                         shrink below what is held, applying as it is freed\n"
+         "  rgpu pool tenant list | add NAME token=SECRET [memory=SIZE] [compute=PCT] ... | remove NAME\n"
+         "                                         the tenants; add or remove one while rgpud runs (admin token)\n"
          "  rgpu pool help [REQUEST]               the requests the server's control API answers\n"
          "    SIZE: 4096 (MiB), 4096M, 4G; PCT: a whole percent of one GPU, 1..100 (--compute 0..100);\n"
          "    --watch asks again every SECONDS (default 2) until interrupted\n";
@@ -147,10 +166,11 @@ Result<PoolCommand> parse_pool_args(std::string_view command, std::span<const st
   PoolCommand out;
   out.request.verb = std::string(command);
   size_t i = 0;
-  if (command == "pool" && !args.empty() && (args[0] == "set" || args[0] == "help")) {
+  if (command == "pool" && !args.empty() && (args[0] == "set" || args[0] == "help" || args[0] == "tenant")) {
     out.request.verb = args[0];
     ++i;
     if (out.request.verb == "set") return parse_set(std::move(out), args, i);
+    if (out.request.verb == "tenant") return parse_tenant(std::move(out), args, i);
   }
   const std::string who = out.request.verb == "help" ? "rgpu pool help" : "rgpu " + std::string(command);
   for (; i < args.size(); ++i) {
@@ -176,7 +196,7 @@ Result<PoolCommand> parse_pool_args(std::string_view command, std::span<const st
     }
     if (command == "pool" && out.request.verb == "pool" && i == 0)
       return RGPU_ERROR(kInvalidArgument, "rgpu pool: unknown request \"" + arg.substr(0, 64) +
-                                              "\" (rgpu pool, rgpu pool set, rgpu pool help)");
+                                              "\" (rgpu pool, rgpu pool set, rgpu pool tenant, rgpu pool help)");
     return RGPU_ERROR(kInvalidArgument, who + ": unknown argument \"" + arg.substr(0, 64) + "\"");
   }
   return out;

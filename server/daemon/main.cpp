@@ -167,6 +167,30 @@ void reap_workers() {
   }
 }
 
+// SIGHUP reads the configuration file anew: tenants and policy change without dropping a session
+// (PoolService::reload). A file that no longer parses is refused whole, saying why.
+void reload_on_hangup(std::string file, rgpu::server::PoolService* pool) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGHUP);
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) continue;
+    if (file.empty()) {
+      RGPU_LOG_WARN("SIGHUP: rgpud was started without a configuration file, so there is nothing to reload");
+      continue;
+    }
+    auto loaded = rgpu::pool::load_config(file);
+    if (!loaded.is_ok()) {
+      RGPU_LOG_ERROR("SIGHUP: %s; the configuration in force stays (fix the file and send SIGHUP again)",
+                     loaded.status().message().c_str());
+      continue;
+    }
+    RGPU_LOG_INFO("SIGHUP: reloading %s", file.c_str());
+    pool->reload(std::move(*loaded));
+  }
+}
+
 void end_on_signal(std::unique_ptr<rgpu::server::MpsDaemon> mps,
                    std::vector<std::unique_ptr<rgpu::transport::Listener>> listeners) {
   const sigset_t set = termination_signals();
@@ -226,8 +250,9 @@ int main(int argc, char** argv) {
     }
     config = std::move(*loaded);
   }
-  const sigset_t termination = termination_signals();
-  pthread_sigmask(SIG_BLOCK, &termination, nullptr);  // before any thread exists
+  sigset_t blocked = termination_signals();
+  sigaddset(&blocked, SIGHUP);  // taken by reload_on_hangup; blocked in the workers too
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);  // before any thread exists
   std::unique_ptr<rgpu::server::MpsDaemon> mps;
   if (config.policy.mps && backend == "cuda") {
     auto started = rgpu::server::MpsDaemon::start();
@@ -265,12 +290,9 @@ int main(int argc, char** argv) {
   worker_config.daemon_pid = static_cast<int>(getpid());
   worker_config.idle_release = std::chrono::milliseconds(config.policy.idle_release_ms);
   worker_config.mps = config.policy.mps;
-  bool tokens = !config.admin_token.empty();
-  for (const rgpu::pool::TenantSpec& t : config.tenants) {
-    worker_config.tenant_tokens.push_back(t.token);
-    worker_config.tenant_priorities.push_back(t.priority);
-    tokens = tokens || !t.token.empty();
-  }
+  worker_config.tokens = rgpu::server::token_table(config);
+  const bool tokens = std::any_of(worker_config.tokens.tokens.begin(), worker_config.tokens.tokens.end(),
+                                  [](const std::string& t) { return !t.empty(); });
   if (beyond_loopback && !tokens) {
     std::fprintf(stderr,
                  "rgpud: refusing to listen on %s without a token: set RGPU_TOKEN to a shared secret (clients set the "
@@ -296,14 +318,12 @@ int main(int argc, char** argv) {
                                                                : "TLS, plain TCP from this host";
   std::thread(reap_workers).detach();
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
-  pool.start();
 
   rgpu::transport::ServerIdentity identity;
   identity.protocol_version = rgpu::wire::kProtocolVersion;
   identity.api_hash = rgpu::gen::kApiHash;  // cudart's and cuBLAS's
   identity.server_version = "0.1.0";
-  identity.tokens = worker_config.tenant_tokens;
-  identity.tokens.push_back(worker_config.admin_token);
+  identity.tokens = worker_config.tokens.tokens;
   uint64_t next_session = 1;
   rgpu::transport::HandshakeServer::Limits limits;
   limits.tls = tls;
@@ -311,6 +331,17 @@ int main(int argc, char** argv) {
       serving, std::move(identity), limits,
       [&](rgpu::transport::AcceptedConnection&& accepted, const rgpu::transport::ClientIdentity& client,
           const std::string&) { spawn_worker(std::move(accepted), next_session++, client, worker_config, pool); });
+  // A tenant added or removed through the control API: the handshake checks the new tokens, and
+  // workers forked from then on map them to tenants, both changed at once on the handshake's thread.
+  pool.on_tenants_changed([&](const rgpu::pool::DaemonConfig& now) {
+    handshakes.post([&, table = rgpu::server::token_table(now), admin = now.admin_token]() mutable {
+      handshakes.set_tokens(table.tokens);
+      worker_config.tokens = std::move(table);
+      worker_config.admin_token = std::move(admin);
+    });
+  });
+  pool.start();
+  std::thread(reload_on_hangup, config_file, &pool).detach();
   // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
   // ends rgpud, which closes them (a Unix listener's socket file goes with it).
   std::thread(end_on_signal, std::move(mps), std::move(listeners)).detach();

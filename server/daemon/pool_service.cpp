@@ -173,6 +173,10 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
   pool::AdminReply reply = pool::handle_admin(*pool_, caller, request, now());
   if (!reply.actions.reslice.empty() || (reply.ok && request.verb == "set"))
     RGPU_LOG_INFO("pool set by %s: %s", caller.admin ? "the admin" : caller.tenant.c_str(), reply.text.c_str());
+  if (reply.tenants_changed) {
+    RGPU_LOG_INFO("%s", reply.text.c_str());
+    if (tenants_changed_) tenants_changed_(pool_->config());
+  }
   apply(reply.actions);
   LinkMessage answer(LinkKind::kControlReply);
   answer.ok = reply.ok;
@@ -182,6 +186,17 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
     answer.text += "\n... (cut: the view exceeds the control channel's limit)\n";
   }
   send_to(w.session, answer);
+}
+
+void PoolService::reload(pool::DaemonConfig next) {
+  boost::asio::post(io_, [this, next = std::move(next)] {
+    std::vector<std::string> log;
+    pool::Actions actions = pool_->reload(next, now(), &log);
+    for (const std::string& line : log) RGPU_LOG_INFO("reload of %s: %s", next.source.c_str(), line.c_str());
+    if (log.empty()) RGPU_LOG_INFO("reload of %s: nothing changed", next.source.c_str());
+    if (tenants_changed_) tenants_changed_(pool_->config());
+    apply(actions);
+  });
 }
 
 void PoolService::apply(const pool::Actions& actions) {

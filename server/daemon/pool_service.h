@@ -13,6 +13,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -28,7 +29,15 @@ class PoolService {
   explicit PoolService(std::unique_ptr<pool::Pool> pool);
   ~PoolService();
 
+  // Called on the service's thread after a tenant was added or removed (the control API's
+  // `tenant`), with the pool's configuration as it is now: rgpud's handshake takes the new tokens.
+  using TenantsChanged = std::function<void(const pool::DaemonConfig&)>;
+  void on_tenants_changed(TenantsChanged callback) { tenants_changed_ = std::move(callback); }  // before start()
+
   void start();
+  // Thread-safe: the configuration file read anew (rgpud's SIGHUP), applied on the service's
+  // thread (pool::Pool::reload); each change is logged, and the handshake takes the new tokens.
+  void reload(pool::DaemonConfig next);
   // Thread-safe: the parent's end of session `session`'s worker link (PoolService closes it).
   void add_worker(uint64_t session, int fd);
 
@@ -62,6 +71,7 @@ class PoolService {
   void arm(std::optional<pool::TimePoint> wake);
 
   std::unique_ptr<pool::Pool> pool_;
+  TenantsChanged tenants_changed_;
   boost::asio::io_context io_;
   boost::asio::steady_timer timer_;
   std::optional<pool::TimePoint> armed_;

@@ -68,14 +68,12 @@ struct Caller {
 
 Caller identify(const transport::ClientIdentity& client, const WorkerConfig& config) {
   Caller c;
-  const size_t tenants = config.tenant_tokens.size();
-  if (client.token_index < 0) {
+  const auto index = static_cast<size_t>(client.token_index);
+  if (client.token_index < 0 || index >= config.tokens.tenant.size() || config.tokens.tenant[index] < 0) {
     c.admin = true;
-  } else if (static_cast<size_t>(client.token_index) < tenants) {
-    c.tenant = static_cast<uint32_t>(client.token_index);
-    c.admin = config.tenant_tokens[c.tenant] == config.admin_token;  // the built-in default tenant's token
   } else {
-    c.admin = true;
+    c.tenant = static_cast<uint32_t>(config.tokens.tenant[index]);
+    c.admin = config.tokens.tokens[index] == config.admin_token;  // the built-in default tenant's token
   }
   return c;
 }
@@ -159,6 +157,24 @@ Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientId
 
 }  // namespace
 
+TokenTable token_table(const pool::DaemonConfig& config) {
+  TokenTable table;
+  for (size_t i = 0; i < config.tenants.size(); ++i) {
+    const pool::TenantSpec& t = config.tenants[i];
+    table.tenant_priority.push_back(t.priority);
+    auto add = [&](const std::string& token) {
+      if (token.empty()) return;  // a removed tenant's (or a daemon without tokens)
+      table.tokens.push_back(token);
+      table.tenant.push_back(static_cast<int>(i));
+    };
+    add(t.token);
+    for (const std::string& alias : t.aliases) add(alias);
+  }
+  table.tokens.push_back(config.admin_token);
+  table.tenant.push_back(-1);
+  return table;
+}
+
 int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const transport::ClientIdentity& client,
                const WorkerConfig& config, const PoolLink& link) {
   auto started = std::chrono::steady_clock::now();
@@ -181,8 +197,8 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   // The backend, for the GPU the session sees as its device 0 (-1: every GPU, a whole-GPU session).
   std::unique_ptr<Backend> backend;
   auto make_backend = [&](int gpu) {
-    if (config.mps && caller.tenant < config.tenant_priorities.size())
-      set_mps_client_priority(config.tenant_priorities[caller.tenant]);
+    if (config.mps && caller.tenant < config.tokens.tenant_priority.size())
+      set_mps_client_priority(config.tokens.tenant_priority[caller.tenant]);
     if (gpu >= 0) {
       if (config.backend == "emulated") setenv("RGPU_EMULATED_DEVICES", "1", 1);
       else setenv("CUDA_VISIBLE_DEVICES", std::to_string(gpu).c_str(), 1);

@@ -13,17 +13,27 @@
 #include <string>
 #include <vector>
 
+#include "server/pool/pool_config.h"
 #include "server/session/pool_link.h"
 #include "transports/handshake.h"
 #include "transports/transport.h"
 
 namespace rgpu::server {
 
+// The tokens the handshake checks clients against (ServerIdentity::tokens) and, for each, the
+// tenant it proves: an index into the pool's tenants, or -1 for the admin token. A tenant may have
+// several tokens (aliases); a removed one has none. Made anew whenever the tenants change.
+struct TokenTable {
+  std::vector<std::string> tokens;
+  std::vector<int> tenant;            // by token
+  std::vector<int> tenant_priority;   // by tenant index
+};
+TokenTable token_table(const pool::DaemonConfig& config);
+
 struct WorkerConfig {
-  std::string backend;                     // "cuda" or "emulated"
-  std::vector<std::string> tenant_tokens;  // by tenant index (the configuration's order)
-  std::vector<int> tenant_priorities;      // the same order
-  std::string admin_token;                 // `rgpu pool` / `rgpu pool set`
+  std::string backend;       // "cuda" or "emulated"
+  TokenTable tokens;         // as when the worker's client was authenticated
+  std::string admin_token;   // `rgpu pool` / `rgpu pool set`
   int daemon_pid = 0;                      // names the local sockets over which stripes reach their session
   std::chrono::milliseconds idle_release{10};  // a turn's holder that sends nothing this long gives it back
   // The host's GPUs. On a host with one, a session waiting in the queue knows its GPU already and

@@ -183,6 +183,9 @@ Result<Admission> Pool::admit(const SessionRequest& request, TimePoint now) {
   });
   if (sessions_.count(request.session_id) || queued_already)
     return refuse(Code::kInternal, "session " + std::to_string(request.session_id) + " is already admitted");
+  if (tenant_removed(request.tenant))
+    return refuse(Code::kUnavailable, "tenant " + config_.tenants[request.tenant].name +
+                                          " was removed from this rgpud (ask its admin for a token of a tenant it has)");
   const TenantSpec& t = config_.tenants[request.tenant];
   RGPU_ASSIGN_OR_RETURN(Slice slice, derive_slice(t, request.memory_bytes, request.compute, true));
 
@@ -412,15 +415,15 @@ Result<Actions> Pool::set(std::string_view target, const SliceChange& change, Ti
     RGPU_TRY(apply_compute(&s.compute, &s.compute_limit));
     changes.emplace_back(&e, s);
   } else {
-    auto t = std::find_if(config_.tenants.begin(), config_.tenants.end(),
-                          [&](const TenantSpec& x) { return x.name == target; });
-    if (t == config_.tenants.end()) {
+    tenant_index = find_tenant(target);
+    if (!tenant_index) {
       std::string names;
-      for (const auto& x : config_.tenants) names += (names.empty() ? "" : ", ") + x.name;
+      for (size_t i = 0; i < config_.tenants.size(); ++i)
+        if (!tenant_removed(i)) names += (names.empty() ? "" : ", ") + config_.tenants[i].name;
       return refuse(Code::kInvalidArgument, "no tenant '" + std::string(target) + "' and it is not a session id (tenants: " +
                                                 names + "; `rgpu pool` lists the sessions)");
     }
-    tenant_index = static_cast<size_t>(t - config_.tenants.begin());
+    const TenantSpec* t = &config_.tenants[*tenant_index];
     what = "tenant " + t->name;
     new_spec = *t;
     if (has_memory) new_spec.memory_bytes = memory;

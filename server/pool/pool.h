@@ -177,6 +177,24 @@ class Pool {
   // (unless when_free). `summary` says what changed, for the log and the reply.
   Result<Actions> set(std::string_view target, const SliceChange& change, TimePoint now, std::string* summary);
 
+  // Tenants added and removed while rgpud runs (`rgpu pool tenant`, the Kubernetes device plugin's
+  // containers; pool_tenants.cpp). A tenant keeps its index for good, since sessions refer to it
+  // by index. A new tenant's name and tokens must differ from every live tenant's and from the
+  // admin token. A removed tenant's tokens admit no new session and its queued sessions are
+  // refused; its running sessions keep their slices until they end (when the device plugin
+  // removes a deleted pod's tenant, the pod's processes are gone or going).
+  Status add_tenant(TenantSpec spec);
+  Result<Actions> remove_tenant(std::string_view name, TimePoint now);
+  // rgpud's SIGHUP: the configuration file read anew. Tenants added through the control API stay;
+  // a file tenant no longer in the file is removed, a new one added, a changed one takes its new
+  // spec: its slice as `set` would change it (refused as set refuses: it then keeps its old spec),
+  // the rest (tokens, priority, memory_host, queue_timeout) for its later sessions. Of the policy,
+  // placement, memory_overcommit and swap_idle_ms change at once; the others need a restart.
+  // `log` gets a line per change, refusal or setting left as it was.
+  Actions reload(const DaemonConfig& next, TimePoint now, std::vector<std::string>* log);
+  bool tenant_removed(size_t index) const { return index < removed_.size() && removed_[index]; }
+  std::optional<size_t> find_tenant(std::string_view name) const;  // a live tenant's index
+
   // tenant: only that tenant's sessions (rgpu ls); nullptr: all.
   PoolView view(TimePoint now, const std::string* tenant = nullptr) const;
 
@@ -217,6 +235,7 @@ class Pool {
   std::vector<std::unique_ptr<ComputeArbiter>> arbiters_;  // one per GPU
   std::map<uint64_t, std::unique_ptr<SessionEntry>> sessions_;
   std::vector<Queued> queue_;  // in start order
+  std::vector<bool> removed_;  // by tenant index: removed while rgpud ran
 };
 
 }  // namespace rgpu::pool

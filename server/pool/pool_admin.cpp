@@ -345,29 +345,39 @@ Result<uint32_t> parse_percent(const std::string& key, std::string_view value, u
   return v;
 }
 
+// The key=value arguments from args[from] on, each key one of `keys` and given once unless it is
+// `repeatable`; the error names the bad argument and the usage.
+Result<std::vector<std::pair<std::string, std::string>>> key_values(const std::vector<std::string>& args, size_t from,
+                                                                    const std::vector<std::string>& keys,
+                                                                    std::string_view repeatable, std::string_view usage) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = from; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const size_t eq = a.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status(Code::kInvalidArgument, "'" + a + "' is not key=value; " + std::string(usage));
+    std::string key = a.substr(0, eq);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      std::string msg = "unknown key '" + key + "'";
+      if (auto best = nearest_word(key, keys)) msg += "; did you mean '" + *best + "'?";
+      return Status(Code::kInvalidArgument, msg + " (keys: " + join_words(keys) + ")");
+    }
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const auto& kv) { return kv.first == key; });
+    if (seen && key != repeatable) return Status(Code::kInvalidArgument, "'" + key + "' is given twice; give it once");
+    out.emplace_back(std::move(key), a.substr(eq + 1));
+  }
+  return out;
+}
+
 AdminReply handle_set(const Context& c) {
   const auto& args = c.request.args;
   const char* usage = "usage: set TARGET memory=SIZE compute=PERCENT compute_limit=PERCENT when_free=1 (TARGET: a session id or a tenant name)";
   if (args.empty() || args[0].find('=') != std::string::npos)
     return fail(c.request, std::string("`set` needs a target first, a session id or a tenant name; ") + usage);
-  const std::vector<std::string> keys = {"memory", "compute", "compute_limit", "when_free"};
+  auto kvs = key_values(args, 1, {"memory", "compute", "compute_limit", "when_free"}, "", usage);
+  if (!kvs.is_ok()) return fail(c.request, kvs.status().message());
   SliceChange change;
-  std::vector<std::string> seen;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const size_t eq = a.find('=');
-    if (eq == std::string::npos || eq == 0)
-      return fail(c.request, "'" + a + "' is not key=value; " + usage);
-    const std::string key = a.substr(0, eq);
-    const std::string value = a.substr(eq + 1);
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
-      std::string msg = "unknown key '" + key + "'";
-      if (auto best = nearest_word(key, keys)) msg += "; did you mean '" + *best + "'?";
-      return fail(c.request, msg + " (keys: " + join_words(keys) + ")");
-    }
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      return fail(c.request, "'" + key + "' is given twice; give it once");
-    seen.push_back(key);
+  for (const auto& [key, value] : *kvs) {
     if (key == "memory") {
       auto bytes = parse_memory_size(value);
       if (!bytes.is_ok()) return fail(c.request, "memory=" + value + ": " + bytes.status().message());
@@ -404,6 +414,101 @@ AdminReply handle_set(const Context& c) {
   return reply;
 }
 
+// `tenant add NAME token=T [token=T2] [memory=SIZE] ...`: a tenant spec from key=value arguments.
+Result<TenantSpec> tenant_from_args(const std::vector<std::string>& args, std::string_view usage) {
+  TenantSpec t;
+  t.name = args[1];
+  t.added_live = true;
+  RGPU_ASSIGN_OR_RETURN(auto kvs, key_values(args, 2,
+                                             {"token", "memory", "memory_host", "compute", "compute_limit", "priority",
+                                              "queue_timeout"},
+                                             "token", usage));
+  bool has_limit = false;
+  for (const auto& [key, value] : kvs) {
+    if (key == "token") {
+      (t.token.empty() ? t.token : t.aliases.emplace_back()) = value;
+    } else if (key == "memory" || key == "memory_host") {
+      auto bytes = parse_memory_size(value);
+      if (!bytes.is_ok()) return Status(Code::kInvalidArgument, key + "=" + value + ": " + bytes.status().message());
+      (key == "memory" ? t.memory_bytes : t.memory_host_bytes) = *bytes;
+    } else if (key == "compute" || key == "compute_limit") {
+      RGPU_ASSIGN_OR_RETURN(uint32_t v, parse_percent(key, value, key == "compute" ? 0 : 1));
+      (key == "compute" ? t.compute : t.compute_limit) = v;
+      has_limit = has_limit || key == "compute_limit";
+    } else if (key == "priority") {
+      RGPU_ASSIGN_OR_RETURN(t.priority, parse_priority(value));
+    } else {
+      uint32_t s = 0;
+      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), s);
+      if (value.empty() || ec != std::errc() || p != value.data() + value.size() || s > 86400)
+        return Status(Code::kInvalidArgument, "queue_timeout=" + value + ": seconds, 0..86400");
+      t.queue_timeout_s = s;
+    }
+  }
+  if (t.token.empty())
+    return Status(Code::kInvalidArgument, "tenant '" + t.name + "' needs token=SECRET (its clients' RGPU_TOKEN); " +
+                                              std::string(usage));
+  if (!has_limit) t.compute_limit = t.compute > 0 ? t.compute : 100;  // as in the configuration file
+  return t;
+}
+
+std::string tenant_line(const TenantSpec& t) {
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-32s %10s %10s %7s %7s %8s\n", printable(t.name).c_str(),
+                t.memory_bytes ? std::to_string(t.memory_bytes / kMiB).c_str() : "-",
+                t.memory_host_bytes ? std::to_string(t.memory_host_bytes / kMiB).c_str() : "-",
+                (std::to_string(t.compute) + "%").c_str(), (std::to_string(t.compute_limit) + "%").c_str(),
+                priority_name(t.priority).c_str());
+  return line;
+}
+
+AdminReply handle_tenant(const Context& c) {
+  const auto& args = c.request.args;
+  const char* usage =
+      "usage: tenant list | tenant add NAME token=SECRET [token=SECRET2] [memory=SIZE] [memory_host=SIZE] "
+      "[compute=PERCENT] [compute_limit=PERCENT] [priority=P] [queue_timeout=S] | tenant remove NAME";
+  const std::string what = args.empty() ? "" : args[0];
+  if (what == "list" && args.size() == 1) {
+    const DaemonConfig& config = c.pool.config();
+    std::vector<std::string> items;
+    std::string text = "  name                                 memory MiB   host MiB compute     cap priority\n";
+    for (size_t i = 0; i < config.tenants.size(); ++i) {
+      if (c.pool.tenant_removed(i)) continue;
+      const TenantSpec& t = config.tenants[i];
+      text += tenant_line(t);
+      items.push_back(JsonObject()
+                          .str("name", t.name)
+                          .num("memory_slice_bytes", t.memory_bytes)
+                          .num("memory_host_bytes", t.memory_host_bytes)
+                          .num("compute_percent", uint64_t{t.compute})
+                          .num("compute_limit_percent", uint64_t{t.compute_limit})
+                          .num("priority", int64_t{t.priority})
+                          .done());
+    }
+    return ok_text(c.request.json ? JsonObject().boolean("ok", true).raw("tenants", json_array(items)).done() : text);
+  }
+  AdminReply reply;
+  std::string done;
+  if (what == "add" && args.size() >= 2) {
+    auto spec = tenant_from_args(args, usage);
+    if (!spec.is_ok()) return fail(c.request, spec.status().message());
+    const std::string line = tenant_line(*spec);
+    if (Status st = c.pool.add_tenant(std::move(*spec)); !st.is_ok()) return fail(c.request, st.message());
+    done = "tenant added: " + line.substr(2);
+  } else if (what == "remove" && args.size() == 2) {
+    auto actions = c.pool.remove_tenant(args[1], c.now);
+    if (!actions.is_ok()) return fail(c.request, actions.status().message());
+    reply.actions = std::move(*actions);
+    done = "tenant removed: " + printable(args[1]) + " (its running sessions keep their slices until they end)\n";
+  } else {
+    return fail(c.request, usage);
+  }
+  reply.ok = true;
+  reply.tenants_changed = true;
+  reply.text = c.request.json ? JsonObject().boolean("ok", true).str("summary", done.substr(0, done.size() - 1)).done() : done;
+  return reply;
+}
+
 AdminReply handle_help(const Context& c);
 
 const std::vector<Handler>& handlers() {
@@ -414,6 +519,11 @@ const std::vector<Handler>& handlers() {
        "change a session's slice (TARGET a session id) or a tenant's (TARGET its name: its running and later "
        "sessions); SIZE like 4096, 4096M, 4G; when_free=1 lets memory shrink below what is held, applying as it frees",
        true, true, true, handle_set},
+      {"tenant", "tenant list | tenant add NAME token=SECRET [token=...] [memory=SIZE] [memory_host=SIZE] "
+       "[compute=PERCENT] [compute_limit=PERCENT] [priority=P] [queue_timeout=S] | tenant remove NAME",
+       "the tenants; add one while rgpud runs (its clients prove any of its tokens), or remove one (its tokens admit "
+       "no new session, its queued ones are refused, its running ones keep their slices until they end)",
+       true, true, true, handle_tenant},
       {"help", "help [REQUEST]", "this list, or one request's usage", false, false, true, handle_help},
   };
   return table;

@@ -5,7 +5,7 @@
 //
 // Requests: `pool` (admin: every GPU and session), `ls` (any tenant: the GPUs and its own
 // sessions; the admin sees all), `set TARGET memory=... compute=... compute_limit=... when_free=1`
-// (admin), `help`.
+// (admin), `tenant list|add|remove` (admin), `help`.
 #pragma once
 
 #include <string>
@@ -31,6 +31,7 @@ struct AdminReply {
   bool ok = false;
   std::string text;  // the answer, or the error (saying what to do)
   Actions actions;   // what the caller must carry out (a set's new slices)
+  bool tenants_changed = false;  // a tenant was added or removed: the handshake's tokens change
 };
 
 AdminReply handle_admin(Pool& pool, const AdminCaller& caller, const AdminRequest& request, TimePoint now);

@@ -171,15 +171,7 @@ class Parser {
     for (const auto& e : es) {
       if (e.key == "name") {
         RGPU_ASSIGN_OR_RETURN(t.name, scalar(e, what + "'s name", "inference"));
-        const bool charset_ok = std::all_of(t.name.begin(), t.name.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-        });
-        const bool all_digits = std::all_of(t.name.begin(), t.name.end(), [](char c) { return c >= '0' && c <= '9'; });
-        if (t.name.empty() || !charset_ok)
-          return error(e.value_mark(), what + "'s name must be letters, digits, '-', '_' or '.', not '" + t.name + "'");
-        if (all_digits)
-          return error(e.value_mark(), what + "'s name '" + t.name +
-                                           "' is all digits, which `rgpu pool set` would read as a session id; add a letter");
+        if (Status st = check_tenant_name(t.name); !st.is_ok()) return error(e.value_mark(), what + "'s " + st.message());
         has_name = true;
       } else if (e.key == "token") {
         RGPU_ASSIGN_OR_RETURN(t.token, scalar(e, what + "'s token", "a-long-random-secret"));
@@ -305,6 +297,19 @@ DaemonConfig default_config(const std::string& token) {
   t.token = token;
   config.tenants.push_back(std::move(t));
   return config;
+}
+
+Status check_tenant_name(std::string_view name) {
+  const bool charset_ok = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '/';
+  });
+  if (name.empty() || name.size() > 253 || !charset_ok)
+    return Status(Code::kInvalidArgument, "name must be 1..253 letters, digits, '-', '_', '.' or '/', not '" +
+                                              std::string(name) + "'");
+  if (std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return Status(Code::kInvalidArgument, "name '" + std::string(name) +
+                                              "' is all digits, which `rgpu pool set` would read as a session id; add a letter");
+  return Status::ok();
 }
 
 Result<int> parse_priority(std::string_view text) {

@@ -43,6 +43,10 @@ inline constexpr int kPriorityLow = -50;
 struct TenantSpec {
   std::string name;
   std::string token;             // the secret its clients prove; unique among tenants
+  // More secrets that prove the same tenant (only through the control API: the device plugin mints
+  // a token per resource of a container and cannot know which the kubelet's merge keeps).
+  std::vector<std::string> aliases;
+  bool added_live = false;  // by the control API, not the file: a reload of the file keeps it
   uint64_t memory_bytes = 0;     // the memory slice (a multiple of 1 MiB); 0: a whole GPU, unsliced
   // Memory extension: allocations past the slice are served from pinned, device-mapped host memory
   // up to this much (server/session/host_extension.h); 0: none.
@@ -92,6 +96,10 @@ Result<DaemonConfig> parse_config(std::string_view text, const std::string& sour
 // No file: one tenant "default" with whole GPUs whose token is `token` (empty: no
 // authentication), and `token` as the admin token too.
 DaemonConfig default_config(const std::string& token);
+
+// A tenant's name: letters, digits, '-', '_', '.' and '/' (the device plugin's
+// namespace/pod/container), not all digits (`rgpu pool set` reads those as a session id).
+Status check_tenant_name(std::string_view name);
 
 // "high", "normal", "low" or an integer in -100..100.
 Result<int> parse_priority(std::string_view text);

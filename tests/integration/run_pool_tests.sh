@@ -244,6 +244,7 @@ tenants:
     compute: 10
 YAML
 RGPU_EMULATED_DEVICES=1 RGPU_EMULATED_MEMORY_MB=512 start_server --backend "$BACKEND" --config "$WORK/overcommit.yaml" || exit 1
+RGPUD_PID=${PIDS[-1]}
 for i in 1 2 3; do
   RGPU_TOKEN=tok-turns client timeout 120 "$BIN/rgpu" run -- "$PROGS/take_turns" 256 4 300 "$i" >"$WORK/turns$i.out" 2>&1 &
   TURNS[$i]=$!
@@ -279,7 +280,50 @@ RGPU_TOKEN=tok-ext client timeout 60 "$BIN/rgpu" run -- "$PROGS/take_turns" 700 
 grep -q "^FAIL: cudaMalloc of 700 MiB" "$WORK/ext2.out"
 check "memory_host: an allocation past the slice and the extension fails as on a full GPU" $? "$(cat "$WORK/ext2.out")"
 
-# 12. policy.mps: rgpud starts an MPS control daemon of its own, in a private directory, and quits
+# 12. Tenants while rgpud runs (the over-commit daemon of 10 and 11): the admin adds one (two tokens, as the device plugin does), its
+# clients see its slice through either token, and once it is removed its tokens are refused.
+pool tenant add live/pod-a/main token=tok-live-1 token=tok-live-2 memory=300M compute=10 >"$WORK/tadd" 2>&1
+rc=$?
+pool tenant list >"$WORK/tlist" 2>&1
+[[ $rc == 0 ]] && grep -q "live/pod-a/main" "$WORK/tlist" && ! grep -q "tok-live" "$WORK/tlist"
+check "rgpu pool tenant add makes a tenant while rgpud runs; tenant list shows it, never its tokens" $? \
+  "$(cat "$WORK/tadd" "$WORK/tlist")"
+for token in tok-live-1 tok-live-2; do
+  RGPU_TOKEN=$token client timeout 60 "$BIN/rgpu" run -- "$PROGS/mem_info" >"$WORK/live_$token.out" 2>&1
+  free=$(cat "$WORK/live_$token.out")
+  [[ $free =~ ^[0-9]+$ ]] && ((free > 250 && free <= 300))
+  check "a client proving the added tenant's $token sees a GPU of its 300 MiB slice (free MiB)" $? "$(cat "$WORK/live_$token.out")"
+done
+pool tenant add other token=tok-live-1 >"$WORK/tdup" 2>&1
+[[ $? != 0 ]] && grep -q "already" "$WORK/tdup"
+check "a tenant whose token another tenant has is refused" $? "$(cat "$WORK/tdup")"
+pool tenant remove live/pod-a/main >"$WORK/trm" 2>&1
+rc=$?
+RGPU_TOKEN=tok-live-1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/mem_info" >"$WORK/live_gone.out" 2>&1
+[[ $rc == 0 ]] && grep -qi "token" "$WORK/live_gone.out" && ! grep -qx "300" "$WORK/live_gone.out"
+check "a removed tenant's token is refused at the handshake" $? "$(cat "$WORK/trm" "$WORK/live_gone.out")"
+check_daemon_log "tenant changes are logged" "tenant removed: live/pod-a/main"
+
+# SIGHUP reads the file anew: a tenant added to it admits sessions, running sessions go on, and
+# the tenant added through the control API stays.
+pool tenant add kept token=tok-kept memory=64M >/dev/null 2>&1
+cat >>"$WORK/overcommit.yaml" <<'YAML'
+  - name: hup
+    token: tok-hup
+    memory: 128M
+    compute: 10
+YAML
+kill -HUP "$RGPUD_PID"
+wait_log "$LOG" "reload of .*tenant added: hup"
+RGPU_TOKEN=tok-hup client timeout 60 "$BIN/rgpu" run -- "$PROGS/mem_info" >"$WORK/hup.out" 2>&1
+free=$(cat "$WORK/hup.out")
+[[ $free =~ ^[0-9]+$ ]] && ((free > 100 && free <= 128)) && kill -0 "$RGPUD_PID"
+check "SIGHUP: a tenant added to the file admits sessions with its slice; rgpud runs on" $? "$free; $(grep -i reload "$LOG")"
+pool tenant list >"$WORK/tlist2" 2>&1
+grep -q "^  kept " "$WORK/tlist2" && grep -q "^  hup " "$WORK/tlist2" && grep -q "^  turns " "$WORK/tlist2"
+check "SIGHUP: the tenants of the file and the one added through the control API are all there" $? "$(cat "$WORK/tlist2")"
+
+# 13. policy.mps: rgpud starts an MPS control daemon of its own, in a private directory, and quits
 # it when it ends. A stand-in for nvidia-cuda-mps-control on PATH records its calls and runs a
 # process as its daemon; rgpud runs the cuda backend here, which a host without a GPU refuses after
 # the MPS start (on a GPU host it would serve: then SIGTERM ends it).

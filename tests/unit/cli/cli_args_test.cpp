@@ -90,6 +90,20 @@ TEST_CASE("cli: bad pool and ls arguments say what is wrong") {
   CHECK(parse_pool_args("rm", std::vector<std::string>{}).status().code() == Code::kInvalidArgument);
 }
 
+TEST_CASE("cli: rgpu pool tenant passes its words to the server as they are") {
+  auto add = pool({"tenant", "add", "ns/pod/c", "token=t1", "memory=4G", "--json"});
+  REQUIRE(add.is_ok());
+  CHECK(add->request.verb == "tenant");
+  CHECK(add->request.args == std::vector<std::string>{"add", "ns/pod/c", "token=t1", "memory=4G"});
+  CHECK(add->request.json);
+  auto empty = pool({"tenant"});
+  REQUIRE_FALSE(empty.is_ok());
+  CHECK_THAT(empty.status().message(), Catch::Contains("say list, add NAME"));
+  auto flag = pool({"tenant", "list", "--watch"});
+  REQUIRE_FALSE(flag.is_ok());
+  CHECK_THAT(flag.status().message(), Catch::Contains("unknown argument \"--watch\""));
+}
+
 TEST_CASE("cli: rgpu pool set builds TARGET then key=value arguments") {
   auto s = pool({"set", "alice", "--memory", "4G", "--compute=25", "--compute-limit", "50%", "--when-free"});
   REQUIRE(s.is_ok());

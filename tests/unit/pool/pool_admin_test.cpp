@@ -194,7 +194,7 @@ TEST_CASE("help is generated from the handler table") {
   CHECK_THAT(one.text, !Catch::Contains("  ls\n"));
   AdminReply bad = f.call(kInference, "help", {"sett"});
   CHECK_FALSE(bad.ok);
-  CHECK(bad.text == "no request 'sett' (requests: pool, ls, set, help)");
+  CHECK(bad.text == "no request 'sett' (requests: pool, ls, set, tenant, help)");
 
   AdminReply json = f.call(kInference, "help", {}, true);
   REQUIRE(json.ok);
@@ -208,11 +208,11 @@ TEST_CASE("unknown requests and stray arguments say what to do") {
   Fixture f;
   AdminReply r = f.call(kAdmin, "lss");
   CHECK_FALSE(r.ok);
-  CHECK(r.text == "unknown request 'lss'; did you mean 'ls'? (requests: pool, ls, set, help; `help` describes them)");
+  CHECK(r.text == "unknown request 'lss'; did you mean 'ls'? (requests: pool, ls, set, tenant, help; `help` describes them)");
   AdminReply j = f.call(kAdmin, "frobnicate", {}, true);
   CHECK_FALSE(j.ok);
   CHECK(valid_json(j.text));
-  CHECK(j.text == R"j({"ok":false,"error":"unknown request 'frobnicate' (requests: pool, ls, set, help; `help` describes them)"})j");
+  CHECK(j.text == R"j({"ok":false,"error":"unknown request 'frobnicate' (requests: pool, ls, set, tenant, help; `help` describes them)"})j");
   AdminReply args = f.call(kAdmin, "pool", {"extra"});
   CHECK_FALSE(args.ok);
   CHECK(args.text == "`pool` takes no arguments (usage: pool)");

@@ -169,7 +169,7 @@ TEST_CASE("a tenant needs a name and a non-empty token") {
   const std::string digits = refusal("tenants:\n  - name: 42\n    token: t\n");
   CHECK_THAT(digits, Catch::StartsWith("pool.yaml:2:11: tenant #1's name '42' is all digits"));
   const std::string spaces = refusal("tenants:\n  - name: a b\n    token: t\n");
-  CHECK_THAT(spaces, Catch::StartsWith("pool.yaml:2:11: tenant #1's name must be letters"));
+  CHECK_THAT(spaces, Catch::StartsWith("pool.yaml:2:11: tenant #1's name must be 1..253 letters"));
 }
 
 TEST_CASE("the admin token must differ from every tenant token") {
