@@ -18,6 +18,8 @@ const char* const kPoolUsage =
     "  --sync-every N   cudaStreamSynchronize every N launches (8)  --sync-each I  tenant I syncs every launch\n"
     "  --duration S     seconds per run (3)                         --cap PCT      one tenant capped at PCT\n"
     "  --change I:P@S   S seconds into the run together, set tenant I's compute to P (`rgpu pool set`)\n"
+    "  --tenant-from-env  with --cap: the capped tenant is the one RGPU_SERVER and RGPU_TOKEN name (say, a\n"
+    "                   pod's slice from rgpu-device-plugin), not the bench's own; PCT is what it should get\n"
     "  --suite          the whole bar table: pairs, four tenants, sync-each, short and long kernels, cap,\n"
     "                   change and scheduler overhead\n"
     "  --overhead       only the scheduler overhead on a lone tenant: launch rate, launch + sync latency and\n"
@@ -137,6 +139,8 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
       RGPU_ASSIGN_OR_RETURN(std::string v, value());
       RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 1, 100));
       o.cap = static_cast<int>(n);
+    } else if (a == "--tenant-from-env") {
+      o.tenant_from_env = true;
     } else if (a == "--change") {
       RGPU_ASSIGN_OR_RETURN(std::string v, value());
       RGPU_ASSIGN_OR_RETURN(o.change, change_spec(v));
@@ -162,6 +166,11 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
     return RGPU_ERROR(kInvalidArgument, "--suite sets the shares, cap, change and sync-each of each run itself");
   if (o.cap && (shares_given || o.change || o.sync_each))
     return RGPU_ERROR(kInvalidArgument, "--cap runs one tenant alone: no --shares, --change or --sync-each");
+  if (o.tenant_from_env && !o.cap)
+    return RGPU_ERROR(kInvalidArgument, "--tenant-from-env measures a cap: add --cap PCT (what the tenant should get)");
+  if (o.tenant_from_env && (!std::getenv("RGPU_SERVER") || !std::getenv("RGPU_TOKEN")))
+    return RGPU_ERROR(kInvalidArgument, "--tenant-from-env: set RGPU_SERVER and RGPU_TOKEN to the tenant's (the pod's "
+                                        "environment)");
   if (o.sync_each && *o.sync_each >= tenants)
     return RGPU_ERROR(kInvalidArgument, "--sync-each " + std::to_string(*o.sync_each) + ": there are only " +
                                             std::to_string(tenants) + " tenants (t0..t" + std::to_string(tenants - 1) + ")");

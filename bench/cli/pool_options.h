@@ -27,6 +27,7 @@ struct PoolOptions {
   std::optional<int> sync_each;  // this tenant syncs after every launch
   double duration_s = 3;
   std::optional<int> cap;  // one tenant alone, compute = compute_limit = cap
+  bool tenant_from_env = false;  // --cap's tenant is RGPU_SERVER's / RGPU_TOKEN's (CapRun::from_env)
   std::optional<ComputeChange> change;
   bool suite = false;     // the whole bar table
   bool overhead = false;  // only the scheduler-overhead run

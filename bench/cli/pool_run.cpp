@@ -216,11 +216,14 @@ class PoolBench {
     return out;
   }
 
-  // One spin worker; its completion bins.
-  Result<Bins> spin(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every, double duration_s,
+  // One spin worker (`daemon`'s tenant, or with no daemon the tenant RGPU_SERVER and RGPU_TOKEN
+  // name in the bench's environment); its completion bins.
+  Result<Bins> spin(const Daemon* daemon, const PoolTenant& tenant, int kernel_us, int sync_every, double duration_s,
                     std::optional<int64_t> epoch, int block_us = 0) {
+    const std::vector<std::string> args = spin_args(kernel_us, sync_every, duration_s, epoch, block_us);
     RGPU_ASSIGN_OR_RETURN(WorkerOutput out,
-                          tenant_worker(daemon, tenant, spin_args(kernel_us, sync_every, duration_s, epoch, block_us)));
+                          daemon ? tenant_worker(*daemon, tenant, args)
+                                 : run_worker(worker_, args, {{"LD_LIBRARY_PATH", prepend_path(shim_dir(), std::getenv("LD_LIBRARY_PATH"))}}));
     const Bins* bins = find_bins(out, kCompletions);
     if (!bins) return RGPU_ERROR(kProtocol, tenant.name + ": the worker printed no " + kCompletions + " bins");
     for (const auto& [key, value] : out.info)
@@ -229,7 +232,7 @@ class PoolBench {
     return *bins;
   }
 
-  Result<double> solo_rate(const Daemon& daemon, const PoolTenant& tenant, int kernel_us, int sync_every,
+  Result<double> solo_rate(const Daemon* daemon, const PoolTenant& tenant, int kernel_us, int sync_every,
                            double duration_s, int block_us = 0) {
     RGPU_ASSIGN_OR_RETURN(Bins bins, spin(daemon, tenant, kernel_us, sync_every, duration_s, std::nullopt, block_us));
     RGPU_ASSIGN_OR_RETURN(Interval iv, steady_interval({&bins}));
@@ -245,7 +248,7 @@ class PoolBench {
     for (size_t i = 0; i < n; ++i) {
       const PoolTenant& t = config.tenants[i];
       step(label + ": " + t.name + " solo (compute " + std::to_string(t.compute) + ")");
-      RGPU_ASSIGN_OR_RETURN(solo[i], solo_rate(*daemon, t, run.kernel_us, sync_of(i), run.duration_s));
+      RGPU_ASSIGN_OR_RETURN(solo[i], solo_rate(daemon.get(), t, run.kernel_us, sync_of(i), run.duration_s));
     }
 
     step(label + ": " + std::to_string(n) + " tenants together");
@@ -254,7 +257,7 @@ class PoolBench {
     std::vector<std::thread> threads;
     for (size_t i = 0; i < n; ++i)
       threads.emplace_back([&, i] {
-        results[i] = spin(*daemon, config.tenants[i], run.kernel_us, sync_of(i), run.duration_s, epoch);
+        results[i] = spin(daemon.get(), config.tenants[i], run.kernel_us, sync_of(i), run.duration_s, epoch);
       });
     int64_t change_ns = 0, change_took_ns = 0;
     Status change_status = Status::ok();
@@ -279,7 +282,7 @@ class PoolBench {
     for (size_t i = 0; i < n; ++i) {
       const PoolTenant& t = config.tenants[i];
       step(label + ": " + t.name + " solo again");
-      RGPU_ASSIGN_OR_RETURN(double again, solo_rate(*daemon, t, run.kernel_us, sync_of(i), run.duration_s));
+      RGPU_ASSIGN_OR_RETURN(double again, solo_rate(daemon.get(), t, run.kernel_us, sync_of(i), run.duration_s));
       if (std::fabs(again - solo[i]) > 0.05 * std::max(again, solo[i]))
         std::fprintf(stderr, "      %s: solo rate moved from %.1f/s to %.1f/s during the run\n", t.name.c_str(), solo[i],
                      again);
@@ -335,10 +338,13 @@ class PoolBench {
     config.tenants.push_back(PoolTenant{"ref", random_token(), kTenantMemoryMib, 100 - run.cap, 100});
     RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
     step(label + ": ref (uncapped) solo");
-    RGPU_ASSIGN_OR_RETURN(double uncapped, solo_rate(*daemon, config.tenants[1], run.kernel_us, run.sync_every, run.duration_s));
-    step(label + ": t0 (capped) solo");
-    RGPU_ASSIGN_OR_RETURN(double capped, solo_rate(*daemon, config.tenants[0], run.kernel_us, run.sync_every, run.duration_s));
-    rows_.push_back(cap_row(label, "t0", run.cap, uncapped, capped));
+    RGPU_ASSIGN_OR_RETURN(double uncapped, solo_rate(daemon.get(), config.tenants[1], run.kernel_us, run.sync_every, run.duration_s));
+    const std::string name = run.from_env ? "env" : "t0";
+    step(label + ": " + (run.from_env ? "RGPU_TOKEN's tenant at " + std::string(std::getenv("RGPU_SERVER")) : "t0") +
+         " (capped) solo");
+    RGPU_ASSIGN_OR_RETURN(double capped, solo_rate(run.from_env ? nullptr : daemon.get(), config.tenants[0], run.kernel_us,
+                                                   run.sync_every, run.duration_s));
+    rows_.push_back(cap_row(label, name, run.cap, uncapped, capped));
     return Status::ok();
   }
 
@@ -439,12 +445,12 @@ class PoolBench {
     step(label + ": high alone");
     RGPU_ASSIGN_OR_RETURN(RequestFigures alone, requests(*daemon, high, run, std::nullopt));
     step(label + ": low alone");
-    RGPU_ASSIGN_OR_RETURN(double low_solo, solo_rate(*daemon, low, run.kernel_us, run.sync_every, run.duration_s, run.block_us));
+    RGPU_ASSIGN_OR_RETURN(double low_solo, solo_rate(daemon.get(), low, run.kernel_us, run.sync_every, run.duration_s, run.block_us));
     step(label + ": both");
     const int64_t epoch = monotonic_ns() + kTogetherLeadNs;
     std::optional<Result<Bins>> low_bins;
     std::thread trainer(
-        [&] { low_bins = spin(*daemon, low, run.kernel_us, run.sync_every, run.duration_s, epoch, run.block_us); });
+        [&] { low_bins = spin(daemon.get(), low, run.kernel_us, run.sync_every, run.duration_s, epoch, run.block_us); });
     Result<RequestFigures> beside = requests(*daemon, high, run, epoch);
     trainer.join();
     RGPU_TRY(beside.status());
@@ -536,7 +542,7 @@ std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
     if (o.hold_mib) run.hold_mib = *o.hold_mib;
     return {run};
   }
-  if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s}};
+  if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s, o.tenant_from_env}};
   if (!o.suite) return {ShareRun{o.shares, o.kernel_us, o.sync_every, o.sync_each, o.duration_s, o.change}};
   const double d = o.duration_s;
   const std::vector<int> four = {10, 20, 30, 40};
@@ -570,7 +576,9 @@ std::string run_label(const PoolRun& run) {
            std::to_string(c.compute) + " % at " + seconds_text(c.at_s) + ", " + shares_text(s->shares) + " (" + mix + ")";
   }
   if (const auto* c = std::get_if<CapRun>(&run))
-    return "cap " + std::to_string(c->cap) + " %, lone tenant (" + mix_text(c->kernel_us, c->sync_every) + ")";
+    return "cap " + std::to_string(c->cap) + " %, " +
+           (c->from_env ? "the tenant of RGPU_SERVER and RGPU_TOKEN" : std::string("lone tenant")) + " (" +
+           mix_text(c->kernel_us, c->sync_every) + ")";
   if (const auto* p = std::get_if<PriorityRun>(&run))
     return std::string(p->mps ? "priority, MPS: high's " : "priority: high's ") + std::to_string(p->request_us) +
            " us requests, " + std::to_string(p->gap_us) + " us apart on average, beside a saturating low (" +

@@ -30,6 +30,9 @@ struct CapRun {
   int kernel_us = 1000;
   int sync_every = 8;
   double duration_s = 3;
+  // The capped tenant is not the bench's own but the one RGPU_SERVER and RGPU_TOKEN name (a pod's
+  // slice made by the Kubernetes device plugin); the uncapped reference runs on the bench's rgpud.
+  bool from_env = false;
 };
 
 // Launch throughput and launch + sync latency of a lone sliced tenant against a whole-GPU session

@@ -1,6 +1,8 @@
 // `rgpu bench pool`'s command line.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "bench/cli/pool_options.h"
 
 using namespace rgpu::bench;
@@ -39,6 +41,7 @@ TEST_CASE("pool options: every flag is read") {
   auto cap = parse_pool_options({"--cap", "30"});
   REQUIRE(cap.is_ok());
   CHECK(cap->cap == 30);
+  CHECK_FALSE(cap->tenant_from_env);
   auto suite = parse_pool_options({"--suite", "--duration", "5"});
   REQUIRE(suite.is_ok());
   CHECK(suite->suite);
@@ -103,4 +106,23 @@ TEST_CASE("pool options: bad values and combinations are refused, saying what is
     REQUIRE_FALSE(o.is_ok());
     CHECK(o.status().message().find(b.says) != std::string::npos);
   }
+}
+
+TEST_CASE("pool options: --tenant-from-env needs --cap and the tenant's RGPU_SERVER and RGPU_TOKEN") {
+  unsetenv("RGPU_SERVER");
+  unsetenv("RGPU_TOKEN");
+  auto no_env = parse_pool_options({"--cap", "10", "--tenant-from-env"});
+  REQUIRE_FALSE(no_env.is_ok());
+  CHECK_THAT(no_env.status().message(), Catch::Contains("set RGPU_SERVER and RGPU_TOKEN"));
+  setenv("RGPU_SERVER", "unix:/run/rgpu/rgpud.sock", 1);
+  setenv("RGPU_TOKEN", "pod-token", 1);
+  auto no_cap = parse_pool_options({"--tenant-from-env"});
+  REQUIRE_FALSE(no_cap.is_ok());
+  CHECK_THAT(no_cap.status().message(), Catch::Contains("add --cap PCT"));
+  auto ok = parse_pool_options({"--cap", "10", "--tenant-from-env"});
+  REQUIRE(ok.is_ok());
+  CHECK(ok->tenant_from_env);
+  CHECK(ok->cap == 10);
+  unsetenv("RGPU_SERVER");
+  unsetenv("RGPU_TOKEN");
 }
