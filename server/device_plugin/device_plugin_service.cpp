@@ -3,6 +3,7 @@
 
 #include "common/log.h"
 #include "server/device_plugin/preferred_allocation.h"
+#include "server/device_plugin/status_text.h"
 
 namespace rgpu::device_plugin {
 
@@ -16,7 +17,7 @@ grpc::Status to_grpc(const Status& st) {
   if (st.is_ok()) return grpc::Status::OK;
   const auto code = st.code() == Code::kInvalidArgument ? grpc::StatusCode::INVALID_ARGUMENT
                                                           : grpc::StatusCode::UNAVAILABLE;
-  return grpc::Status(code, st.message());
+  return grpc::Status(code, first_line(st.message()));
 }
 
 }  // namespace
@@ -71,7 +72,7 @@ grpc::Status DevicePluginService::Allocate(grpc::ServerContext*, const v1beta1::
     }
     auto response = broker_.allocate(ids);
     if (!response.is_ok()) {
-      RGPU_LOG_WARN("Allocate refused: %s", response.status().message().c_str());
+      RGPU_LOG_WARN("Allocate refused: %s", first_line(response.status().message()).c_str());
       return to_grpc(response.status());
     }
     *out->add_container_responses() = std::move(*response);
@@ -83,7 +84,7 @@ grpc::Status DevicePluginService::PreStartContainer(grpc::ServerContext*,
                                                     const v1beta1::PreStartContainerRequest* request,
                                                     v1beta1::PreStartContainerResponse*) {
   const Status st = broker_.prestart({request->devices_ids().begin(), request->devices_ids().end()});
-  if (!st.is_ok()) RGPU_LOG_WARN("PreStartContainer failed: %s", st.message().c_str());
+  if (!st.is_ok()) RGPU_LOG_WARN("PreStartContainer failed: %s", first_line(st.message()).c_str());
   return to_grpc(st);
 }
 

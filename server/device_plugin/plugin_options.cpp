@@ -1,7 +1,9 @@
 // rgpu-device-plugin's command line (see plugin_options.h).
 #include "server/device_plugin/plugin_options.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <fstream>
 #include <sstream>
 
@@ -12,6 +14,10 @@ namespace {
 // The largest accepted values: a memory unit of 1 TiB, a poll once an hour.
 constexpr uint64_t kMaxMemoryUnitMib = 1u << 20;
 constexpr uint64_t kMaxPollMs = 3600 * 1000;
+
+constexpr const char* kValueFlags[] = {"--domain",           "--memory-unit-mib", "--kubelet-dir",
+                                       "--pod-resources-socket", "--rgpud",        "--admin-token-file",
+                                       "--shim-dir",         "--poll-ms"};
 
 Result<uint64_t> parse_count(const std::string& flag, const std::string& text, uint64_t lo, uint64_t hi) {
   uint64_t v = 0;
@@ -72,16 +78,14 @@ Result<PluginOptions> parse_plugin_args(std::span<const std::string> args) {
       return out;
     }
     // Every other flag takes a value, as `--flag VALUE` or `--flag=VALUE`.
-    std::string flag = arg, value;
     const size_t eq = arg.find('=');
-    if (arg.starts_with("--") && eq != std::string::npos) {
-      flag = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      value = args[++i];
-    } else if (arg.starts_with("--")) {
-      return RGPU_ERROR(kInvalidArgument, arg + " needs a value (see --help)");
-    }
+    const std::string flag = arg.substr(0, eq);
+    if (!std::count(std::begin(kValueFlags), std::end(kValueFlags), flag))
+      return RGPU_ERROR(kInvalidArgument, "unknown argument \"" + arg.substr(0, 64) + "\" (see --help)");
+    std::string value;
+    if (eq != std::string::npos) value = arg.substr(eq + 1);
+    else if (i + 1 < args.size()) value = args[++i];
+    else return RGPU_ERROR(kInvalidArgument, flag + " needs a value (see --help)");
     if (flag == "--domain") {
       RGPU_ASSIGN_OR_RETURN(out.domain, check_domain(value));
     } else if (flag == "--memory-unit-mib") {
@@ -99,11 +103,9 @@ Result<PluginOptions> parse_plugin_args(std::span<const std::string> args) {
       RGPU_ASSIGN_OR_RETURN(out.admin_token_file, absolute_path(flag, value));
     } else if (flag == "--shim-dir") {
       RGPU_ASSIGN_OR_RETURN(out.shim_dir, absolute_path(flag, value));
-    } else if (flag == "--poll-ms") {
+    } else {  // --poll-ms, the last of kValueFlags
       RGPU_ASSIGN_OR_RETURN(uint64_t ms, parse_count(flag, value, 10, kMaxPollMs));
       out.poll_ms = static_cast<uint32_t>(ms);
-    } else {
-      return RGPU_ERROR(kInvalidArgument, "unknown argument \"" + arg.substr(0, 64) + "\" (see --help)");
     }
   }
   return out;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "server/device_plugin/status_text.h"
 
 namespace rgpu::device_plugin {
 
@@ -95,16 +96,16 @@ void PluginRuntime::poll_once() {
   if (gpus.is_ok()) state_.set_gpus(*gpus);
   else {
     state_.set_unreachable();
-    problem = gpus.status().message() + " (devices reported Unhealthy)";
+    problem = first_line(gpus.status().message()) + " (devices reported Unhealthy)";
   }
-  if (Status reaped = broker_.reap(); !reaped.is_ok() && problem.empty()) problem = reaped.message();
+  if (Status reaped = broker_.reap(); !reaped.is_ok() && problem.empty()) problem = first_line(reaped.message());
 
   // Serve and register when never done, or when kubelet.sock is a new file, or our socket is gone.
   const auto kubelet = file_identity(options_.kubelet_dir + "/kubelet.sock");
   bool sockets_there = true;
   for (auto& s : served_) sockets_there = sockets_there && file_identity(options_.kubelet_dir + "/" + endpoint(s.kind));
   if (kubelet && (!registered_with_ || *registered_with_ != *kubelet || !sockets_there)) {
-    if (Status st = serve_and_register(); !st.is_ok() && problem.empty()) problem = st.message();
+    if (Status st = serve_and_register(); !st.is_ok() && problem.empty()) problem = first_line(st.message());
   } else if (!kubelet && problem.empty()) {
     problem = "no kubelet.sock in " + options_.kubelet_dir + " yet (waiting for the kubelet)";
   }

@@ -8,6 +8,7 @@
 #include "codegen/support/api_hash.h"
 #include "common/wire/frame.h"
 #include "server/device_plugin/rgpud_requests.h"
+#include "server/device_plugin/status_text.h"
 #include "transports/handshake.h"
 
 namespace rgpu::device_plugin {
@@ -16,8 +17,6 @@ namespace {
 
 // A control request is small and rgpud answers it at once: a silent rgpud is an unhealthy one.
 constexpr std::chrono::seconds kHandshakeTimeout{5};
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
 
