@@ -6,13 +6,13 @@
 // serves the kubelet's Registration on DIR/kubelet.sock and pod-resources on DIR/pod-resources.sock,
 // waits for the plugin (started with --kubelet-dir DIR --pod-resources-socket DIR/pod-resources.sock)
 // to register both resources, admits the container and prints its environment as `export` lines
-// (what the container would see; the mounts as comments). It then keeps the pod until stdin closes
-// or it is interrupted, and deletes it, so that the plugin removes its tenant, before it exits.
+// (what the container would see; the mounts as comments). It then keeps the pod until interrupted
+// (SIGINT, SIGTERM) and deletes it, so that the plugin removes its tenant, before it exits.
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 #include "tests/device_plugin/kubelet_stand_in.h"
@@ -23,10 +23,17 @@ const char* kUsage =
     "usage: rgpu-kubelet-stand-in --dir DIR --pod NS/POD/CONTAINER [--core N] [--memory M] [--domain D]\n"
     "                             [--linger-ms MS]\n"
     "  Stands in for the kubelet in DIR, admits one container through rgpu-device-plugin, prints its\n"
-    "  environment as shell `export` lines, holds the pod until stdin closes, then deletes it and waits\n"
-    "  --linger-ms (default 5000) for the plugin to see it gone.\n";
+    "  environment as shell `export` lines, holds the pod until SIGINT or SIGTERM, then deletes it and\n"
+    "  serves --linger-ms more (default 5000) for the plugin to see it gone.\n";
 
-volatile std::sig_atomic_t g_stop = 0;
+// Whole numbers only; anything else is the usage.
+bool parse_count(const char* text, uint32_t& out) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text, &end, 10);
+  if (!*text || *end || v > 1000000) return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
 
 // Single-quoted for a POSIX shell.
 std::string quoted(const std::string& s) {
@@ -47,9 +54,9 @@ int main(int argc, char** argv) {
     if (a == "--dir" && has_value) dir = argv[++i];
     else if (a == "--pod" && has_value) pod = argv[++i];
     else if (a == "--domain" && has_value) domain = argv[++i];
-    else if (a == "--core" && has_value) core = static_cast<uint32_t>(std::stoul(argv[++i]));
-    else if (a == "--memory" && has_value) memory = static_cast<uint32_t>(std::stoul(argv[++i]));
-    else if (a == "--linger-ms" && has_value) linger_ms = static_cast<uint32_t>(std::stoul(argv[++i]));
+    else if (a == "--core" && has_value && parse_count(argv[++i], core)) continue;
+    else if (a == "--memory" && has_value && parse_count(argv[++i], memory)) continue;
+    else if (a == "--linger-ms" && has_value && parse_count(argv[++i], linger_ms)) continue;
     else {
       std::fputs(kUsage, a == "--help" ? stdout : stderr);
       return a == "--help" ? 0 : 2;
@@ -61,8 +68,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   ContainerAsk ask{pod.substr(0, s1), pod.substr(s1 + 1, s2 - s1 - 1), pod.substr(s2 + 1), core, memory, false};
-  std::signal(SIGINT, [](int) { g_stop = 1; });
-  std::signal(SIGTERM, [](int) { g_stop = 1; });
+  // SIGINT / SIGTERM are taken by sigwait, before any thread starts.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   KubeletStandIn kubelet(dir, domain);
   std::fprintf(stderr, "kubelet stand-in: serving %s and %s; waiting for the plugin to register\n",
@@ -75,8 +86,9 @@ int main(int argc, char** argv) {
     }
     return c && m;
   };
-  while (!kubelet.wait_registrations(registered, std::chrono::seconds(1))) {
-    if (g_stop) return 1;
+  if (!kubelet.wait_registrations(registered, std::chrono::minutes(2))) {
+    std::fprintf(stderr, "kubelet stand-in: no plugin registered both resources in 2 minutes\n");
+    return 1;
   }
   // The kubelet admits only onto healthy devices: wait for the first lists.
   const auto has_devices = [](const v1beta1::ListAndWatchResponse& l) { return l.devices_size() > 0; };
@@ -95,10 +107,9 @@ int main(int argc, char** argv) {
     std::printf("# mount %s -> %s%s\n", m.host_path().c_str(), m.container_path().c_str(), m.read_only() ? " (ro)" : "");
   for (const auto& [k, v] : admitted->envs) std::printf("export %s=%s\n", k.c_str(), quoted(v).c_str());
   std::fflush(stdout);
-  std::fprintf(stderr, "kubelet stand-in: %s admitted; close stdin or interrupt to delete the pod\n", pod.c_str());
-  char buf[256];
-  while (!g_stop && read(0, buf, sizeof buf) > 0) {
-  }
+  std::fprintf(stderr, "kubelet stand-in: %s admitted; interrupt (SIGINT, SIGTERM) to delete the pod\n", pod.c_str());
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
   kubelet.delete_pod(ask.pod_namespace, ask.pod);
   std::fprintf(stderr, "kubelet stand-in: pod %s/%s deleted\n", ask.pod_namespace.c_str(), ask.pod.c_str());
   std::this_thread::sleep_for(std::chrono::milliseconds(linger_ms));
