@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "server/device_plugin/device_ids.h"
 #include "server/device_plugin/plugin_options.h"
@@ -39,7 +40,7 @@ std::string parse_error(std::vector<std::string> args) {
 
 }  // namespace
 
-TEST_CASE("device IDs name their GPU, kind and unit, and read back", "[device_plugin]") {
+TEST_CASE("device plugin: device IDs name their GPU, kind and unit, and read back", "[device_plugin]") {
   CHECK(dp::format_device_id({0, dp::ResourceKind::kCore, 42}) == "gpu0-core-042");
   CHECK(dp::format_device_id({1, dp::ResourceKind::kMemory, 7}) == "gpu1-mem-0007");
   auto id = dp::parse_device_id("gpu3-mem-0563");
@@ -52,7 +53,7 @@ TEST_CASE("device IDs name their GPU, kind and unit, and read back", "[device_pl
     CHECK_FALSE(dp::parse_device_id(bad));
 }
 
-TEST_CASE("each GPU gives 100 core devices and floor(memory / unit) memory devices", "[device_plugin]") {
+TEST_CASE("device plugin: each GPU gives 100 core devices and floor(memory / unit) memory devices", "[device_plugin]") {
   const std::vector<dp::GpuInventory> gpus = {{0, 16ull << 30}, {1, (8ull << 30) + (255ull << 20)}};
   const auto core = dp::device_ids(dp::ResourceKind::kCore, gpus, 256);
   REQUIRE(core.size() == 200);
@@ -66,7 +67,7 @@ TEST_CASE("each GPU gives 100 core devices and floor(memory / unit) memory devic
   CHECK(dp::resource_name("ideal.com", dp::ResourceKind::kMemory) == "ideal.com/vcuda-memory");
 }
 
-TEST_CASE("the preferred allocation keeps a container on one GPU when one has room", "[device_plugin]") {
+TEST_CASE("device plugin: the preferred allocation keeps a container on one GPU when one has room", "[device_plugin]") {
   using dp::ResourceKind;
   auto available = ids_of(0, ResourceKind::kCore, 95, 100);  // GPU 0: 5 free
   auto gpu1 = ids_of(1, ResourceKind::kCore, 0, 100);
@@ -94,7 +95,7 @@ TEST_CASE("the preferred allocation keeps a container on one GPU when one has ro
   }
 }
 
-TEST_CASE("the plugin's flags: defaults, values and clear errors", "[device_plugin]") {
+TEST_CASE("device plugin: the plugin's flags: defaults, values and clear errors", "[device_plugin]") {
   auto defaults = parse_ok({});
   CHECK(defaults.domain == "rgpu.io");
   CHECK(defaults.memory_unit_mib == 256);
@@ -118,7 +119,7 @@ TEST_CASE("the plugin's flags: defaults, values and clear errors", "[device_plug
   CHECK_THAT(parse_error({"--bogus"}), Catch::Contains("unknown argument \"--bogus\""));
 }
 
-TEST_CASE("the admin token is read from its file, trimmed; a missing or empty file is an error", "[device_plugin]") {
+TEST_CASE("device plugin: the admin token is read from its file, trimmed; a missing or empty file is an error", "[device_plugin]") {
   const auto dir = std::filesystem::temp_directory_path() / ("rgpu-dp-token-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   dp::PluginOptions options;
@@ -132,7 +133,7 @@ TEST_CASE("the admin token is read from its file, trimmed; a missing or empty fi
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("the requests sent to rgpud's control API", "[device_plugin]") {
+TEST_CASE("device plugin: the requests sent to rgpud's control API", "[device_plugin]") {
   auto both = dp::tenant_add_request({"ns/pod/c", {"t1", "t2"}, 4096, 10});
   CHECK(both.verb == "tenant");
   CHECK(both.args == std::vector<std::string>{"add", "ns/pod/c", "token=t1", "token=t2", "memory=4096", "compute=10",
@@ -146,7 +147,7 @@ TEST_CASE("the requests sent to rgpud's control API", "[device_plugin]") {
   CHECK(dp::pool_view_request().json);
 }
 
-TEST_CASE("the GPUs are read from rgpud's own pool view JSON", "[device_plugin]") {
+TEST_CASE("device plugin: the GPUs are read from rgpud's own pool view JSON", "[device_plugin]") {
   // The JSON comes from rgpud's control API code itself, so a renamed key fails here.
   rgpu::pool::Pool pool({{"NVIDIA H200", 143771ull << 20}, {"NVIDIA H200", 4ull << 30}}, rgpu::pool::DaemonConfig{});
   auto reply = rgpu::pool::handle_admin(pool, {true, ""}, {"pool", {}, true}, rgpu::pool::Clock::now());
@@ -157,7 +158,7 @@ TEST_CASE("the GPUs are read from rgpud's own pool view JSON", "[device_plugin]"
   CHECK_THAT(dp::parse_pool_view("not json").status().message(), Catch::Contains("not the JSON expected"));
 }
 
-TEST_CASE("the broker joins a container's core and memory into one tenant with both tokens", "[device_plugin]") {
+TEST_CASE("device plugin: the broker joins a container's core and memory into one tenant with both tokens", "[device_plugin]") {
   dp::testing::FakeRgpud rgpud({{0, 16ull << 30}});
   v1::ListPodResourcesResponse list;
   dp::PluginOptions options;

@@ -2,7 +2,6 @@
 #include "tests/device_plugin/kubelet_stand_in.h"
 
 #include <grpcpp/grpcpp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "server/device_plugin/plugin_runtime.h"
 #include "tests/device_plugin/fake_rgpud.h"
@@ -39,7 +40,7 @@ bool has_gpu(const std::vector<std::string>& ids, int gpu) {
 
 }  // namespace
 
-TEST_CASE("the device plugin against a kubelet stand-in and a fake rgpud", "[device_plugin]") {
+TEST_CASE("device plugin: the whole plugin against a kubelet stand-in and a fake rgpud", "[device_plugin]") {
   char dir_template[] = "/tmp/rgpu-dp-XXXXXX";
   REQUIRE(mkdtemp(dir_template));
   const std::string dir = dir_template;

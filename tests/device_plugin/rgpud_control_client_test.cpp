@@ -78,7 +78,7 @@ class ControlEndpoint {
 
 }  // namespace
 
-TEST_CASE("the rgpud client speaks rgpud's control API with the admin token", "[device_plugin]") {
+TEST_CASE("device plugin: the rgpud client speaks rgpud's control API with the admin token", "[device_plugin]") {
   char dir_template[] = "/tmp/rgpu-dp-ctl-XXXXXX";
   REQUIRE(mkdtemp(dir_template));
   const std::string dir = dir_template;
