@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
           libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
+          protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc  # rgpu-device-plugin
           iproute2 procps)  # the last two: the reliability tests' cut network (ip) and process checks (pgrep)
 missing=()
 for p in "${packages[@]}"; do

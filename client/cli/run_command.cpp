@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "client/runtime/settings.h"
+#include "common/shim_libraries.h"
 
 namespace rgpu::cli {
 
@@ -27,11 +28,6 @@ void prepend_env(const char* name, const std::string& value, char sep) {
   std::string v = old && *old ? value + sep + old : value;
   setenv(name, v.c_str(), 1);
 }
-
-// The client libraries, cudart first: the other shims send their calls down cudart's call pipe.
-constexpr const char* kShims[] = {"libcudart.so.13", "libcublas.so.13", "libnvidia-ml.so.1", "libcublasLt.so.13",
-                                  "libcuda.so.1",    "libcudnn.so.9",   "libcurand.so.10",
-                                  "libcufft.so.12",  "libcusparse.so.12", "libcusolver.so.12"};
 
 }  // namespace
 
@@ -87,7 +83,7 @@ Result<RunOptions> parse_run_args(std::span<const std::string> args) {
 int run_command(const RunOptions& options, char** argv) {
   std::string dir = shim_dir();
   std::string preload_list;
-  for (const char* shim : kShims) {
+  for (const char* shim : kShimLibraries) {
     if (!std::filesystem::exists(dir + "/" + shim)) {
       std::fprintf(stderr, "rgpu: the client libraries are missing from %s: reinstall rgpu\n", dir.c_str());
       return 127;
