@@ -2,13 +2,14 @@
 #   rgpu-server  rgpud, its systemd unit, its default configuration (a conffile)
 #   rgpu-client  rgpu and the shim libraries
 # An install() rule joins a package by its COMPONENT: `server` or `client`. Rules without one (the
-# tests, the benchmark) stay out of both. The files only a package installs (the unit, the
-# configuration) are EXCLUDE_FROM_ALL at absolute paths: `cmake --install build --prefix X` leaves
-# them out, so a source install never writes to /etc.
+# tests, the benchmark) stay out of both. The files only the package installs (the unit, the
+# configuration) are at absolute paths, in a component of their own, `server_system`, that only
+# cpack asks for (EXCLUDE_FROM_ALL): `cmake --install build [--component server] --prefix X`
+# never writes to /etc.
 set(RGPU_DEBIAN_DIR ${PROJECT_SOURCE_DIR}/deploy/debian)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/systemd/rgpud.service DESTINATION /lib/systemd/system
-        COMPONENT server EXCLUDE_FROM_ALL)
-install(FILES ${RGPU_DEBIAN_DIR}/rgpud.yaml DESTINATION /etc/rgpu COMPONENT server EXCLUDE_FROM_ALL)
+        COMPONENT server_system EXCLUDE_FROM_ALL)
+install(FILES ${RGPU_DEBIAN_DIR}/rgpud.yaml DESTINATION /etc/rgpu COMPONENT server_system EXCLUDE_FROM_ALL)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rgpu)
@@ -18,8 +19,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Absolute destinations (above) go under the package's root, not the build machine's.
 set(CPACK_SET_DESTDIR ON)
 set(CPACK_INSTALL_PREFIX /usr)
-set(CPACK_COMPONENTS_ALL server client)
+set(CPACK_COMPONENTS_ALL server server_system client)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_GROUPING ONE_PER_GROUP)  # a package per group: server and server_system are one
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # rgpu-server_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 # Dependencies are what dpkg-shlibdeps finds the binaries need (dpkg-dev): the shims need no CUDA
@@ -43,3 +45,8 @@ rgpu run puts the shim libraries (libcudart, cuBLAS, cuDNN, NVML, the driver API
 they forward its CUDA calls to an rgpud. No GPU, driver or CUDA toolkit is needed on the client.")
 
 include(CPack)
+cpack_add_component_group(server)
+cpack_add_component_group(client)
+cpack_add_component(server GROUP server)
+cpack_add_component(server_system GROUP server)
+cpack_add_component(client GROUP client)
