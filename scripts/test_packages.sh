@@ -7,7 +7,7 @@
 #
 # Usage: scripts/test_packages.sh [BUILD]   (default: build; as root, or with sudo)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 BUILD=$(realpath "${1:-build}")
 BIN=/usr/bin  # harness.sh's start_daemon runs $BIN/rgpud: the installed one
 source tests/integration/harness.sh
