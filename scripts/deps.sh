@@ -4,7 +4,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
           libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
           protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc  # rgpu-device-plugin
-          iproute2 procps)  # the last two: the reliability tests' cut network (ip) and process checks (pgrep)
+          iproute2 procps   # the reliability tests' cut network (ip) and process checks (pgrep)
+          dpkg-dev file systemd)  # the package test: cpack's dpkg-shlibdeps (it runs file), systemd-analyze
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

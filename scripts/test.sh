@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds rgpu and runs every test that needs no GPU: unit, codegen, transport, fuzz and the
-# integration tests against rgpud's emulated backend; then builds the daemon and the unit tests
+# integration tests against rgpud's emulated backend, and the Debian packages (installed, run and
+# purged: scripts/test_packages.sh); then builds the daemon and the unit tests
 # again with AddressSanitizer + UndefinedBehaviorSanitizer and runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,8 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Debug >/dev/null
 ninja -C build -j"$jobs"
 echo "== tests"
 (cd build && ctest -j"$jobs" --output-on-failure --timeout 600)
+echo "== packages (from build/: installed, run and purged on this machine)"
+scripts/test_packages.sh build
 
 echo "== sanitizer build (build-asan/: ASan + UBSan, no GPU programs)"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRGPU_SANITIZE=ON -DRGPU_BUILD_GPU_PROGRAMS=OFF >/dev/null
