@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages rgpu builds with, when any is missing (needs root or sudo).
 set -euo pipefail
-packages=(cmake ninja-build g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
+packages=(cmake ninja-build ccache g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
           libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
           protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc  # rgpu-device-plugin
           iproute2 procps   # the reliability tests' cut network (ip) and process checks (pgrep)

@@ -7,9 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 jobs=$(nproc)
+# ccache (deps.sh installs it) keeps the objects of earlier runs, from any clone of the repo: paths
+# under the clone are hashed relative to it, and the build folder is left out of the hash.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 
 echo "== build (build/, Debug: tests need no optimisation and it compiles fastest)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" >/dev/null
 ninja -C build -j"$jobs"
 echo "== tests"
 (cd build && ctest -j"$jobs" --output-on-failure --timeout 600)
@@ -17,7 +24,7 @@ echo "== packages (from build/: installed, run and purged on this machine)"
 scripts/test_packages.sh build
 
 echo "== sanitizer build (build-asan/: ASan + UBSan, no GPU programs)"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRGPU_SANITIZE=ON -DRGPU_BUILD_GPU_PROGRAMS=OFF >/dev/null
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRGPU_SANITIZE=ON -DRGPU_BUILD_GPU_PROGRAMS=OFF "${launcher[@]}" >/dev/null
 ninja -C build-asan -j"$jobs"
 echo "== sanitizer tests"
 # The integration test loads the sanitized client shim into nvcc-built programs: the ASan runtime

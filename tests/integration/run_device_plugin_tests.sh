@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The Kubernetes flow end to end, without Kubernetes: rgpud, rgpu-device-plugin, and the kubelet
+# stand-in (the kubelet's real gRPC APIs on Unix sockets) admitting a pod that asks for
+# vcuda-core 10 and vcuda-memory 16. The container's environment runs an unmodified CUDA program,
+# which sees a GPU of 4 GiB; the pool shows the container's tenant with its slice (10 % guaranteed
+# and capped); deleting the pod frees it.
+#
+# Usage: run_device_plugin_tests.sh <bin-dir> <programs-dir> <stand-in> [backend]
+#   backend: "emulated" (default, CI: one virtual GPU of 8 GiB) or "cuda" (a GPU host).
+#   Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+STAND_IN=$3
+BACKEND=${4:-emulated}
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+export RGPU_MODULE_CACHE=$WORK/modules RGPU_EMULATED_DEVICES=1 RGPU_EMULATED_MEMORY_MB=8192
+cat >"$WORK/rgpud.yaml" <<'YAML'
+admin_token: admin-dp
+tenants:
+  - name: ops
+    token: tok-ops
+YAML
+echo admin-dp >"$WORK/admin-token"
+mkdir -p "$WORK/kubelet"
+start_server --backend "$BACKEND" --config "$WORK/rgpud.yaml" --listen "unix:$WORK/rgpud.sock" || exit 1
+pool() { RGPU_SERVER=unix:$WORK/rgpud.sock RGPU_TOKEN=admin-dp client timeout 20 "$BIN/rgpu" pool "$@"; }
+
+"$BIN/rgpu-device-plugin" --kubelet-dir "$WORK/kubelet" --pod-resources-socket "$WORK/kubelet/pod-resources.sock" \
+  --rgpud "unix:$WORK/rgpud.sock" --admin-token-file "$WORK/admin-token" --shim-dir "$(dirname "$BIN")/lib/rgpu" \
+  --poll-ms 200 >"$WORK/plugin.log" 2>&1 &
+PIDS+=($!)
+"$STAND_IN" --dir "$WORK/kubelet" --pod default/demo/main --core 10 --memory 16 --linger-ms 3000 \
+  >"$WORK/env.sh" 2>"$WORK/stand-in.log" &
+stand_in=$!
+PIDS+=($stand_in)
+wait_log "$WORK/env.sh" "RGPU_TOKEN" 20
+check "the kubelet stand-in admits the pod through the plugin (Allocate per resource, PreStartContainer)" $? \
+  "$(cat "$WORK/stand-in.log" "$WORK/plugin.log" | tail -20)"
+grep -q "RGPU_SERVER='unix:$WORK/rgpud.sock'" "$WORK/env.sh" && grep -q "LD_PRELOAD=.*libcudart" "$WORK/env.sh"
+check "the container's environment names rgpud's socket and preloads the shims" $? "$(sed 's/TOKEN=.*/TOKEN=.../' "$WORK/env.sh")"
+
+pool tenant list >"$WORK/tenants" 2>&1
+grep -Eq "^  default/demo/main +4096 +- +10% +10% " "$WORK/tenants"
+check "rgpud has one tenant for the container: 16 units of 256 MiB = 4096 MiB, 10 % guaranteed and capped" $? \
+  "$(cat "$WORK/tenants")"
+
+# The container's program: unmodified, it gets the shims from the environment alone.
+(source "$WORK/env.sh" && client timeout 60 "$PROGS/mem_info") >"$WORK/mem.out" 2>&1
+free=$(cat "$WORK/mem.out")
+[[ $free =~ ^[0-9]+$ ]] && ((free > 3900 && free <= 4096))
+check "an unmodified CUDA program in the container's environment sees a GPU of 4 GiB (free MiB)" $? "$free"
+(source "$WORK/env.sh" && client timeout 60 "$PROGS/api_tour") >"$WORK/tour.out" 2>&1
+rc=$?
+[[ $rc == 0 ]] && ! grep -q "^FAIL" "$WORK/tour.out"
+check "api_tour runs to its end in the container's environment" $? "$(grep -v '^ok' "$WORK/tour.out" | head -5)"
+grep -q "session .* start.*default/demo/main\|default/demo/main" "$LOG"
+check "rgpud's log names the container's tenant" $? "$(tail -5 "$LOG")"
+
+# Deleting the pod: the plugin sees it gone from pod-resources and removes the tenant.
+kill -INT "$stand_in"
+gone=1
+for _ in $(seq 100); do
+  pool tenant list >"$WORK/tenants2" 2>&1
+  if ! grep -q "default/demo/main" "$WORK/tenants2"; then gone=0; break; fi
+  sleep 0.1
+done
+check "deleting the pod removes its tenant from rgpud" $gone "$(cat "$WORK/tenants2"; tail -5 "$WORK/plugin.log")"
+(source "$WORK/env.sh" && client timeout 60 "$PROGS/mem_info") >"$WORK/mem2.out" 2>&1
+[[ $? != 0 ]] && grep -qi "token" "$WORK/mem2.out"
+check "the deleted pod's token is refused" $? "$(cat "$WORK/mem2.out")"
+wait "$stand_in"
+check "the kubelet stand-in ends cleanly" $? "$(tail -5 "$WORK/stand-in.log")"
+finish
