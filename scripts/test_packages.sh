@@ -56,7 +56,7 @@ check "dependencies computed, none on CUDA or the NVIDIA driver" $? "$depends"
 touch "$MARKER"
 apt_get install "$server_deb" "$client_deb" >"$WORK/apt.log" 2>&1
 check "apt installs both packages" $? "$(tail -5 "$WORK/apt.log")"
-for f in /usr/bin/rgpud /usr/bin/rgpu /usr/lib/rgpu/libcudart.so.13 /usr/lib/rgpu/libcuda.so.1 \
+for f in /usr/bin/rgpud /usr/bin/rgpu-device-plugin /usr/bin/rgpu /usr/lib/rgpu/libcudart.so.13 /usr/lib/rgpu/libcuda.so.1 \
          /lib/systemd/system/rgpud.service /etc/rgpu/rgpud.yaml; do
   [[ -e $f ]]
   check "installed: $f" $?
@@ -104,7 +104,7 @@ for p in "${PACKAGES[@]}"; do
   ! present "$p" && ! dpkg -L "$p" >/dev/null 2>&1
   check "purged: dpkg knows no file of $p" $?
 done
-for f in /usr/bin/rgpud /usr/bin/rgpu /usr/lib/rgpu /lib/systemd/system/rgpud.service /etc/rgpu; do
+for f in /usr/bin/rgpud /usr/bin/rgpu-device-plugin /usr/bin/rgpu /usr/lib/rgpu /lib/systemd/system/rgpud.service /etc/rgpu; do
   [[ ! -e $f ]]
   check "purged: $f is gone" $?
 done
