@@ -21,6 +21,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "server/daemon/device_inventory.h"
+#include "server/daemon/metrics_setup.h"
 #include "server/daemon/mps_daemon.h"
 #include "server/daemon/pool_service.h"
 #include "server/daemon/worker.h"
@@ -35,6 +36,8 @@ namespace {
 const rgpu::Tunable kListen{"RGPU_LISTEN", "127.0.0.1:7070",
                            "addresses rgpud listens on, comma-separated (host:port, unix:PATH)"};
 const rgpu::Tunable kBackend{"RGPU_BACKEND", "cuda", "rgpud backend: cuda (the real GPUs) or emulated (no GPU)"};
+const rgpu::Tunable kMetricsListen{"RGPU_METRICS_LISTEN", "127.0.0.1:9449",
+                                  "where rgpud serves Prometheus's /metrics (host:port), or off; overrides metrics.listen"};
 const rgpu::Tunable kServerToken{"RGPU_TOKEN", "", "shared secret clients must prove; required off loopback"};
 
 // "a,b" -> {"a", "b"}, empty items dropped.
@@ -296,7 +299,6 @@ int main(int argc, char** argv) {
                                                                : "TLS, plain TCP from this host";
   std::thread(reap_workers).detach();
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
-  pool.start();
 
   rgpu::transport::ServerIdentity identity;
   identity.protocol_version = rgpu::wire::kProtocolVersion;
@@ -311,6 +313,11 @@ int main(int argc, char** argv) {
       serving, std::move(identity), limits,
       [&](rgpu::transport::AcceptedConnection&& accepted, const rgpu::transport::ClientIdentity& client,
           const std::string&) { spawn_worker(std::move(accepted), next_session++, client, worker_config, pool); });
+  if (rgpu::Status st = rgpu::server::start_metrics(pool, config.metrics_listen, kMetricsListen, handshakes); !st.is_ok()) {
+    std::fprintf(stderr, "rgpud: %s\n", st.message().c_str());
+    return 1;
+  }
+  pool.start();
   // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
   // ends rgpud, which closes them (a Unix listener's socket file goes with it).
   std::thread(end_on_signal, std::move(mps), std::move(listeners)).detach();
@@ -320,5 +327,6 @@ int main(int argc, char** argv) {
                 backend.c_str(), worker_config.gpus, tokens ? "token required" : "no token", plain,
                 config.tenants.size(), config.source.empty() ? "" : " from ", config.source.c_str());
   handshakes.run();
+  pool.stop();  // its metrics read the handshakes' counts
   return 1;
 }
