@@ -3,7 +3,8 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
           libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
-          iproute2 procps)  # the last two: the reliability tests' cut network (ip) and process checks (pgrep)
+          iproute2 procps  # the reliability tests: a cut network (ip) and process checks (pgrep)
+          curl prometheus)  # the metrics test: GET /metrics, promtool check metrics and a real Prometheus
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
