@@ -4,8 +4,8 @@
 # page checked by `promtool check metrics` and line by line (the live session's slice and memory,
 # the ended one's round trips as its client counted them, the sessions started and ended), then a
 # real Prometheus scraping rgpud every second until its HTTP API returns the live session's slice.
-# Also: wrong paths and methods are answered, garbage does not hurt rgpud, and a chosen address
-# that is taken stops rgpud with a message.
+# Also: wrong paths and methods are answered, garbage does not hurt rgpud, a killed worker's session
+# ends as such, and a chosen address that is taken stops rgpud with a message.
 #
 # Usage: run_metrics_tests.sh <bin-dir> <programs-dir>
 #   Needs curl, promtool and prometheus (Debian's prometheus package). Prints "N passed, N failed" last.
@@ -117,6 +117,14 @@ check "Prometheus scraped rgpud: its API returns the live session's 512 MiB slic
   "$(cat "$WORK/query.json" 2>/dev/null; tail -5 "$WORK/prometheus.log")"
 kill "$PROM" 2>/dev/null
 wait "$PROM" 2>/dev/null
+
+# The live session's worker killed: its session ends as one whose worker died, and its series go.
+RGPUD=${PIDS[0]}
+worker=$(pgrep -P "$RGPUD")
+[[ -n $worker ]] && kill -9 $worker
+scrape_until 'rgpu_sessions_ended_total{cause="worker_died"} 1' && ! grep -q '^rgpu_session_' "$WORK/metrics"
+check "a killed worker's session counts as ended by worker_died, and its series are gone" $? \
+  "worker: ${worker:-none}; $(grep '^rgpu_session' "$WORK/metrics" | head -3)"
 
 # A chosen address that is taken: rgpud says so and does not start.
 RGPU_METRICS_LISTEN=127.0.0.1:$MPORT timeout 10 "$BIN/rgpud" --emulate --listen 127.0.0.1:0 >"$WORK/taken.out" 2>&1
