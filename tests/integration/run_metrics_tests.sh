@@ -4,8 +4,9 @@
 # page checked by `promtool check metrics` and line by line (the live session's slice and memory,
 # the ended one's round trips as its client counted them, the sessions started and ended), then a
 # real Prometheus scraping rgpud every second until its HTTP API returns the live session's slice.
-# Also: wrong paths and methods are answered, garbage does not hurt rgpud, a killed worker's session
-# ends as such, and a chosen address that is taken stops rgpud with a message.
+# Also: a wrong token counts as a refused handshake, wrong paths and methods are answered, garbage
+# does not hurt rgpud, a killed worker's session ends as such, and a chosen address that is taken
+# stops rgpud with a message.
 #
 # Usage: run_metrics_tests.sh <bin-dir> <programs-dir>
 #   Needs curl, promtool and prometheus (Debian's prometheus package). Prints "N passed, N failed" last.
@@ -52,6 +53,11 @@ check "rgpud counted the ended session's $trips round trips as its client did" $
 calls=$(sed -n 's/^rgpu_tenant_calls_total{tenant="batch"} \([0-9]*\)$/\1/p' "$WORK/metrics")
 [[ -n $calls ]] && ((calls >= trips - 1))  # every round trip but the module upload is a call
 check "rgpud counted the ended session's calls" $? "calls: ${calls:-none}, round trips $trips"
+
+# A wrong token: a refused handshake.
+RGPU_TOKEN=wrong client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >/dev/null 2>&1
+scrape_until 'rgpu_handshakes_total{outcome="refused"} 1'
+check "a client with a wrong token counts as a refused handshake" $? "$(grep '^rgpu_handshakes' "$WORK/metrics")"
 
 # A live session: its slice and memory on the page.
 RGPU_TOKEN=tok-live background "$WORK/hold.out" "$WORK/hold.err" "$BIN/rgpu" run -- "$PROGS/hold_memory" 64
