@@ -3,7 +3,6 @@
 // `_seconds`, `_ratio` for 0..1), counters ending in `_total`.
 #include "server/pool/pool_metrics.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
