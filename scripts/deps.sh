@@ -5,7 +5,8 @@ packages=(cmake ninja-build ccache g++ pkg-config libboost-dev libflatbuffers-de
           libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
           protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc  # rgpu-device-plugin
           iproute2 procps   # the reliability tests' cut network (ip) and process checks (pgrep)
-          dpkg-dev file systemd)  # the package test: cpack's dpkg-shlibdeps (it runs file), systemd-analyze
+          dpkg-dev file systemd  # the package test: cpack's dpkg-shlibdeps (it runs file), systemd-analyze
+          curl prometheus)  # the metrics test: GET /metrics, promtool check metrics and a real Prometheus
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

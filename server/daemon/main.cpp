@@ -21,6 +21,7 @@
 #include "common/config.h"
 #include "common/log.h"
 #include "server/daemon/device_inventory.h"
+#include "server/daemon/metrics_setup.h"
 #include "server/daemon/mps_daemon.h"
 #include "server/daemon/pool_service.h"
 #include "server/daemon/worker.h"
@@ -35,6 +36,8 @@ namespace {
 const rgpu::Tunable kListen{"RGPU_LISTEN", "127.0.0.1:7070",
                            "addresses rgpud listens on, comma-separated (host:port, unix:PATH)"};
 const rgpu::Tunable kBackend{"RGPU_BACKEND", "cuda", "rgpud backend: cuda (the real GPUs) or emulated (no GPU)"};
+const rgpu::Tunable kMetricsListen{"RGPU_METRICS_LISTEN", "127.0.0.1:9449",
+                                  "where rgpud serves Prometheus's /metrics (host:port), or off; overrides metrics.listen"};
 const rgpu::Tunable kServerToken{"RGPU_TOKEN", "", "shared secret clients must prove; required off loopback"};
 
 // "a,b" -> {"a", "b"}, empty items dropped.
@@ -340,6 +343,10 @@ int main(int argc, char** argv) {
       worker_config.admin_token = std::move(admin);
     });
   });
+  if (rgpu::Status st = rgpu::server::start_metrics(pool, config.metrics_listen, kMetricsListen, handshakes); !st.is_ok()) {
+    std::fprintf(stderr, "rgpud: %s\n", st.message().c_str());
+    return 1;
+  }
   pool.start();
   std::thread(reload_on_hangup, config_file, &pool).detach();
   // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
@@ -351,5 +358,6 @@ int main(int argc, char** argv) {
                 backend.c_str(), worker_config.gpus, tokens ? "token required" : "no token", plain,
                 config.tenants.size(), config.source.empty() ? "" : " from ", config.source.c_str());
   handshakes.run();
+  pool.stop();  // its metrics read the handshakes' counts
   return 1;
 }

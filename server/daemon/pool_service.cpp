@@ -23,13 +23,32 @@ LinkMessage slice_message(LinkKind kind, const pool::Slice& s) {
   return m;
 }
 
+pool::Traffic traffic_of(const LinkMessage& m) { return {m.calls, m.round_trips, m.bytes_in, m.bytes_out}; }
+
 }  // namespace
 
 PoolService::PoolService(std::unique_ptr<pool::Pool> pool) : pool_(std::move(pool)), timer_(io_) {}
 
-PoolService::~PoolService() {
+PoolService::~PoolService() { stop(); }
+
+void PoolService::stop() {
   io_.stop();
   if (thread_.joinable()) thread_.join();
+}
+
+Result<std::string> PoolService::serve_metrics(const std::string& address, HandshakeCounts handshakes) {
+  RGPU_ASSIGN_OR_RETURN(metrics_, MetricsServer::open(io_, address, [this] { return metrics_page(); }));
+  handshakes_ = std::move(handshakes);
+  metrics_->start();  // before start(): nothing runs the io_context yet
+  return metrics_->address();
+}
+
+std::string PoolService::metrics_page() {
+  const pool::PoolView view = pool_->view(now());
+  std::map<uint64_t, pool::Traffic> traffic;
+  for (const auto& [id, w] : workers_) traffic[id] = w->traffic;
+  if (handshakes_) counters_.handshakes = handshakes_();
+  return pool::render_metrics({view, traffic, counters_});
 }
 
 void PoolService::start() {
@@ -97,6 +116,13 @@ void PoolService::on_message(Worker& w, const LinkMessage& m) {
     case LinkKind::kWant: return apply(pool_->want(w.session, now()));
     case LinkKind::kReleased:
       return apply(pool_->released(w.session, std::chrono::nanoseconds(m.value), now()));
+    case LinkKind::kTraffic:
+      w.traffic = traffic_of(m);
+      return;
+    case LinkKind::kEnded:
+      w.traffic = traffic_of(m);
+      w.end_cause = pool::end_cause_label(m.text);
+      return;
     default:
       RGPU_LOG_WARN("session %llu: unexpected %s from its worker", static_cast<unsigned long long>(w.session),
                     link_kind_name(m.kind));
@@ -106,6 +132,8 @@ void PoolService::on_message(Worker& w, const LinkMessage& m) {
 void PoolService::on_closed(Worker& w) {
   const uint64_t session = w.session;
   if (w.admitted) {
+    counters_.sessions_ended[w.end_cause.empty() ? "worker_died" : w.end_cause]++;
+    counters_.ended_traffic[w.tenant] += w.traffic;
     apply(pool_->end(session, now()));
     RGPU_LOG_INFO("session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
   } else if (w.queued) {
@@ -132,6 +160,7 @@ void PoolService::admit(Worker& w, const LinkMessage& m) {
   if (!admission.is_ok()) {
     std::string why = admission.status().message().substr(0, admission.status().message().find('\n'));
     RGPU_LOG_WARN("session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
+    counters_.admissions_refused++;
     LinkMessage refused(LinkKind::kRefused);
     refused.text = why;
     return send_to(w.session, refused);
@@ -147,6 +176,7 @@ void PoolService::admit(Worker& w, const LinkMessage& m) {
 void PoolService::started(Worker& w, const pool::Slice& slice, const char* how) {
   w.admitted = true;
   w.queued = false;
+  counters_.sessions_started++;
   if (slice.sliced())
     RGPU_LOG_INFO("session %llu (tenant %s) %s on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
                   static_cast<unsigned long long>(w.session), w.tenant.c_str(), how, slice.gpu,
@@ -204,6 +234,7 @@ void PoolService::apply(const pool::Actions& actions) {
     if (auto it = workers_.find(s); it != workers_.end()) started(*it->second, slice, "admitted from the queue");
   for (const auto& [s, why] : actions.refused) {
     RGPU_LOG_WARN("session %llu left the admission queue: %s", static_cast<unsigned long long>(s), why.c_str());
+    counters_.admissions_refused++;
     if (auto it = workers_.find(s); it != workers_.end()) it->second->queued = false;
     LinkMessage refused(LinkKind::kRefused);
     refused.text = why;

@@ -17,9 +17,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
+#include "server/daemon/metrics_server.h"
 #include "server/pool/pool.h"
+#include "server/pool/pool_metrics.h"
 #include "server/session/pool_link.h"
 
 namespace rgpu::server {
@@ -38,6 +41,13 @@ class PoolService {
   // Thread-safe: the configuration file read anew (rgpud's SIGHUP), applied on the service's
   // thread (pool::Pool::reload); each change is logged, and the handshake takes the new tokens.
   void reload(pool::DaemonConfig next);
+  // Ends the service's thread (the destructor does too): before anything its metrics read goes.
+  void stop();
+  // Serves Prometheus's /metrics on `address` (HOST:PORT) from the service's thread
+  // (metrics_server.h); `handshakes` gives the handshake server's counts by outcome, from that
+  // thread. Returns the address bound (the real port if 0 was asked). Before start().
+  using HandshakeCounts = std::function<std::map<std::string, uint64_t>()>;
+  Result<std::string> serve_metrics(const std::string& address, HandshakeCounts handshakes);
   // Thread-safe: the parent's end of session `session`'s worker link (PoolService closes it).
   void add_worker(uint64_t session, int fd);
 
@@ -56,6 +66,8 @@ class PoolService {
     bool admitted = false;
     bool queued = false;  // waits in the pool's admission queue
     std::string tenant;
+    pool::Traffic traffic;   // its latest Traffic or Ended
+    std::string end_cause;   // from its Ended ("": it has not said)
     Worker(uint64_t id, int fd, boost::asio::io_context& io) : session(id), link(fd), socket(io, fd) {}
   };
 
@@ -69,6 +81,7 @@ class PoolService {
   void apply(const pool::Actions& actions);
   void send_to(uint64_t session, const LinkMessage& m);
   void arm(std::optional<pool::TimePoint> wake);
+  std::string metrics_page();
 
   std::unique_ptr<pool::Pool> pool_;
   TenantsChanged tenants_changed_;
@@ -76,6 +89,9 @@ class PoolService {
   boost::asio::steady_timer timer_;
   std::optional<pool::TimePoint> armed_;
   std::map<uint64_t, std::unique_ptr<Worker>> workers_;
+  pool::DaemonCounters counters_;
+  HandshakeCounts handshakes_;
+  std::unique_ptr<MetricsServer> metrics_;
   std::thread thread_;
   std::mutex park_mu_;
   std::condition_variable park_cv_;

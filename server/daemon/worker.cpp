@@ -155,6 +155,31 @@ Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientId
   }
 }
 
+// The session's counts for the parent (rgpud's metrics).
+LinkMessage traffic_message(LinkKind kind, const SessionStats& s) {
+  LinkMessage m(kind);
+  m.calls = s.calls.get();
+  m.round_trips = s.round_trips.get();
+  m.bytes_in = s.bytes_in.get();
+  m.bytes_out = s.bytes_out.get();
+  return m;
+}
+
+// Tells the parent why an admitted session ends (server/pool/pool_metrics.h kEndCauses), with its
+// last counts.
+void report_end(const PoolLink& link, const char* cause, const SessionStats& stats = {}) {
+  LinkMessage m = traffic_message(LinkKind::kEnded, stats);
+  m.text = cause;
+  (void)link.send(m);
+}
+
+// The cause of a session's end from what Session::run() returned.
+const char* end_cause(const Status& end) {
+  if (end.is_ok() || end.code() == Code::kClosed) return "client_closed";
+  if (end.code() == Code::kUnavailable) return "client_unresponsive";  // its host stopped acknowledging
+  return "error";
+}
+
 }  // namespace
 
 TokenTable token_table(const pool::DaemonConfig& config) {
@@ -232,6 +257,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     RGPU_LOG_ERROR("session %llu: the %s backend failed to start: %s", static_cast<unsigned long long>(session_id),
                    config.backend.c_str(), why.c_str());
     (void)transport::send_refused(*conn, "the server's GPU backend failed to start: " + why);
+    report_end(link, "backend_failed");
     return 1;
   }
   transport::Welcome welcome;
@@ -244,7 +270,10 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     welcome.devices.push_back({ordinal++, d.name, sliced && slice->memory ? slice->memory : d.total_memory, d.major,
                                d.minor});
   st = transport::send_welcome(*conn, welcome);
-  if (!st.is_ok()) return 1;
+  if (!st.is_ok()) {
+    report_end(link, "client_closed");
+    return 1;
+  }
   auto ms = [](auto d) { return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
   RGPU_LOG_INFO("session %llu start: %s pid %u on %s (%s backend, %zu devices; admitted after %lld ms, backend "
                 "started in %lld ms)",
@@ -278,6 +307,13 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
                   [&] { session.memory().refresh(); });
     }).detach();
   }
+  // Only when they changed: an idle session sends nothing.
+  session.report_every_second([&link, &session, last = LinkMessage()]() mutable {
+    LinkMessage m = traffic_message(LinkKind::kTraffic, session.stats());
+    if (m.calls == last.calls && m.bytes_in == last.bytes_in && m.bytes_out == last.bytes_out) return;
+    (void)link.send(m);
+    last = std::move(m);
+  });
   st = session.stripes().listen(stripe_socket_name(config.daemon_pid, session_id), welcome);
   if (!st.is_ok()) RGPU_LOG_WARN("session %llu: large copies will not be striped: %s",
                                  static_cast<unsigned long long>(session_id), st.message().c_str());
@@ -295,13 +331,14 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   std::string how = end.is_ok() ? "client disconnected" : end.message().substr(0, end.message().find('\n'));
   RGPU_LOG_INFO("session %llu end (%s): %.1f s, %llu calls, %s in, %s out, peak %s device memory, freed %s in %llu "
                 "allocations left by the client",
-                static_cast<unsigned long long>(session_id), how.c_str(), secs, static_cast<unsigned long long>(s.calls),
-                mib(s.bytes_in).c_str(), mib(s.bytes_out).c_str(), mib(s.peak_bytes).c_str(), mib(s.live_bytes).c_str(),
+                static_cast<unsigned long long>(session_id), how.c_str(), secs, static_cast<unsigned long long>(s.calls.get()),
+                mib(s.bytes_in.get()).c_str(), mib(s.bytes_out.get()).c_str(), mib(s.peak_bytes).c_str(), mib(s.live_bytes).c_str(),
                 static_cast<unsigned long long>(s.live_allocations));
   // The worker ends here, without unwinding: its exit frees everything the session held (the CUDA
   // context, with any work still queued in it), and waiting for the gate's drain or for helper
   // threads stuck behind that work would only delay the end. Closing the link first returns the
   // slice to the pool now.
+  report_end(link, end_cause(end), s);
   ::close(link.fd());
   std::fflush(nullptr);
   _exit(end.is_ok() ? 0 : 2);

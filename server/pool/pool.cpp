@@ -525,6 +525,8 @@ Result<Actions> Pool::set(std::string_view target, const SliceChange& change, Ti
 
 PoolView Pool::view(TimePoint now, const std::string* tenant) const {
   PoolView v;
+  v.swaps_out = swaps_out_;
+  v.swaps_in = swaps_in_;
   const std::vector<GpuLoad> load = loads();
   for (size_t g = 0; g < gpus_.size(); ++g) {
     GpuView gv;

@@ -122,6 +122,8 @@ struct PoolView {
   std::vector<GpuView> gpus;
   std::vector<SessionView> sessions;  // by id
   std::vector<QueuedView> queue;      // in the order they will start
+  // Memory over-commit since rgpud started: sessions swapped out to host memory, and back.
+  uint64_t swaps_out = 0, swaps_in = 0;
 };
 
 class Pool {
@@ -236,6 +238,7 @@ class Pool {
   std::map<uint64_t, std::unique_ptr<SessionEntry>> sessions_;
   std::vector<Queued> queue_;  // in start order
   std::vector<bool> removed_;  // by tenant index: removed while rgpud ran
+  uint64_t swaps_out_ = 0, swaps_in_ = 0;  // the view's counts (pool_swap.cpp)
 };
 
 }  // namespace rgpu::pool

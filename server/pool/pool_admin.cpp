@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "common/memory_size.h"
+#include "common/utf8.h"
 #include "server/pool/nearest.h"
 
 namespace rgpu::pool {
@@ -48,22 +49,7 @@ std::string json_string(std::string_view s) {
       ++i;
       continue;
     }
-    size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xbf;  // the allowed range of the second byte
-    if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c == 0xe0) len = 3, lo = 0xa0;
-    else if (c >= 0xe1 && c <= 0xec) len = 3;
-    else if (c == 0xed) len = 3, hi = 0x9f;  // no surrogates
-    else if (c >= 0xee && c <= 0xef) len = 3;
-    else if (c == 0xf0) len = 4, lo = 0x90;
-    else if (c >= 0xf1 && c <= 0xf3) len = 4;
-    else if (c == 0xf4) len = 4, hi = 0x8f;
-    bool valid = len != 0 && i + len <= s.size();
-    for (size_t k = 1; valid && k < len; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      valid = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xbf);
-    }
-    if (valid) {
+    if (const size_t len = utf8_sequence_length(s, i)) {
       out.append(s.substr(i, len));
       i += len;
     } else {

@@ -20,6 +20,15 @@
 namespace rgpu::pool {
 namespace {
 
+// HOST:PORT with a port in 1..65535.
+bool is_host_port(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  uint32_t port = 0;
+  if (colon == std::string::npos || colon + 1 >= text.size()) return false;
+  auto [end, ec] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
+  return ec == std::errc() && end == text.data() + text.size() && port >= 1 && port <= 65535;
+}
+
 class Parser {
  public:
   explicit Parser(const std::string& source) : source_(source.empty() ? "<config>" : source) {}
@@ -108,14 +117,7 @@ class Parser {
         out.push_back(text);
         continue;
       }
-      const size_t colon = text.rfind(':');
-      uint32_t port = 0;
-      bool ok = colon != std::string::npos && colon + 1 < text.size();
-      if (ok) {
-        auto [end, ec] = std::from_chars(text.data() + colon + 1, text.data() + text.size(), port);
-        ok = ec == std::errc() && end == text.data() + text.size() && port >= 1 && port <= 65535;
-      }
-      if (!ok)
+      if (!is_host_port(text))
         return error(node.Mark(), "listen must be HOST:PORT with a port in 1..65535 (e.g. 0.0.0.0:7070) or "
                                   "unix:PATH, not '" + text + "'");
       out.push_back(text);
@@ -156,6 +158,19 @@ class Parser {
                                            v + "'");
         out->mps = v == "true";
       }
+    }
+    return Status::ok();
+  }
+
+  // metrics: {listen: HOST:PORT | off}
+  Status metrics(const Entry& parent, std::optional<std::string>* listen) const {
+    RGPU_ASSIGN_OR_RETURN(auto es, entries(parent.value, parent.key_mark, "metrics", {"listen"}));
+    for (const auto& e : es) {
+      RGPU_ASSIGN_OR_RETURN(std::string text, scalar(e, "metrics.listen", "127.0.0.1:9449"));
+      if (text != "off" && !is_host_port(text))
+        return error(e.value_mark(), "metrics.listen must be HOST:PORT with a port in 1..65535 (e.g. 127.0.0.1:9449; "
+                                     "0.0.0.0:9449 serves every network) or off, not '" + text + "'");
+      *listen = text;
     }
     return Status::ok();
   }
@@ -225,7 +240,7 @@ class Parser {
     DaemonConfig config;
     config.source = source_;
     if (root.IsNull()) return error(YAML::Mark::null_mark(), "the file is empty: it needs at least a tenants: list");
-    RGPU_ASSIGN_OR_RETURN(auto es, entries(root, YAML::Mark(), "the file", {"listen", "admin_token", "policy", "tenants"}));
+    RGPU_ASSIGN_OR_RETURN(auto es, entries(root, YAML::Mark(), "the file", {"listen", "admin_token", "policy", "metrics", "tenants"}));
     bool has_tenants = false;
     for (const auto& e : es) {
       if (e.key == "listen") {
@@ -234,6 +249,8 @@ class Parser {
         RGPU_ASSIGN_OR_RETURN(config.admin_token, scalar(e, "admin_token", "a-long-random-secret"));
       } else if (e.key == "policy") {
         RGPU_TRY(policy(e, &config.policy));
+      } else if (e.key == "metrics") {
+        RGPU_TRY(metrics(e, &config.metrics_listen));
       } else if (e.key == "tenants") {
         has_tenants = true;
         if (!e.value.IsSequence() || e.value.size() == 0)

@@ -12,6 +12,8 @@
 //     memory_overcommit: 2.0           # memory promised per GPU, times what it has (1: none)
 //     swap_idle_ms: 2000               # over-committed: a session idle this long may be swapped out
 //     mps: false                       # share each GPU through NVIDIA MPS (docs/pool.md: the trade-off)
+//   metrics:
+//     listen: 127.0.0.1:9449           # Prometheus's /metrics (docs/operations.md), or off
 //   tenants:
 //     - name: inference
 //       token: tok-inference
@@ -87,6 +89,9 @@ struct DaemonConfig {
   std::string admin_token;
   std::vector<TenantSpec> tenants;
   PoolPolicy policy;
+  // Where /metrics is served (HOST:PORT, or "off"); nullopt when the file does not say
+  // (RGPU_METRICS_LISTEN or the default, loopback, decide).
+  std::optional<std::string> metrics_listen;
 };
 
 // Reads and validates a configuration file.

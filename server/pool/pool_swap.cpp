@@ -42,7 +42,7 @@ void Pool::seat_waiting(int gpu, TimePoint now, Actions* into) {
     // waiting one, so the two never wait for each other).
     if (e->residence != R::kSwappingOut && has_room(*e)) {
       // Its memory comes back with its grant (the worker swaps in before the first call).
-      if (e->residence == R::kSwapped) e->residence = R::kResident, e->host = 0;
+      if (e->residence == R::kSwapped) e->residence = R::kResident, e->host = 0, ++swaps_in_;
       e->waiting_room.reset();
       arbiter.want(e->request.session_id, now);
     } else if (!unseated) {
@@ -100,7 +100,7 @@ Actions Pool::swapped(uint64_t session, bool ok, uint64_t bytes, TimePoint now) 
   if (e.residence != SessionEntry::Residence::kSwappingOut) return actions;  // late or unasked: ignored
   e.residence = ok ? SessionEntry::Residence::kSwapped : SessionEntry::Residence::kResident;
   e.host = ok ? bytes : 0;
-  if (ok) e.movable = 0;
+  if (ok) e.movable = 0, ++swaps_out_;
   seat_waiting(e.slice.gpu, now, &actions);
   merge(&actions, poll(e.slice.gpu, now));
   return actions;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 
 #include "common/wire/codec.h"
 
@@ -37,6 +38,8 @@ const char* link_kind_name(LinkKind kind) {
     case LinkKind::kSwapOut: return "SwapOut";
     case LinkKind::kSwapped: return "Swapped";
     case LinkKind::kSovereign: return "Sovereign";
+    case LinkKind::kTraffic: return "Traffic";
+    case LinkKind::kEnded: return "Ended";
   }
   return "unknown";
 }
@@ -56,6 +59,7 @@ std::vector<uint8_t> encode_link_message(const LinkMessage& m) {
   e.put<uint8_t>(static_cast<uint8_t>(m.admin | (m.json << 1) | (m.ok << 2)));
   e.put<uint64_t>(m.value);
   e.put<uint64_t>(m.host_bytes);
+  for (uint64_t count : {m.calls, m.round_trips, m.bytes_in, m.bytes_out}) e.put<uint64_t>(count);
   put_string(e, m.host);
   put_string(e, m.program);
   put_string(e, m.verb);
@@ -70,7 +74,7 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   wire::Decoder d({data, size});
   LinkMessage m;
   const uint32_t kind = d.get<uint32_t>();
-  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kSovereign))
+  if (kind < static_cast<uint32_t>(LinkKind::kAdmit) || kind > static_cast<uint32_t>(LinkKind::kEnded))
     return RGPU_ERROR(kProtocol, "pool link: unknown message kind " + std::to_string(kind));
   m.kind = static_cast<LinkKind>(kind);
   m.tenant = d.get<uint32_t>();
@@ -88,6 +92,7 @@ Result<LinkMessage> decode_link_message(const uint8_t* data, size_t size) {
   m.ok = flags & 4;
   m.value = d.get<uint64_t>();
   m.host_bytes = d.get<uint64_t>();
+  for (uint64_t* count : {&m.calls, &m.round_trips, &m.bytes_in, &m.bytes_out}) *count = d.get<uint64_t>();
   m.host = d.get_string();
   m.program = d.get_string();
   m.verb = d.get_string();

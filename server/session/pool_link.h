@@ -7,7 +7,10 @@
 // worker -> parent: Admit (a new session's request), Control (a `rgpu pool`/`rgpu ls` request),
 //                   Memory (device memory the worker's process holds now), Want (work queued, no
 //                   turn), Released (a turn ended: GPU time held), QueueQuery (a queued session's
-//                   place, asked every 10 s for its client), Swapped (the answer to a SwapOut).
+//                   place, asked every 10 s for its client), Swapped (the answer to a SwapOut),
+//                   Traffic (the session's counts, at most once a second, for rgpud's metrics),
+//                   Ended (why the session ends, and its last counts; a worker that ends without it
+//                   was killed or crashed).
 // parent -> worker: Queued* then Admitted | Refused, ControlReply, Grant, Revoke, Reslice (a live
 //                   change), Hint (how to use the turn held: server/pool/compute_arbiter.h),
 //                   SwapOut (move the idle session's memory to the host: server/session/swap_space.h).
@@ -40,6 +43,8 @@ enum class LinkKind : uint32_t {
   kSwapOut,
   kSwapped,
   kSovereign,
+  kTraffic,
+  kEnded,  // the last kind (decode_link_message refuses any above it)
 };
 const char* link_kind_name(LinkKind kind);
 
@@ -77,6 +82,9 @@ struct LinkMessage {
   // waiting for the grant (compute_arbiter.h), until told otherwise.
   uint64_t value = 0;
   uint64_t host_bytes = 0;
+  // kTraffic, kEnded: the session's counts so far (server/session/session.h SessionStats). kEnded:
+  // text = why it ended (server/pool/pool_metrics.h kEndCauses).
+  uint64_t calls = 0, round_trips = 0, bytes_in = 0, bytes_out = 0;
 };
 
 inline constexpr uint64_t kHintBounded = 1;

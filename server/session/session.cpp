@@ -156,21 +156,21 @@ Status Session::send(wire::FrameKind kind, uint32_t method, uint64_t seq, std::s
   for (const iovec& v : bulk) bulk_len += v.iov_len;
   auto h = wire::make_header(kind, method, seq, static_cast<uint32_t>(payload.size()), bulk_len);
   std::lock_guard<std::mutex> lock(send_mu_);
-  stats_.bytes_out += payload.size() + bulk_len;
+  stats_.bytes_out.add(payload.size() + bulk_len);
   return conn_.send_frame(h, payload, bulk);
 }
 
 Status Session::send_streamed(const wire::FrameHeader& h, std::span<const uint8_t> payload,
                               const std::function<std::span<const uint8_t>()>& next_piece) {
   std::lock_guard<std::mutex> lock(send_mu_);
-  stats_.bytes_out += payload.size() + h.bulk_len;
+  stats_.bytes_out.add(payload.size() + h.bulk_len);
   return send_pieces(conn_, h, payload, next_piece);
 }
 
 void Session::count_striped(uint64_t in, uint64_t out) {
-  stats_.bytes_in += in;
+  stats_.bytes_in.add(in);
   std::lock_guard<std::mutex> lock(send_mu_);  // bytes_out is counted by senders on other threads too
-  stats_.bytes_out += out;
+  stats_.bytes_out.add(out);
 }
 
 void Session::abort(const Status& why) {
@@ -200,6 +200,7 @@ void Session::watch_peer(int wake) {
   const auto timeout = transport::peer_timeout();
   const auto interval = transport::heartbeat_interval();
   auto next_heartbeat = std::chrono::steady_clock::now();
+  auto next_report = next_heartbeat + std::chrono::seconds(1);
   auto gone = [this](Status why) {
     abort(std::move(why));
     // A call waiting for its turn is not to run any more. (Only here: abort() may come from a
@@ -222,6 +223,10 @@ void Session::watch_peer(int wake) {
     if (backlog || now >= next_heartbeat) {
       heartbeat();
       next_heartbeat = now + interval;
+    }
+    if (report_ && now >= next_report) {
+      report_();
+      next_report = now + std::chrono::seconds(1);
     }
     if (std::string why = transport::peer_gone(conn_, timeout, false); !why.empty()) {
       RGPU_LOG_WARN("session %llu: %s; ending the session", static_cast<unsigned long long>(id_), why.c_str());
@@ -298,7 +303,7 @@ Status Session::run() {
     payload.resize(h.payload_len);
     RGPU_TRY(conn_.recv_exact(payload.data(), h.payload_len));
     if (h.kind == static_cast<uint16_t>(wire::FrameKind::kCall) && streams_bulk(h.method, h.bulk_len)) {
-      stats_.bytes_in += sizeof h + h.payload_len + h.bulk_len;
+      stats_.bytes_in.add(sizeof h + h.payload_len + h.bulk_len);
       ConnectionBulkReader reader(conn_, h.bulk_len);
       Status st = handle_call(h, payload, {}, &reader);
       RGPU_TRY(reader.finish());
@@ -307,7 +312,7 @@ Status Session::run() {
     }
     bulk.resize(h.bulk_len);
     RGPU_TRY(conn_.recv_exact(bulk.data(), h.bulk_len));
-    stats_.bytes_in += sizeof h + h.payload_len + h.bulk_len;
+    stats_.bytes_in.add(sizeof h + h.payload_len + h.bulk_len);
     switch (static_cast<wire::FrameKind>(h.kind)) {
       case wire::FrameKind::kCall:
         RGPU_TRY(handle_call(h, payload, bulk, nullptr));
@@ -323,7 +328,8 @@ Status Session::run() {
 
 Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                             BulkReader* reader) {
-  stats_.calls++;
+  stats_.calls.add(1);
+  if (h.flags & wire::kFlagWantsReply) stats_.round_trips.add(1);
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
     // A wait must not hold up other client threads' calls: unless it ends at once, it runs
@@ -418,6 +424,7 @@ void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
 Status Session::handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload) {
   switch (static_cast<wire::fb::ControlType>(h.method)) {
     case wire::fb::ControlType::ModuleLoad:
+      stats_.round_trips.add(1);  // its client waits for the answer
       return load_module(h.seq, payload);
     case wire::fb::ControlType::Goodbye:
       return RGPU_ERROR(kClosed, "the client said goodbye");

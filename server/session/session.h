@@ -34,10 +34,23 @@
 
 namespace rgpu::server {
 
+// A count that one thread at a time adds to and any thread reads (the worker reports the traffic
+// counts to rgpud's parent from another thread: server/daemon/worker.cpp). A relaxed load and store
+// are plain moves: no locked instruction, no system call on a call's path, and no data race.
+class TrafficCounter {
+ public:
+  void add(uint64_t n) { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> v_{0};
+};
+
 struct SessionStats {
-  uint64_t calls = 0;
-  uint64_t bytes_in = 0;
-  uint64_t bytes_out = 0;
+  TrafficCounter calls;        // session thread
+  TrafficCounter round_trips;  // session thread: calls and module loads the client waits for
+  TrafficCounter bytes_in;     // session thread
+  TrafficCounter bytes_out;    // under the send lock
   uint64_t live_allocations = 0;
   uint64_t live_bytes = 0;
   uint64_t peak_bytes = 0;
@@ -68,6 +81,10 @@ class Session {
   // Host memory past the slice (the tenant's memory_host; takes nothing when it has none).
   HostExtension& host_extension() { return host_extension_; }
   const SessionStats& stats() const { return stats_; }
+  // Runs `report` about once a second on the session's watcher thread while the session runs (the
+  // worker's traffic report to rgpud's parent: a message a second at most, none per call). Set
+  // before run().
+  void report_every_second(std::function<void()> report) { report_ = std::move(report); }
   // A striped copy's bytes, which travel on the stripes, not the pipe (session thread).
   void count_striped(uint64_t in, uint64_t out);
 
@@ -145,6 +162,7 @@ class Session {
   SwapSpace* swap_;
   HandleTable handles_;
   SessionStats stats_;
+  std::function<void()> report_;
   std::mutex send_mu_;
   std::mutex abort_mu_;
   Status abort_status_ = Status::ok();

@@ -94,6 +94,8 @@ TEST_CASE("over-commit: taking turns swaps the idle session out for the one that
   REQUIRE(va);
   CHECK(va->memory_host == 6 * kGiB - 512 * kMiB);
   CHECK(va->memory_used == 512 * kMiB);
+  CHECK(view.swaps_out == 1);  // the counts /metrics shows
+  CHECK(view.swaps_in == 0);
 
   // A wants again while B runs: it waits (B's whole slice is kept for it while it is active).
   const TimePoint tc = ta + std::chrono::milliseconds(100);
@@ -108,6 +110,8 @@ TEST_CASE("over-commit: taking turns swaps the idle session out for the one that
   va = find_session(view, 1);
   REQUIRE(va);
   CHECK(va->memory_host == 0);  // on its way back
+  CHECK(view.swaps_out == 2);
+  CHECK(view.swaps_in == 1);
 }
 
 TEST_CASE("over-commit: the longest-idle session goes first, and only as many as needed", "[pool][overcommit]") {
@@ -148,4 +152,5 @@ TEST_CASE("over-commit: a session busy again refuses its swap-out and keeps its 
   REQUIRE(va);
   CHECK(va->memory_host == 0);
   CHECK(va->memory_used == 6 * kGiB);
+  CHECK(view.swaps_out == 0);  // a refused swap-out is none
 }

@@ -132,7 +132,7 @@ TEST_CASE("invalid YAML names the place") {
 TEST_CASE("an unknown key is refused with the nearest known key") {
   const std::string top = refusal("tenant:\n  - name: a\n    token: t\n");
   CHECK_THAT(top, Catch::StartsWith("pool.yaml:1:1: unknown key 'tenant' in the file; did you mean 'tenants'?"));
-  CHECK_THAT(top, Catch::Contains("known keys: listen, admin_token, policy, tenants"));
+  CHECK_THAT(top, Catch::Contains("known keys: listen, admin_token, policy, metrics, tenants"));
 
   const std::string inner = refusal("tenants:\n  - name: a\n    token: t\n    compte: 30\n");
   CHECK_THAT(inner, Catch::StartsWith("pool.yaml:4:5: unknown key 'compte' in tenant #1; did you mean 'compute'?"));
@@ -288,4 +288,23 @@ TEST_CASE("over-commit and the memory extension: policy and tenant keys, their d
   CHECK_THAT(refusal("policy:\n  memory_overcommit: lots\ntenants:\n  - name: a\n    token: t\n"),
              Catch::Contains("policy.memory_overcommit"));
   CHECK_THAT(refusal("tenants:\n  - name: a\n    token: t\n    memory_host: much\n"), Catch::Contains("memory_host"));
+}
+
+TEST_CASE("metrics: listen is HOST:PORT or off, absent when the file does not say") {
+  const std::string tenants = "tenants:\n  - name: a\n    token: t\n";
+  auto none = parse_config(tenants, "pool.yaml");
+  REQUIRE(none.is_ok());
+  CHECK_FALSE(none->metrics_listen.has_value());
+  auto wide = parse_config("metrics: {listen: 0.0.0.0:9449}\n" + tenants, "pool.yaml");
+  REQUIRE(wide.is_ok());
+  CHECK(wide->metrics_listen == "0.0.0.0:9449");
+  auto off = parse_config("metrics:\n  listen: off\n" + tenants, "pool.yaml");
+  REQUIRE(off.is_ok());
+  CHECK(off->metrics_listen == "off");
+  CHECK_THAT(refusal("metrics:\n  listen: 9449\n" + tenants),
+             Catch::StartsWith("pool.yaml:2:11: metrics.listen must be HOST:PORT with a port in 1..65535"));
+  CHECK_THAT(refusal("metrics:\n  listen: 127.0.0.1:0\n" + tenants), Catch::Contains("or off, not '127.0.0.1:0'"));
+  CHECK_THAT(refusal("metrics:\n  listn: 127.0.0.1:9449\n" + tenants),
+             Catch::StartsWith("pool.yaml:2:3: unknown key 'listn' in metrics; did you mean 'listen'?"));
+  CHECK_THAT(refusal("metrics: 127.0.0.1:9449\n" + tenants), Catch::Contains("metrics must be a map"));
 }

@@ -57,7 +57,7 @@ TEST_CASE("pool link: a peer gone with messages unread is the end of the link") 
 }
 
 TEST_CASE("pool link: flags and values of every kind survive encoding") {
-  for (uint32_t k = static_cast<uint32_t>(LinkKind::kAdmit); k <= static_cast<uint32_t>(LinkKind::kSwapped); ++k) {
+  for (uint32_t k = static_cast<uint32_t>(LinkKind::kAdmit); k <= static_cast<uint32_t>(LinkKind::kEnded); ++k) {
     LinkMessage m(static_cast<LinkKind>(k));
     m.admin = k % 2;
     m.json = k % 3 == 0;
@@ -68,6 +68,10 @@ TEST_CASE("pool link: flags and values of every kind survive encoding") {
     m.text = "reply " + std::to_string(k);
     m.position = k;
     m.timeout_ms = k % 2 ? -1 : int64_t{k} * 1000;
+    m.calls = 11ull * k;
+    m.round_trips = 13ull * k;
+    m.bytes_in = 17ull * k << 32;
+    m.bytes_out = 19ull * k << 32;
     auto bytes = rgpu::server::encode_link_message(m);
     auto back = rgpu::server::decode_link_message(bytes.data(), bytes.size());
     REQUIRE(back.is_ok());
@@ -81,6 +85,10 @@ TEST_CASE("pool link: flags and values of every kind survive encoding") {
     CHECK(back->text == m.text);
     CHECK(back->position == m.position);
     CHECK(back->timeout_ms == m.timeout_ms);
+    CHECK(back->calls == m.calls);
+    CHECK(back->round_trips == m.round_trips);
+    CHECK(back->bytes_in == m.bytes_in);
+    CHECK(back->bytes_out == m.bytes_out);
   }
 }
 
