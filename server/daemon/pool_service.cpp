@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/log_event.h"
 #include "server/pool/pool_admin.h"
 
 namespace rgpu::server {
@@ -21,6 +21,25 @@ LinkMessage slice_message(LinkKind kind, const pool::Slice& s) {
   m.ok = s.movable;
   m.value = s.memory_host_bytes;
   return m;
+}
+
+// A slice given, changed: "session N (tenant T) WHAT on GPU g: M MiB, compute c% (cap l%)", its
+// figures as the event's fields.
+void log_slice(const char* event, uint64_t session, const std::string& tenant, const char* what,
+               const pool::Slice& s) {
+  log_event(LogLevel::kInfo, event, session,
+            {{"tenant", tenant}, {"gpu", s.gpu}, {"memory_bytes", s.memory_bytes}, {"compute_percent", s.compute},
+             {"compute_limit_percent", s.compute_limit}, {"priority", s.priority}},
+            "session %llu (tenant %s) %s on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
+            static_cast<unsigned long long>(session), tenant.c_str(), what, s.gpu,
+            static_cast<unsigned long long>(s.memory_bytes >> 20), s.compute, s.compute_limit);
+}
+
+// "set inference memory=4G": a control request as its command line.
+std::string request_text(const pool::AdminRequest& r) {
+  std::string text = r.verb;
+  for (const std::string& a : r.args) text += " " + a;
+  return text;
 }
 
 }  // namespace
@@ -107,10 +126,12 @@ void PoolService::on_closed(Worker& w) {
   const uint64_t session = w.session;
   if (w.admitted) {
     apply(pool_->end(session, now()));
-    RGPU_LOG_INFO("session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
+    log_event(LogLevel::kInfo, "slice_released", session, {{"tenant", w.tenant}},
+              "session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
   } else if (w.queued) {
     apply(pool_->end(session, now()));
-    RGPU_LOG_INFO("session %llu: its client left the admission queue", static_cast<unsigned long long>(session));
+    log_event(LogLevel::kInfo, "queue_left", session, {{"tenant", w.tenant}},
+              "session %llu: its client left the admission queue", static_cast<unsigned long long>(session));
   }
   // Destroying the descriptor object cancels nothing pending (this handler was the wait) and
   // closes the link.
@@ -131,15 +152,17 @@ void PoolService::admit(Worker& w, const LinkMessage& m) {
   Result<pool::Admission> admission = pool_->admit(request, now());
   if (!admission.is_ok()) {
     std::string why = admission.status().message().substr(0, admission.status().message().find('\n'));
-    RGPU_LOG_WARN("session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
+    log_event(LogLevel::kWarn, "session_refused", w.session, {{"tenant", w.tenant}, {"reason", why}},
+              "session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
     LinkMessage refused(LinkKind::kRefused);
     refused.text = why;
     return send_to(w.session, refused);
   }
   if (admission->slice) return started(w, *admission->slice, "admitted");
   w.queued = true;
-  RGPU_LOG_INFO("session %llu (tenant %s) queued at place %zu: no GPU has room now",
-                static_cast<unsigned long long>(w.session), w.tenant.c_str(), admission->position);
+  log_event(LogLevel::kInfo, "session_queued", w.session, {{"tenant", w.tenant}, {"position", admission->position}},
+            "session %llu (tenant %s) queued at place %zu: no GPU has room now",
+            static_cast<unsigned long long>(w.session), w.tenant.c_str(), admission->position);
   send_queue_status(w);
   arm(admission->wake);
 }
@@ -148,9 +171,11 @@ void PoolService::started(Worker& w, const pool::Slice& slice, const char* how) 
   w.admitted = true;
   w.queued = false;
   if (slice.sliced())
-    RGPU_LOG_INFO("session %llu (tenant %s) %s on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
-                  static_cast<unsigned long long>(w.session), w.tenant.c_str(), how, slice.gpu,
-                  static_cast<unsigned long long>(slice.memory_bytes >> 20), slice.compute, slice.compute_limit);
+    log_slice("slice_placed", w.session, w.tenant, how, slice);
+  else
+    log_event(LogLevel::kInfo, "slice_placed", w.session, {{"tenant", w.tenant}, {"gpu", "all"}},
+              "session %llu (tenant %s) %s: whole GPUs", static_cast<unsigned long long>(w.session), w.tenant.c_str(),
+              how);
   send_to(w.session, slice_message(LinkKind::kAdmitted, slice));
 }
 
@@ -172,7 +197,10 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
   pool::AdminRequest request{m.verb, m.args, m.json};
   pool::AdminReply reply = pool::handle_admin(*pool_, caller, request, now());
   if (!reply.actions.reslice.empty() || (reply.ok && request.verb == "set"))
-    RGPU_LOG_INFO("pool set by %s: %s", caller.admin ? "the admin" : caller.tenant.c_str(), reply.text.c_str());
+    log_event(LogLevel::kInfo, "pool_set", 0,
+              {{"by", caller.admin ? std::string("admin") : caller.tenant}, {"request", request_text(request)},
+               {"ok", reply.ok ? "true" : "false"}},
+              "pool set by %s: %s", caller.admin ? "the admin" : caller.tenant.c_str(), reply.text.c_str());
   apply(reply.actions);
   LinkMessage answer(LinkKind::kControlReply);
   answer.ok = reply.ok;
@@ -188,7 +216,8 @@ void PoolService::apply(const pool::Actions& actions) {
   for (const auto& [s, slice] : actions.admitted)
     if (auto it = workers_.find(s); it != workers_.end()) started(*it->second, slice, "admitted from the queue");
   for (const auto& [s, why] : actions.refused) {
-    RGPU_LOG_WARN("session %llu left the admission queue: %s", static_cast<unsigned long long>(s), why.c_str());
+    log_event(LogLevel::kWarn, "queue_refused", s, {{"reason", why}}, "session %llu left the admission queue: %s",
+              static_cast<unsigned long long>(s), why.c_str());
     if (auto it = workers_.find(s); it != workers_.end()) it->second->queued = false;
     LinkMessage refused(LinkKind::kRefused);
     refused.text = why;
@@ -207,7 +236,11 @@ void PoolService::apply(const pool::Actions& actions) {
     sovereign.ok = on;
     send_to(s, sovereign);
   }
-  for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));
+  for (const auto& [s, slice] : actions.reslice) {
+    auto it = workers_.find(s);
+    log_slice("slice_changed", s, it == workers_.end() ? std::string() : it->second->tenant, "resliced", slice);
+    send_to(s, slice_message(LinkKind::kReslice, slice));
+  }
   for (uint64_t s : actions.swap_out) send_to(s, LinkMessage(LinkKind::kSwapOut));
   arm(actions.wake);
 }
