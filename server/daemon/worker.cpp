@@ -239,7 +239,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   log_event(LogLevel::kInfo, "session_start", session_id,
             {{"host", client.host}, {"pid", client.pid}, {"program", client.program}, {"peer", conn->peer()},
              {"backend", backend->name()}, {"devices", welcome.devices.size()},
-             {"gpu", sliced ? std::to_string(slice->gpu) : std::string("all")}, {"memory_bytes", sliced ? slice->memory : 0},
+             sliced ? LogField("gpu", slice->gpu) : LogField("gpu", "all"), {"memory_bytes", sliced ? slice->memory : 0},
              {"compute_percent", sliced ? slice->compute : 0}, {"compute_limit_percent", sliced ? slice->compute_limit : 100},
              {"admitted_ms", ms(admitted - started)}, {"backend_ms", ms(backend_ready - admitted)}},
             "session %llu start: %s pid %u on %s (%s backend, %zu devices; admitted after %lld ms, backend "
