@@ -27,7 +27,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include "common/log.h"
+#include "common/log_event.h"
 #include "transports/stream_connection.h"
 #include "transports/tls/tls_context.h"
 
@@ -337,8 +337,10 @@ class HandshakeServer::Impl {
     const auto now = std::chrono::steady_clock::now();
     if (now - last_logged_ >= kSummaryEvery) {
       if (unlogged_ > 0)
-        RGPU_LOG_WARN("%zu more connection(s) ended without authenticating", unlogged_);
-      RGPU_LOG_WARN("connection from %s %s", peer.c_str(), what.c_str());
+        log_event(LogLevel::kWarn, "handshakes_unlogged", 0, {{"connections", unlogged_}},
+                  "%zu more connection(s) ended without authenticating", unlogged_);
+      log_event(LogLevel::kWarn, "handshake_failed", 0, {{"peer", peer}, {"reason", what}}, "connection from %s %s",
+                peer.c_str(), what.c_str());
       last_logged_ = now;
       unlogged_ = 0;
     } else {

@@ -13,13 +13,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "codegen/support/api_hash.h"
 #include "common/config.h"
-#include "common/log.h"
+#include "common/log_event.h"
+#include "server/daemon/daemon_settings.h"
 #include "server/daemon/device_inventory.h"
 #include "server/daemon/metrics_setup.h"
 #include "server/daemon/mps_daemon.h"
@@ -33,31 +35,19 @@
 
 namespace {
 
-const rgpu::Tunable kListen{"RGPU_LISTEN", "127.0.0.1:7070",
-                           "addresses rgpud listens on, comma-separated (host:port, unix:PATH)"};
-const rgpu::Tunable kBackend{"RGPU_BACKEND", "cuda", "rgpud backend: cuda (the real GPUs) or emulated (no GPU)"};
-const rgpu::Tunable kMetricsListen{"RGPU_METRICS_LISTEN", "127.0.0.1:9449",
-                                  "where rgpud serves Prometheus's /metrics (host:port), or off; overrides metrics.listen"};
-const rgpu::Tunable kServerToken{"RGPU_TOKEN", "", "shared secret clients must prove; required off loopback"};
-
-// "a,b" -> {"a", "b"}, empty items dropped.
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  for (size_t start = 0; start <= text.size();) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 void usage() {
   std::fprintf(stderr,
                "usage: rgpud [--config FILE] [--listen HOST:PORT|unix:PATH]... [--backend cuda|emulated] [--emulate]\n"
-               "             [--tls auto|on|off] [--tunables]\n"
-               "  Serves this host's GPUs to rgpu clients. --config FILE (YAML) declares the tenants, their tokens\n"
-               "  and slices, and the pool's policy (see docs/pool.md); without it every client proves RGPU_TOKEN\n"
-               "  and gets whole GPUs. A daemon listening beyond loopback refuses to start without a token.\n"
+               "             [--tls auto|on|off] [--log-level error|warn|info|debug] [--log-format text|json]\n"
+               "       rgpud --check-config FILE | --print-config [--config FILE ...] | --tunables\n"
+               "  Serves this host's GPUs to rgpu clients. The configuration file (--config FILE, else RGPU_CONFIG,\n"
+               "  else /etc/rgpu/rgpud.yaml if it exists; YAML, see docs/operations.md) holds every setting: listen,\n"
+               "  tls, backend, logging, the tenants, their tokens and slices, the pool's policy. The environment\n"
+               "  (RGPU_LISTEN, RGPU_TLS, ...) overrides it, flags override both. Without tenants every client\n"
+               "  proves RGPU_TOKEN and gets whole GPUs. A daemon listening beyond loopback refuses to start without\n"
+               "  a token.\n"
+               "  --check-config FILE: checks FILE, names each bad key with its line (exit 2), or says ok (exit 0).\n"
+               "  --print-config: the effective settings and where each came from (file:LINE, env, flag, default).\n"
                "  --listen may be given more than once: unix:PATH is a Unix socket for clients on this host (a socket\n"
                "  file made with rgpud's umask, removed when it stops; a stale one is replaced), as loopback TCP is.\n"
                "  --tls (or RGPU_TLS): auto takes plain TCP only from this host and TLS from anywhere; on, TLS only;\n"
@@ -117,6 +107,7 @@ void spawn_worker(rgpu::transport::AcceptedConnection&& accepted, uint64_t id,
     return;
   }
   if (pid == 0) {
+    rgpu::log_set_session(id);  // every line this worker writes concerns its session
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != config.daemon_pid) _exit(1);  // rgpud ended before the line above
     const sigset_t set = termination_signals();
@@ -165,32 +156,9 @@ void reap_workers() {
       return;
     }
     if (WIFSIGNALED(status))
-      RGPU_LOG_WARN("session worker %d was killed by signal %d (%s); its GPU resources are freed", pid,
-                    WTERMSIG(status), strsignal(WTERMSIG(status)));
-  }
-}
-
-// SIGHUP reads the configuration file anew: tenants and policy change without dropping a session
-// (PoolService::reload). A file that no longer parses is refused whole, saying why.
-void reload_on_hangup(std::string file, rgpu::server::PoolService* pool) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGHUP);
-  for (;;) {
-    int sig = 0;
-    if (sigwait(&set, &sig) != 0) continue;
-    if (file.empty()) {
-      RGPU_LOG_WARN("SIGHUP: rgpud was started without a configuration file, so there is nothing to reload");
-      continue;
-    }
-    auto loaded = rgpu::pool::load_config(file);
-    if (!loaded.is_ok()) {
-      RGPU_LOG_ERROR("SIGHUP: %s; the configuration in force stays (fix the file and send SIGHUP again)",
-                     loaded.status().message().c_str());
-      continue;
-    }
-    RGPU_LOG_INFO("SIGHUP: reloading %s", file.c_str());
-    pool->reload(std::move(*loaded));
+      rgpu::log_event(rgpu::LogLevel::kWarn, "worker_killed", 0, {{"pid", pid}, {"signal", WTERMSIG(status)}},
+                      "session worker %d was killed by signal %d (%s); its GPU resources are freed", pid,
+                      WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
 }
 
@@ -208,51 +176,113 @@ void end_on_signal(std::unique_ptr<rgpu::server::MpsDaemon> mps,
   raise(sig);
 }
 
+// `rgpud --check-config FILE`: every error with its line (exit 2), or "FILE: ok" (exit 0).
+int check_config(const std::string& file) {
+  auto loaded = rgpu::pool::load_config(file);
+  if (!loaded.is_ok()) {
+    std::fprintf(stderr, "%s\n", loaded.status().message().c_str());
+    return 2;
+  }
+  std::printf("%s: ok\n", file.c_str());
+  return 0;
+}
+
+// The flags; nullopt after printing the usage (exit status in `status`).
+std::optional<rgpu::server::DaemonFlags> parse_flags(int argc, char** argv, bool* print_config, int* status) {
+  rgpu::server::DaemonFlags flags;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const bool has_value = i + 1 < argc;
+    if ((a == "--listen" || a == "-l") && has_value) flags.listen.push_back(argv[++i]);
+    else if (a == "--backend" && has_value) flags.backend = rgpu::server::FlagValue{argv[++i], a};
+    else if (a == "--emulate") flags.backend = rgpu::server::FlagValue{"emulated", a};
+    else if (a == "--config" && has_value) flags.config = argv[++i];
+    else if (a == "--tls" && has_value) flags.tls = rgpu::server::FlagValue{argv[++i], a};
+    else if (a == "--log-level" && has_value) flags.log_level = rgpu::server::FlagValue{argv[++i], a};
+    else if (a == "--log-format" && has_value) flags.log_format = rgpu::server::FlagValue{argv[++i], a};
+    else if (a == "--print-config") *print_config = true;
+    else {
+      usage();
+      *status = a == "--help" || a == "-h" ? 0 : 2;
+      return std::nullopt;
+    }
+  }
+  return flags;
+}
+
+// The file (if any), the environment and the flags, resolved; nullopt after saying why not.
+std::optional<rgpu::server::DaemonSettings> load_settings(const rgpu::server::DaemonFlags& flags) {
+  const rgpu::server::Environment env = rgpu::server::process_environment();
+  auto [file, origin] = rgpu::server::choose_config_file(flags, env, [](const std::string& path) {
+    return access(path.c_str(), F_OK) == 0;
+  });
+  std::optional<rgpu::pool::DaemonConfig> config;
+  if (!file.empty()) {
+    auto loaded = rgpu::pool::load_config(file);
+    if (!loaded.is_ok()) {
+      std::fprintf(stderr, "rgpud: %s\n", loaded.status().message().c_str());
+      return std::nullopt;
+    }
+    config = std::move(*loaded);
+  }
+  auto settings = rgpu::server::resolve_settings(std::move(config), file, origin, flags, env);
+  if (!settings.is_ok()) {
+    std::fprintf(stderr, "rgpud: %s\n", settings.status().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(*settings);
+}
+
+// SIGHUP reads the configuration anew (the file, with the environment and the flags over it, as
+// at the start): tenants and policy change without dropping a session (PoolService::reload). A
+// file that no longer parses changes nothing; the error is logged.
+void reload_on_hangup(rgpu::server::DaemonFlags flags, rgpu::server::PoolService* pool) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGHUP);
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) continue;
+    std::optional<rgpu::server::DaemonSettings> settings = load_settings(flags);
+    if (!settings) {
+      RGPU_LOG_ERROR("SIGHUP: the configuration does not load (above); the one in force stays: fix it and send "
+                     "SIGHUP again");
+      continue;
+    }
+    if (settings->config_file.empty())
+      RGPU_LOG_WARN("SIGHUP: rgpud reads no configuration file (%s); the built-in default applies",
+                    settings->config_origin.c_str());
+    RGPU_LOG_INFO("SIGHUP: reloading %s", settings->config_file.empty() ? "the defaults" : settings->config_file.c_str());
+    pool->reload(std::move(settings->config));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   rgpu::log_set_prefix("rgpud");
-  std::vector<std::string> listen;
-  std::string backend = kBackend.get();
-  std::string config_file;
-  std::string tls_flag;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if ((a == "--listen" || a == "-l") && i + 1 < argc) listen.push_back(argv[++i]);
-    else if (a == "--backend" && i + 1 < argc) backend = argv[++i];
-    else if (a == "--emulate") backend = "emulated";
-    else if (a == "--config" && i + 1 < argc) config_file = argv[++i];
-    else if (a == "--tls" && i + 1 < argc) tls_flag = argv[++i];
-    else if (a == "--tunables") {
-      std::fputs(rgpu::describe_tunables().c_str(), stdout);
-      return 0;
-    } else {
-      usage();
-      return a == "--help" || a == "-h" ? 0 : 2;
-    }
+  if (argc == 3 && std::string(argv[1]) == "--check-config") return check_config(argv[2]);
+  if (argc == 2 && std::string(argv[1]) == "--tunables") {
+    std::fputs(rgpu::describe_tunables().c_str(), stdout);
+    return 0;
   }
-  rgpu::transport::tls::Mode tls = rgpu::transport::tls::mode_from_environment();
-  if (!tls_flag.empty()) {
-    auto parsed = rgpu::transport::tls::parse_mode(tls_flag);
-    if (!parsed.is_ok()) {
-      std::fprintf(stderr, "rgpud: --tls: %s\n", parsed.status().message().c_str());
-      return 2;
-    }
-    tls = *parsed;
+  bool print_config = false;
+  int status = 0;
+  std::optional<rgpu::server::DaemonFlags> flags = parse_flags(argc, argv, &print_config, &status);
+  if (!flags) return status;
+  std::optional<rgpu::server::DaemonSettings> settings = load_settings(*flags);
+  if (!settings) return 2;
+  if (print_config) {
+    std::fputs(rgpu::server::format_settings(*settings).c_str(), stdout);
+    return 0;
   }
-  if (backend != "cuda" && backend != "emulated") {
-    std::fprintf(stderr, "rgpud: unknown backend '%s' (use cuda or emulated)\n", backend.c_str());
-    return 2;
-  }
-  rgpu::pool::DaemonConfig config = rgpu::pool::default_config(kServerToken.get());
-  if (!config_file.empty()) {
-    auto loaded = rgpu::pool::load_config(config_file);
-    if (!loaded.is_ok()) {
-      std::fprintf(stderr, "rgpud: %s\n", loaded.status().message().c_str());
-      return 2;
-    }
-    config = std::move(*loaded);
-  }
+  rgpu::log_set_level(settings->log_level);
+  rgpu::log_set_format(settings->log_format);
+  for (const auto& [name, value] : settings->exports) setenv(name.c_str(), value.c_str(), 0);
+  const rgpu::transport::tls::Mode tls = *rgpu::transport::tls::parse_mode(settings->tls);
+  const std::string& backend = settings->backend;
+  const std::vector<std::string>& listen = settings->listen;
+  rgpu::pool::DaemonConfig& config = settings->config;
   sigset_t blocked = termination_signals();
   sigaddset(&blocked, SIGHUP);  // taken by reload_on_hangup; blocked in the workers too
   pthread_sigmask(SIG_BLOCK, &blocked, nullptr);  // before any thread exists
@@ -270,8 +300,6 @@ int main(int argc, char** argv) {
     RGPU_LOG_INFO("MPS: the %s backend has no GPU to share through it; the pool still preempts as under MPS",
                   backend.c_str());
   }
-  if (listen.empty()) listen = !config.listen.empty() && !kListen.is_set() ? config.listen
-                                                                           : split_list(kListen.get());
   std::vector<std::unique_ptr<rgpu::transport::Listener>> listeners;
   std::vector<const rgpu::transport::Listener*> serving;
   std::string addresses;  // for the log: "127.0.0.1:7070 and unix:/run/rgpu/rgpud.sock"
@@ -343,12 +371,12 @@ int main(int argc, char** argv) {
       worker_config.admin_token = std::move(admin);
     });
   });
-  if (rgpu::Status st = rgpu::server::start_metrics(pool, config.metrics_listen, kMetricsListen, handshakes); !st.is_ok()) {
+  if (rgpu::Status st = rgpu::server::start_metrics(pool, config.metrics_listen, rgpu::server::kMetricsListen, handshakes); !st.is_ok()) {
     std::fprintf(stderr, "rgpud: %s\n", st.message().c_str());
     return 1;
   }
   pool.start();
-  std::thread(reload_on_hangup, config_file, &pool).detach();
+  std::thread(reload_on_hangup, *flags, &pool).detach();
   // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
   // ends rgpud, which closes them (a Unix listener's socket file goes with it).
   std::thread(end_on_signal, std::move(mps), std::move(listeners)).detach();

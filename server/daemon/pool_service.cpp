@@ -3,7 +3,7 @@
 
 #include <unistd.h>
 
-#include "common/log.h"
+#include "common/log_event.h"
 #include "server/pool/pool_admin.h"
 
 namespace rgpu::server {
@@ -24,6 +24,25 @@ LinkMessage slice_message(LinkKind kind, const pool::Slice& s) {
 }
 
 pool::Traffic traffic_of(const LinkMessage& m) { return {m.calls, m.round_trips, m.bytes_in, m.bytes_out}; }
+
+// A slice given, changed: "session N (tenant T) WHAT on GPU g: M MiB, compute c% (cap l%)", its
+// figures as the event's fields.
+void log_slice(const char* event, uint64_t session, const std::string& tenant, const char* what,
+               const pool::Slice& s) {
+  log_event(LogLevel::kInfo, event, session,
+            {{"tenant", tenant}, {"gpu", s.gpu}, {"memory_bytes", s.memory_bytes}, {"compute_percent", s.compute},
+             {"compute_limit_percent", s.compute_limit}, {"priority", s.priority}},
+            "session %llu (tenant %s) %s on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
+            static_cast<unsigned long long>(session), tenant.c_str(), what, s.gpu,
+            static_cast<unsigned long long>(s.memory_bytes >> 20), s.compute, s.compute_limit);
+}
+
+// "set inference memory=4G": a control request as its command line.
+std::string request_text(const pool::AdminRequest& r) {
+  std::string text = r.verb;
+  for (const std::string& a : r.args) text += " " + a;
+  return text;
+}
 
 }  // namespace
 
@@ -135,10 +154,12 @@ void PoolService::on_closed(Worker& w) {
     counters_.sessions_ended[w.end_cause.empty() ? "worker_died" : w.end_cause]++;
     counters_.ended_traffic[w.tenant] += w.traffic;
     apply(pool_->end(session, now()));
-    RGPU_LOG_INFO("session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
+    log_event(LogLevel::kInfo, "slice_released", session, {{"tenant", w.tenant}},
+              "session %llu: its slice is back in the pool", static_cast<unsigned long long>(session));
   } else if (w.queued) {
     apply(pool_->end(session, now()));
-    RGPU_LOG_INFO("session %llu: its client left the admission queue", static_cast<unsigned long long>(session));
+    log_event(LogLevel::kInfo, "queue_left", session, {{"tenant", w.tenant}},
+              "session %llu: its client left the admission queue", static_cast<unsigned long long>(session));
   }
   // Destroying the descriptor object cancels nothing pending (this handler was the wait) and
   // closes the link.
@@ -159,7 +180,8 @@ void PoolService::admit(Worker& w, const LinkMessage& m) {
   Result<pool::Admission> admission = pool_->admit(request, now());
   if (!admission.is_ok()) {
     std::string why = admission.status().message().substr(0, admission.status().message().find('\n'));
-    RGPU_LOG_WARN("session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
+    log_event(LogLevel::kWarn, "session_refused", w.session, {{"tenant", w.tenant}, {"reason", why}},
+              "session %llu refused: %s", static_cast<unsigned long long>(w.session), why.c_str());
     counters_.admissions_refused++;
     LinkMessage refused(LinkKind::kRefused);
     refused.text = why;
@@ -167,8 +189,9 @@ void PoolService::admit(Worker& w, const LinkMessage& m) {
   }
   if (admission->slice) return started(w, *admission->slice, "admitted");
   w.queued = true;
-  RGPU_LOG_INFO("session %llu (tenant %s) queued at place %zu: no GPU has room now",
-                static_cast<unsigned long long>(w.session), w.tenant.c_str(), admission->position);
+  log_event(LogLevel::kInfo, "session_queued", w.session, {{"tenant", w.tenant}, {"position", admission->position}},
+            "session %llu (tenant %s) queued at place %zu: no GPU has room now",
+            static_cast<unsigned long long>(w.session), w.tenant.c_str(), admission->position);
   send_queue_status(w);
   arm(admission->wake);
 }
@@ -178,9 +201,11 @@ void PoolService::started(Worker& w, const pool::Slice& slice, const char* how) 
   w.queued = false;
   counters_.sessions_started++;
   if (slice.sliced())
-    RGPU_LOG_INFO("session %llu (tenant %s) %s on GPU %d: %llu MiB, compute %u%% (cap %u%%)",
-                  static_cast<unsigned long long>(w.session), w.tenant.c_str(), how, slice.gpu,
-                  static_cast<unsigned long long>(slice.memory_bytes >> 20), slice.compute, slice.compute_limit);
+    log_slice("slice_placed", w.session, w.tenant, how, slice);
+  else
+    log_event(LogLevel::kInfo, "slice_placed", w.session, {{"tenant", w.tenant}, {"gpu", "all"}},
+              "session %llu (tenant %s) %s: whole GPUs", static_cast<unsigned long long>(w.session), w.tenant.c_str(),
+              how);
   send_to(w.session, slice_message(LinkKind::kAdmitted, slice));
 }
 
@@ -202,9 +227,12 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
   pool::AdminRequest request{m.verb, m.args, m.json};
   pool::AdminReply reply = pool::handle_admin(*pool_, caller, request, now());
   if (!reply.actions.reslice.empty() || (reply.ok && request.verb == "set"))
-    RGPU_LOG_INFO("pool set by %s: %s", caller.admin ? "the admin" : caller.tenant.c_str(), reply.text.c_str());
+    log_event(LogLevel::kInfo, "pool_set", 0,
+              {{"by", caller.admin ? std::string("admin") : caller.tenant}, {"request", request_text(request)},
+               {"ok", reply.ok ? "true" : "false"}},
+              "pool set by %s: %s", caller.admin ? "the admin" : caller.tenant.c_str(), reply.text.c_str());
   if (reply.tenants_changed) {
-    RGPU_LOG_INFO("%s", reply.text.c_str());
+    log_event(LogLevel::kInfo, "tenants_changed", 0, {{"summary", reply.text}}, "%s", reply.text.c_str());
     if (tenants_changed_) tenants_changed_(pool_->config());
   }
   apply(reply.actions);
@@ -233,7 +261,8 @@ void PoolService::apply(const pool::Actions& actions) {
   for (const auto& [s, slice] : actions.admitted)
     if (auto it = workers_.find(s); it != workers_.end()) started(*it->second, slice, "admitted from the queue");
   for (const auto& [s, why] : actions.refused) {
-    RGPU_LOG_WARN("session %llu left the admission queue: %s", static_cast<unsigned long long>(s), why.c_str());
+    log_event(LogLevel::kWarn, "queue_refused", s, {{"reason", why}}, "session %llu left the admission queue: %s",
+              static_cast<unsigned long long>(s), why.c_str());
     counters_.admissions_refused++;
     if (auto it = workers_.find(s); it != workers_.end()) it->second->queued = false;
     LinkMessage refused(LinkKind::kRefused);
@@ -253,7 +282,11 @@ void PoolService::apply(const pool::Actions& actions) {
     sovereign.ok = on;
     send_to(s, sovereign);
   }
-  for (const auto& [s, slice] : actions.reslice) send_to(s, slice_message(LinkKind::kReslice, slice));
+  for (const auto& [s, slice] : actions.reslice) {
+    auto it = workers_.find(s);
+    log_slice("slice_changed", s, it == workers_.end() ? std::string() : it->second->tenant, "resliced", slice);
+    send_to(s, slice_message(LinkKind::kReslice, slice));
+  }
   for (uint64_t s : actions.swap_out) send_to(s, LinkMessage(LinkKind::kSwapOut));
   arm(actions.wake);
 }

@@ -11,7 +11,7 @@
 #include <functional>
 #include <thread>
 
-#include "common/log.h"
+#include "common/log_event.h"
 #include "common/wire/control.h"
 #include "common/wire/frame.h"
 #include "server/backends/backend.h"
@@ -254,8 +254,9 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   const auto backend_ready = std::chrono::steady_clock::now();
   if (!st.is_ok()) {
     std::string why = st.message().substr(0, st.message().find('\n'));
-    RGPU_LOG_ERROR("session %llu: the %s backend failed to start: %s", static_cast<unsigned long long>(session_id),
-                   config.backend.c_str(), why.c_str());
+    log_event(LogLevel::kError, "backend_failed", session_id, {{"backend", config.backend}, {"reason", why}},
+              "session %llu: the %s backend failed to start: %s", static_cast<unsigned long long>(session_id),
+              config.backend.c_str(), why.c_str());
     (void)transport::send_refused(*conn, "the server's GPU backend failed to start: " + why);
     report_end(link, "backend_failed");
     return 1;
@@ -275,10 +276,22 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     return 1;
   }
   auto ms = [](auto d) { return static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()); };
-  RGPU_LOG_INFO("session %llu start: %s pid %u on %s (%s backend, %zu devices; admitted after %lld ms, backend "
-                "started in %lld ms)",
-                static_cast<unsigned long long>(session_id), client.host.c_str(), client.pid, conn->peer().c_str(),
-                backend->name(), welcome.devices.size(), ms(admitted - started), ms(backend_ready - admitted));
+  const std::string resources =
+      sliced ? "GPU " + std::to_string(slice->gpu) + ", " +
+                   (slice->memory ? mib(slice->memory) : std::string("no memory limit")) + ", compute " +
+                   std::to_string(slice->compute) + "% (cap " + std::to_string(slice->compute_limit) + "%)"
+             : std::string("whole GPUs");
+  log_event(LogLevel::kInfo, "session_start", session_id,
+            {{"host", client.host}, {"pid", client.pid}, {"program", client.program}, {"peer", conn->peer()},
+             {"backend", backend->name()}, {"devices", welcome.devices.size()},
+             sliced ? LogField("gpu", slice->gpu) : LogField("gpu", "all"), {"memory_bytes", sliced ? slice->memory : 0},
+             {"compute_percent", sliced ? slice->compute : 0}, {"compute_limit_percent", sliced ? slice->compute_limit : 100},
+             {"admitted_ms", ms(admitted - started)}, {"backend_ms", ms(backend_ready - admitted)}},
+            "session %llu start: %s pid %u on %s (%s backend, %zu devices; admitted after %lld ms, backend "
+            "started in %lld ms); slice: %s",
+            static_cast<unsigned long long>(session_id), client.host.c_str(), client.pid, conn->peer().c_str(),
+            backend->name(), welcome.devices.size(), ms(admitted - started), ms(backend_ready - admitted),
+            resources.c_str());
 
   auto output = OutputCapture::start();
   if (!output.is_ok()) RGPU_LOG_WARN("device printf output will not reach the client: %s", output.status().message().c_str());
@@ -329,11 +342,14 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   const SessionStats& s = session.stats();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   std::string how = end.is_ok() ? "client disconnected" : end.message().substr(0, end.message().find('\n'));
-  RGPU_LOG_INFO("session %llu end (%s): %.1f s, %llu calls, %s in, %s out, peak %s device memory, freed %s in %llu "
-                "allocations left by the client",
-                static_cast<unsigned long long>(session_id), how.c_str(), secs, static_cast<unsigned long long>(s.calls.get()),
-                mib(s.bytes_in.get()).c_str(), mib(s.bytes_out.get()).c_str(), mib(s.peak_bytes).c_str(), mib(s.live_bytes).c_str(),
-                static_cast<unsigned long long>(s.live_allocations));
+  log_event(LogLevel::kInfo, "session_end", session_id,
+            {{"cause", how}, {"seconds", secs}, {"calls", s.calls.get()}, {"bytes_in", s.bytes_in.get()}, {"bytes_out", s.bytes_out.get()},
+             {"peak_bytes", s.peak_bytes}, {"freed_bytes", s.live_bytes}, {"freed_allocations", s.live_allocations}},
+            "session %llu end (%s): %.1f s, %llu calls, %s in, %s out, peak %s device memory, freed %s in %llu "
+            "allocations left by the client",
+            static_cast<unsigned long long>(session_id), how.c_str(), secs, static_cast<unsigned long long>(s.calls.get()),
+            mib(s.bytes_in.get()).c_str(), mib(s.bytes_out.get()).c_str(), mib(s.peak_bytes).c_str(), mib(s.live_bytes).c_str(),
+            static_cast<unsigned long long>(s.live_allocations));
   // The worker ends here, without unwinding: its exit frees everything the session held (the CUDA
   // context, with any work still queued in it), and waiting for the gate's drain or for helper
   // threads stuck behind that work would only delay the end. Closing the link first returns the

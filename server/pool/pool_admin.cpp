@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/json_string.h"
 #include "common/memory_size.h"
 #include "common/utf8.h"
 #include "server/pool/nearest.h"
@@ -20,46 +21,6 @@ namespace {
 constexpr uint64_t kMiB = 1ull << 20;
 
 // ---- JSON ------------------------------------------------------------------------------------
-
-// A JSON string literal: quotes, backslashes and control characters escaped; bytes that are not
-// valid UTF-8 become U+FFFD, so the output is always valid JSON.
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    if (const size_t len = utf8_sequence_length(s, i)) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += "\\ufffd";
-      ++i;
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::string json_number(double v, const char* format = "%.6g") {
   if (!std::isfinite(v)) v = 0;

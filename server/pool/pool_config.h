@@ -1,8 +1,16 @@
-// rgpud's configuration file (`rgpud --config FILE`, YAML): where it listens, the tenants and their
-// slices, and the pool's policy. Parsed into an immutable DaemonConfig; every error names the
-// file, line and column and says how to fix it, and unknown or duplicate keys are refused.
+// rgpud's configuration file (`rgpud --config FILE`, default /etc/rgpu/rgpud.yaml, YAML): everything
+// rgpud takes. Parsed into an immutable DaemonConfig; every error names the file, line and column
+// and says how to fix it, unknown or duplicate keys are refused, and a broken file's message lists
+// every error, one a line. Every key may be left out (an empty file is all defaults);
+// server/daemon/daemon_settings.h lays the environment and the flags over the file.
 //
 //   listen: 127.0.0.1:7070             # or a list: [127.0.0.1:7070, unix:/run/rgpu/rgpud.sock]
+//   tls: auto                          # auto (plain TCP from this host only), on (TLS only), off
+//   backend: cuda                      # cuda (the GPUs) or emulated (no GPU)
+//   log_level: info                    # error, warn, info, debug
+//   log_format: text                   # text, or json: each line one JSON object
+//   module_cache: /var/tmp/rgpu-modules  # uploaded module images kept on disk ("": none)
+//   peer_timeout_s: 5                  # silence after which a client counts as gone (0: never)
 //   admin_token: s3cret-admin          # `rgpu pool` and `rgpu pool set` need it
 //   policy:
 //     placement: pack                  # pack (fill one GPU first) or spread
@@ -14,7 +22,7 @@
 //     mps: false                       # share each GPU through NVIDIA MPS (docs/pool.md: the trade-off)
 //   metrics:
 //     listen: 127.0.0.1:9449           # Prometheus's /metrics (docs/operations.md), or off
-//   tenants:
+//   tenants:                           # absent: one tenant "default", whole GPUs, token RGPU_TOKEN
 //     - name: inference
 //       token: tok-inference
 //       memory: 4096M                  # MiB (plain number), or with M/MiB, G/GiB; 0 or absent: a whole GPU
@@ -27,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,18 +92,29 @@ struct PoolPolicy {
   bool mps = false;
 };
 
+// What a file says. A setting it leaves out is empty (nullopt), for daemon_settings to fill from
+// the environment or the default. A reload reads the file again and compares tenants and policy.
 struct DaemonConfig {
   std::string source;            // the file it came from ("" for the built-in default)
   std::vector<std::string> listen;  // empty when the file does not say (RGPU_LISTEN / --listen decide)
+  std::optional<std::string> tls;          // auto, on, off
+  std::optional<std::string> backend;      // cuda, emulated
+  std::optional<std::string> log_level;    // error, warn, info, debug
+  std::optional<std::string> log_format;   // text, json
+  std::optional<std::string> module_cache; // a directory, or "" for none
+  std::optional<uint32_t> peer_timeout_s;
   std::string admin_token;
-  std::vector<TenantSpec> tenants;
+  std::vector<TenantSpec> tenants;  // empty when the file has none: default_config's tenant applies
   PoolPolicy policy;
   // Where /metrics is served (HOST:PORT, or "off"); nullopt when the file does not say
   // (RGPU_METRICS_LISTEN or the default, loopback, decide).
   std::optional<std::string> metrics_listen;
+  // The line each setting the file holds is on: "listen", "policy.quantum_ms", "tenants.NAME"
+  // (for --print-config's origins).
+  std::map<std::string, int> lines;
 };
 
-// Reads and validates a configuration file.
+// Reads and validates a configuration file; a refusal's message holds every error, one a line.
 Result<DaemonConfig> load_config(const std::string& path);
 // The same from text; `source` names it in messages.
 Result<DaemonConfig> parse_config(std::string_view text, const std::string& source);

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "common/config.h"
-#include "common/log.h"
+#include "common/log_event.h"
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
 #include "server/session/handle_table.h"
@@ -157,10 +157,12 @@ void ComputeGate::swap_out() {
       reply.ok = moved.is_ok();
       if (moved.is_ok()) {
         reply.value = *moved;
-        RGPU_LOG_INFO("swapped %.1f MiB out to host memory in %.1f ms", static_cast<double>(*moved) / (1 << 20),
-                      std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+        log_event(LogLevel::kInfo, "swap_out", 0, {{"bytes", *moved}, {"ms", ms}},
+                  "swapped %.1f MiB out to host memory in %.1f ms", static_cast<double>(*moved) / (1 << 20), ms);
       } else {
-        RGPU_LOG_WARN("swap-out failed, the session stays on the GPU: %s", moved.status().message().c_str());
+        log_event(LogLevel::kWarn, "swap_out_failed", 0, {{"reason", moved.status().message()}},
+                  "swap-out failed, the session stays on the GPU: %s", moved.status().message().c_str());
       }
     }
   }
@@ -218,7 +220,8 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
             const uint64_t bytes = swap_->host_bytes();
             Status st = swap_->swap_in();
             if (!st.is_ok()) {
-              RGPU_LOG_ERROR("swap-in failed: %s", st.message().c_str());
+              log_event(LogLevel::kError, "swap_in_failed", 0, {{"reason", st.message()}}, "swap-in failed: %s",
+                        st.message().c_str());
               stopped_ = true;
               cv_.notify_all();
               if (lost_) lost_(RGPU_ERROR(kUnavailable, "the session's device memory could not be brought back from host memory: " +
@@ -226,8 +229,9 @@ void ComputeGate::serve(const std::function<void(const LinkMessage&)>& on_reslic
               break;
             }
             // `rgpu bench pool --overcommit` reads this line and the swap-out's (pool_report.h).
-            RGPU_LOG_INFO("swapped %.1f MiB back in from host memory in %.1f ms", static_cast<double>(bytes) / (1 << 20),
-                          std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+            const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            log_event(LogLevel::kInfo, "swap_in", 0, {{"bytes", bytes}, {"ms", ms}},
+                      "swapped %.1f MiB back in from host memory in %.1f ms", static_cast<double>(bytes) / (1 << 20), ms);
             restored = true;
           }
           held_ = true;

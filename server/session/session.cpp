@@ -12,7 +12,7 @@
 #include <optional>
 #include <thread>
 
-#include "common/log.h"
+#include "common/log_event.h"
 #include "common/spin.h"
 #include "common/wire/control_generated.h"
 #include "common/wire/internal_calls.h"
@@ -229,7 +229,8 @@ void Session::watch_peer(int wake) {
       next_report = now + std::chrono::seconds(1);
     }
     if (std::string why = transport::peer_gone(conn_, timeout, false); !why.empty()) {
-      RGPU_LOG_WARN("session %llu: %s; ending the session", static_cast<unsigned long long>(id_), why.c_str());
+      log_event(LogLevel::kWarn, "client_gone", id_, {{"reason", why}}, "session %llu: %s; ending the session",
+                static_cast<unsigned long long>(id_), why.c_str());
       return gone(RGPU_ERROR(kUnavailable, "the client stopped answering: " + why));
     }
   }

@@ -26,6 +26,9 @@
 # The sourcing script sets BIN (the folder with rgpud and rgpu) first.
 WORK=$(mktemp -d)
 PIDS=()
+# The daemons here read only the files the tests give them (--config), never an installed
+# /etc/rgpu/rgpud.yaml: an empty RGPU_CONFIG names no file.
+export RGPU_CONFIG=
 passed=0
 failed=0
 
