@@ -11,7 +11,7 @@ ninja -C build-release -j"$(nproc)" rgpud rgpu rgpu_shims rgpu_integration_progr
 backend=emulated
 if [[ -e /dev/nvidiactl ]] && ldconfig -p | grep -q 'libcuda\.so\.1'; then backend=cuda; fi
 log=$(mktemp)
-build-release/bin/rgpud --listen 127.0.0.1:0 --backend "$backend" 2>"$log" &
+RGPU_CONFIG= build-release/bin/rgpud --listen 127.0.0.1:0 --backend "$backend" 2>"$log" &
 daemon=$!
 trap 'kill $daemon 2>/dev/null' EXIT
 for _ in $(seq 100); do

@@ -208,8 +208,10 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const Spec& spec) {
   remove_on_signal(spec.log);
   int log = open(spec.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log < 0) return RGPU_ERROR(kIo, errno_text(("open " + spec.log).c_str()));
-  // The daemon's settings come from its flags and file only: none inherited from this shell.
-  const EnvChanges env = {{"RGPU_TOKEN", std::nullopt}, {"RGPU_LISTEN", std::nullopt}, {"RGPU_BACKEND", std::nullopt}};
+  // The daemon's settings come from its flags and file only: none inherited from this shell, no
+  // installed /etc/rgpu/rgpud.yaml (RGPU_CONFIG set but empty), and no /metrics to compete for.
+  const EnvChanges env = {{"RGPU_TOKEN", std::nullopt}, {"RGPU_LISTEN", std::nullopt}, {"RGPU_BACKEND", std::nullopt},
+                          {"RGPU_CONFIG", ""}, {"RGPU_METRICS_LISTEN", "off"}};
   auto pid = spawn_process(spec.rgpud, args, env, ChildIo{log, log, true, spec.cpus});
   close(log);
   if (!pid.is_ok()) return pid.status();
