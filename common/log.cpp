@@ -62,7 +62,11 @@ std::string json_line(const LogRecord& r) {
   static const std::vector<LogField> kNone;
   bool first = true;
   for (const LogField& f : r.fields ? *r.fields : kNone) {
-    line += (first ? "" : ",") + json_string(f.key) + ":" + (f.number ? f.value : json_string(f.value));
+    // Appended piece by piece: GCC 12's -Wrestrict misreads `"," + std::string&&` in Release builds.
+    if (!first) line += ',';
+    line += json_string(f.key);
+    line += ':';
+    line += f.number ? f.value : json_string(f.value);
     first = false;
   }
   return line + "}}\n";
