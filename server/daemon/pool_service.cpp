@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "common/log_event.h"
 #include "server/pool/pool_admin.h"
 
@@ -148,6 +150,16 @@ void PoolService::on_message(Worker& w, const LinkMessage& m) {
   }
 }
 
+void PoolService::forget_removed_tenants(const Worker* ending) {
+  for (auto it = counters_.ended_traffic.begin(); it != counters_.ended_traffic.end();) {
+    const bool running = std::any_of(workers_.begin(), workers_.end(), [&](const auto& entry) {
+      return entry.second.get() != ending && entry.second->tenant == it->first;
+    });
+    if (running || pool_->find_tenant(it->first)) ++it;
+    else it = counters_.ended_traffic.erase(it);
+  }
+}
+
 void PoolService::on_closed(Worker& w) {
   const uint64_t session = w.session;
   if (w.admitted) {
@@ -161,6 +173,7 @@ void PoolService::on_closed(Worker& w) {
     log_event(LogLevel::kInfo, "queue_left", session, {{"tenant", w.tenant}},
               "session %llu: its client left the admission queue", static_cast<unsigned long long>(session));
   }
+  forget_removed_tenants(&w);
   // Destroying the descriptor object cancels nothing pending (this handler was the wait) and
   // closes the link.
   workers_.erase(session);
@@ -234,6 +247,7 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
   if (reply.tenants_changed) {
     log_event(LogLevel::kInfo, "tenants_changed", 0, {{"summary", reply.text}}, "%s", reply.text.c_str());
     if (tenants_changed_) tenants_changed_(pool_->config());
+    forget_removed_tenants(nullptr);
   }
   apply(reply.actions);
   LinkMessage answer(LinkKind::kControlReply);
@@ -253,6 +267,7 @@ void PoolService::reload(pool::DaemonConfig next) {
     for (const std::string& line : log) RGPU_LOG_INFO("reload of %s: %s", next.source.c_str(), line.c_str());
     if (log.empty()) RGPU_LOG_INFO("reload of %s: nothing changed", next.source.c_str());
     if (tenants_changed_) tenants_changed_(pool_->config());
+    forget_removed_tenants(nullptr);
     apply(actions);
   });
 }

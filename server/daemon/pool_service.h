@@ -74,6 +74,9 @@ class PoolService {
   void wait_readable(Worker& w);
   void on_message(Worker& w, const LinkMessage& m);
   void on_closed(Worker& w);
+  // A removed tenant's traffic counters go once its last session (but `ending`) has ended, so the
+  // /metrics page does not keep a series for every pod that ever ran (each is a tenant).
+  void forget_removed_tenants(const Worker* ending);
   void admit(Worker& w, const LinkMessage& m);
   void started(Worker& w, const pool::Slice& slice, const char* how);  // admitted: tell its worker
   void send_queue_status(Worker& w);

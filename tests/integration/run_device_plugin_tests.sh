@@ -25,7 +25,8 @@ tenants:
 YAML
 echo admin-dp >"$WORK/admin-token"
 mkdir -p "$WORK/kubelet"
-start_server --backend "$BACKEND" --config "$WORK/rgpud.yaml" --listen "unix:$WORK/rgpud.sock" || exit 1
+RGPU_METRICS_LISTEN=127.0.0.1:0 start_server --backend "$BACKEND" --config "$WORK/rgpud.yaml" --listen "unix:$WORK/rgpud.sock" || exit 1
+METRICS=http://127.0.0.1:$(sed -n 's|.*/metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics.*|\1|p' "$LOG")/metrics
 pool() { RGPU_SERVER=unix:$WORK/rgpud.sock RGPU_TOKEN=admin-dp client timeout 20 "$BIN/rgpu" pool "$@"; }
 
 "$BIN/rgpu-device-plugin" --kubelet-dir "$WORK/kubelet" --pod-resources-socket "$WORK/kubelet/pod-resources.sock" \
@@ -56,6 +57,9 @@ check "an unmodified CUDA program in the container's environment sees a GPU of 4
 rc=$?
 [[ $rc == 0 ]] && ! grep -q "^FAIL" "$WORK/tour.out"
 check "api_tour runs to its end in the container's environment" $? "$(grep -v '^ok' "$WORK/tour.out" | head -5)"
+curl -sS --max-time 5 "$METRICS" >"$WORK/metrics_pod" 2>&1
+grep -q 'rgpu_tenant_calls_total{tenant="default/demo/main"}' "$WORK/metrics_pod"
+check "/metrics counts the container's tenant's calls" $? "$(grep default/demo "$WORK/metrics_pod" | head -5)"
 grep -q "session .* start.*default/demo/main\|default/demo/main" "$LOG"
 check "rgpud's log names the container's tenant" $? "$(tail -5 "$LOG")"
 
@@ -68,6 +72,9 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 check "deleting the pod removes its tenant from rgpud" $gone "$(cat "$WORK/tenants2"; tail -5 "$WORK/plugin.log")"
+curl -sS --max-time 5 "$METRICS" >"$WORK/metrics_gone" 2>&1
+grep -q "^rgpu_gpu_memory_reserved_bytes" "$WORK/metrics_gone" && ! grep -q "default/demo/main" "$WORK/metrics_gone"
+check "and from /metrics: no series names it once its sessions have ended" $? "$(grep default/demo "$WORK/metrics_gone" | head -5)"
 (source "$WORK/env.sh" && client timeout 60 "$PROGS/mem_info") >"$WORK/mem2.out" 2>&1
 [[ $? != 0 ]] && grep -qi "token" "$WORK/mem2.out"
 check "the deleted pod's token is refused" $? "$(cat "$WORK/mem2.out")"
