@@ -22,6 +22,7 @@
 #include "common/config.h"
 #include "common/log_event.h"
 #include "server/daemon/daemon_settings.h"
+#include "server/daemon/gpu_health.h"
 #include "server/daemon/device_inventory.h"
 #include "server/daemon/metrics_setup.h"
 #include "server/daemon/mps_daemon.h"
@@ -34,6 +35,9 @@
 #include "transports/transport.h"
 
 namespace {
+
+const rgpu::Tunable kGpuHealthEvery{"RGPU_GPU_HEALTH_S", "10",
+                                    "seconds between rgpud's probes of its GPUs' health (NVML, no CUDA context); 0: none"};
 
 void usage() {
   std::fprintf(stderr,
@@ -262,6 +266,8 @@ void reload_on_hangup(rgpu::server::DaemonFlags flags, rgpu::server::PoolService
 int main(int argc, char** argv) {
   rgpu::log_set_prefix("rgpud");
   if (argc == 3 && std::string(argv[1]) == "--check-config") return check_config(argv[2]);
+  if (argc == 4 && std::string(argv[1]) == "--gpu-health")  // the probe rgpud runs (gpu_health.h)
+    return rgpu::server::print_gpu_health(argv[2], std::strtoul(argv[3], nullptr, 10));
   if (argc == 2 && std::string(argv[1]) == "--tunables") {
     std::fputs(rgpu::describe_tunables().c_str(), stdout);
     return 0;
@@ -377,6 +383,8 @@ int main(int argc, char** argv) {
   }
   pool.start();
   std::thread(reload_on_hangup, *flags, &pool).detach();
+  if (const int64_t every = kGpuHealthEvery.get_int(); every > 0 && worker_config.gpus > 0)
+    std::thread(rgpu::server::watch_gpu_health, backend, worker_config.gpus, std::chrono::seconds(every), &pool).detach();
   // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
   // ends rgpud, which closes them (a Unix listener's socket file goes with it).
   std::thread(end_on_signal, std::move(mps), std::move(listeners)).detach();

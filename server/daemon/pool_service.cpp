@@ -260,6 +260,17 @@ void PoolService::control(Worker& w, const LinkMessage& m) {
   send_to(w.session, answer);
 }
 
+void PoolService::set_gpu_health(std::vector<bool> healthy) {
+  boost::asio::post(io_, [this, healthy = std::move(healthy)] {
+    std::vector<std::string> changes;
+    pool::Actions actions = pool_->set_gpu_health(healthy, now(), &changes);
+    for (const std::string& line : changes)
+      log_event(line.find("unhealthy") != std::string::npos ? LogLevel::kWarn : LogLevel::kInfo, "gpu_health", 0, {},
+                "%s", line.c_str());
+    apply(actions);
+  });
+}
+
 void PoolService::reload(pool::DaemonConfig next) {
   boost::asio::post(io_, [this, next = std::move(next)] {
     std::vector<std::string> log;

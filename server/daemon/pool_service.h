@@ -41,6 +41,8 @@ class PoolService {
   // Thread-safe: the configuration file read anew (rgpud's SIGHUP), applied on the service's
   // thread (pool::Pool::reload); each change is logged, and the handshake takes the new tokens.
   void reload(pool::DaemonConfig next);
+  // Thread-safe: the GPUs' health as rgpud's probe found it (gpu_health.h); changes are logged.
+  void set_gpu_health(std::vector<bool> healthy);
   // Ends the service's thread (the destructor does too): before anything its metrics read goes.
   void stop();
   // Serves Prometheus's /metrics on `address` (HOST:PORT) from the service's thread

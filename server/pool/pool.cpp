@@ -129,6 +129,7 @@ int Pool::place(const Slice& slice, const std::vector<GpuLoad>& load) const {
   uint64_t best_mem = 0;
   uint32_t best_compute = 0;
   for (size_t g = 0; g < gpus_.size(); ++g) {
+    if (g < unhealthy_.size() && unhealthy_[g]) continue;
     const uint64_t free_mem = load[g].free_memory(capacity(g));
     const uint32_t free_compute = load[g].free_compute();
     // A session without a memory slice reserves none, but still needs some memory free.
@@ -538,6 +539,7 @@ PoolView Pool::view(TimePoint now, const std::string* tenant) const {
     gv.compute_reserved = load[g].compute;
     gv.busy = arbiters_[g]->busy(now);
     gv.sessions = load[g].sessions;
+    gv.healthy = g >= unhealthy_.size() || !unhealthy_[g];
     v.gpus.push_back(std::move(gv));
   }
   for (const auto& [id, e] : sessions_) {

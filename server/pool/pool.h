@@ -97,6 +97,7 @@ struct GpuView {
   uint32_t compute_reserved = 0;  // sum of guarantees, percent
   double busy = 0;                // fraction of its time used by sliced sessions (last window)
   size_t sessions = 0;
+  bool healthy = true;            // rgpud's probe reaches it (server/daemon/gpu_health.h)
 };
 
 struct SessionView {
@@ -197,6 +198,11 @@ class Pool {
   bool tenant_removed(size_t index) const { return index < removed_.size() && removed_[index]; }
   std::optional<size_t> find_tenant(std::string_view name) const;  // a live tenant's index
 
+  // rgpud's GPU health probe (server/daemon/gpu_health.h), a flag per GPU: an unhealthy GPU takes
+  // no new session (its running ones go on, or fail on their own); one healthy again may start
+  // queued sessions. `changes` gets a line per GPU whose health changed.
+  Actions set_gpu_health(const std::vector<bool>& healthy, TimePoint now, std::vector<std::string>* changes);
+
   // tenant: only that tenant's sessions (rgpu ls); nullptr: all.
   PoolView view(TimePoint now, const std::string* tenant = nullptr) const;
 
@@ -238,6 +244,7 @@ class Pool {
   std::map<uint64_t, std::unique_ptr<SessionEntry>> sessions_;
   std::vector<Queued> queue_;  // in start order
   std::vector<bool> removed_;  // by tenant index: removed while rgpud ran
+  std::vector<bool> unhealthy_;  // by GPU (set_gpu_health)
   uint64_t swaps_out_ = 0, swaps_in_ = 0;  // the view's counts (pool_swap.cpp)
 };
 

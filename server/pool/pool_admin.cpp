@@ -184,6 +184,7 @@ std::string view_json(const PoolView& v) {
                        .num("compute_reserved_percent", uint64_t{g.compute_reserved})
                        .real("busy_fraction", g.busy)
                        .num("sessions", uint64_t{g.sessions})
+                       .boolean("healthy", g.healthy)
                        .done());
   for (const auto& s : v.sessions)
     sessions.push_back(JsonObject()

@@ -140,6 +140,10 @@ const Metric kMetrics[] = {
      [](const MetricsInput& in, Samples& out) {
        each_gpu(in, out, [](const GpuView& g) { return static_cast<uint64_t>(g.sessions); });
      }},
+    {"rgpu_gpu_healthy", "gauge", "1 while rgpud's health probe reaches the GPU, 0 while it does not (no new session goes there).",
+     [](const MetricsInput& in, Samples& out) {
+       each_gpu(in, out, [](const GpuView& g) { return static_cast<uint64_t>(g.healthy ? 1 : 0); });
+     }},
     {"rgpu_queue_sessions", "gauge", "Sessions waiting in the admission queue for room on a GPU.",
      [](const MetricsInput& in, Samples& out) { out.add({}, static_cast<uint64_t>(in.view.queue.size())); }},
     {"rgpu_session_memory_used_bytes", "gauge", "Device memory the session's worker process holds.",

@@ -133,4 +133,20 @@ Actions Pool::reload(const DaemonConfig& next, TimePoint now, std::vector<std::s
   return actions;
 }
 
+Actions Pool::set_gpu_health(const std::vector<bool>& healthy, TimePoint now, std::vector<std::string>* changes) {
+  unhealthy_.resize(gpus_.size(), false);
+  bool recovered = false;
+  for (size_t g = 0; g < gpus_.size() && g < healthy.size(); ++g) {
+    if (unhealthy_[g] == !healthy[g]) continue;
+    unhealthy_[g] = !healthy[g];
+    recovered = recovered || healthy[g];
+    changes->push_back("GPU " + std::to_string(g) + " (" + gpus_[g].name + ") is " +
+                       (healthy[g] ? "healthy again: it takes new sessions"
+                                   : "unhealthy (rgpud's probe cannot reach it): it takes no new session"));
+  }
+  Actions actions;
+  if (recovered) drain_queue(now, &actions);
+  return actions;
+}
+
 }  // namespace rgpu::pool

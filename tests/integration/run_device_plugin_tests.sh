@@ -25,7 +25,8 @@ tenants:
 YAML
 echo admin-dp >"$WORK/admin-token"
 mkdir -p "$WORK/kubelet"
-RGPU_METRICS_LISTEN=127.0.0.1:0 start_server --backend "$BACKEND" --config "$WORK/rgpud.yaml" --listen "unix:$WORK/rgpud.sock" || exit 1
+touch "$WORK/lost"  # the virtual GPUs the emulated backend's NVML calls lost (none yet)
+RGPU_GPU_HEALTH_S=1 RGPU_EMULATED_LOST_GPUS_FILE="$WORK/lost" RGPU_METRICS_LISTEN=127.0.0.1:0 start_server --backend "$BACKEND" --config "$WORK/rgpud.yaml" --listen "unix:$WORK/rgpud.sock" || exit 1
 METRICS=http://127.0.0.1:$(sed -n 's|.*/metrics on http://127\.0\.0\.1:\([0-9]*\)/metrics.*|\1|p' "$LOG")/metrics
 pool() { RGPU_SERVER=unix:$WORK/rgpud.sock RGPU_TOKEN=admin-dp client timeout 20 "$BIN/rgpu" pool "$@"; }
 
@@ -80,4 +81,24 @@ check "and from /metrics: no series names it once its sessions have ended" $? "$
 check "the deleted pod's token is refused" $? "$(cat "$WORK/mem2.out")"
 wait "$stand_in"
 check "the kubelet stand-in ends cleanly" $? "$(tail -5 "$WORK/stand-in.log")"
+
+# A GPU that fails: rgpud's health probe (every second here) no longer reaches it through NVML.
+gpu_healthy() {  # until the pool view says GPU 0's health is $1 (True/False), 10 s at most
+  for _ in $(seq 100); do
+    pool --json >"$WORK/view.json" 2>/dev/null
+    python3 -c "import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))['gpus'][0]['healthy'] == $1 else 1)" \
+      "$WORK/view.json" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+echo 0 >"$WORK/lost"
+gpu_healthy False
+check "a GPU that fails is reported unhealthy in the pool view" $? "$(head -c 400 "$WORK/view.json")"
+curl -sS --max-time 5 "$METRICS" >"$WORK/metrics_lost" 2>&1
+grep -q '^rgpu_gpu_healthy{gpu="0",.*} 0$' "$WORK/metrics_lost"
+check "and in /metrics (rgpu_gpu_healthy 0)" $? "$(grep healthy "$WORK/metrics_lost")"
+: >"$WORK/lost"
+gpu_healthy True
+check "the GPU answering again is healthy again" $? "$(head -c 400 "$WORK/view.json")"
 finish

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <string>
 
+#include "common/config.h"
 #include "server/backends/emulated/nvml.h"
 #include "server/backends/emulated/runtime.h"
 #include "server/backends/emulated/runtime_state.h"
@@ -96,9 +98,27 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int* major,
   return NVML_SUCCESS;
 }
 
+// Tests make a virtual GPU fail: its index in the file RGPU_EMULATED_LOST_GPUS_FILE names (read at
+// each call) makes NVML answer for it as for a GPU fallen off the bus.
+namespace {
+const Tunable kLostGpus{"RGPU_EMULATED_LOST_GPUS_FILE", "",
+                        "emulated backend (tests): a file of GPU indices whose NVML calls answer GPU_IS_LOST"};
+
+bool lost(int device) {
+  const std::string path = kLostGpus.get();
+  if (path.empty()) return false;
+  std::ifstream in(path);
+  int index = -1;
+  while (in >> index)
+    if (index == device) return true;
+  return false;
+}
+}  // namespace
+
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
   int n = device_of(device);
   if (n < 0 || !memory) return NVML_ERROR_INVALID_ARGUMENT;
+  if (lost(n)) return NVML_ERROR_GPU_IS_LOST;
   memory->total = state().memory.capacity();
   memory->used = state().memory.used(n);
   memory->free = memory->total - memory->used;

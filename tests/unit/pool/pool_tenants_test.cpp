@@ -149,3 +149,27 @@ TEST_CASE("a reload of the file adds, changes and removes the file's tenants and
   CHECK(pool.config().tenants[training].memory_bytes == 10 * kGiB);
   CHECK(std::any_of(log.begin(), log.end(), [](const std::string& l) { return l.find("keeps its old spec") != std::string::npos; }));
 }
+
+TEST_CASE("an unhealthy GPU takes no new session; healthy again, it starts the queued ones") {
+  Pool pool(gpus(2), config(Placement::kPack));
+  std::vector<std::string> changes;
+  (void)pool.set_gpu_health({false, true}, t0, &changes);
+  REQUIRE(changes.size() == 1);
+  CHECK_THAT(changes[0], Catch::StartsWith("GPU 0 (H200-0) is unhealthy"));
+  CHECK_FALSE(pool.view(t0).gpus[0].healthy);
+  CHECK(pool.view(t0).gpus[1].healthy);
+  CHECK(admit_ok(pool, request(1, 1)).gpu == 1);  // pack would take GPU 0
+  CHECK(admit_ok(pool, request(2, 1)).gpu == 1);  // GPU 1 now full: 2 x 8 GiB, 2 x 50 %
+  SessionRequest waits = request(3, 1);            // GPU 1 full, GPU 0 unhealthy: it waits
+  waits.queue_timeout.reset();
+  REQUIRE(pool.admit(waits, t0).is_ok());
+  REQUIRE(pool.view(t0).queue.size() == 1);
+  changes.clear();
+  (void)pool.set_gpu_health({false, true}, t0, &changes);
+  CHECK(changes.empty());  // no change, no line
+  Actions back = pool.set_gpu_health({true, true}, t0, &changes);
+  REQUIRE(back.admitted.size() == 1);
+  CHECK(back.admitted[0].first == 3);
+  CHECK(back.admitted[0].second.gpu == 0);
+  CHECK_THAT(changes.back(), Catch::Contains("healthy again"));
+}
