@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "server/device_plugin/status_text.h"
@@ -16,6 +18,19 @@ namespace {
 
 // A server stopping gives its calls this long; ListAndWatch streams are cancelled at once.
 constexpr std::chrono::milliseconds kShutdownGrace{200};
+
+// "rgpud reports GPU 1, 3 unhealthy (...)", or empty when every GPU is healthy: logged once per
+// change, so that an operator sees why the kubelet stopped admitting pods to a GPU.
+std::string unhealthy_gpus_text(const std::vector<GpuInventory>& gpus) {
+  std::string list;
+  for (const auto& gpu : gpus) {
+    if (gpu.healthy) continue;
+    if (!list.empty()) list += ", ";
+    list += std::to_string(gpu.index);
+  }
+  if (list.empty()) return list;
+  return "rgpud reports GPU " + list + " unhealthy (its devices reported Unhealthy; `rgpu pool` shows the GPUs)";
+}
 
 }  // namespace
 
@@ -93,8 +108,10 @@ void PluginRuntime::stop() {
 void PluginRuntime::poll_once() {
   std::string problem;
   auto gpus = rgpud_.gpus();
-  if (gpus.is_ok()) state_.set_gpus(*gpus);
-  else {
+  if (gpus.is_ok()) {
+    state_.set_gpus(*gpus);
+    problem = unhealthy_gpus_text(*gpus);
+  } else {
     state_.set_unreachable();
     problem = first_line(gpus.status().message()) + " (devices reported Unhealthy)";
   }

@@ -1,6 +1,7 @@
 // The running plugin: the two DevicePlugin servers (vcuda-core and vcuda-memory, each on its own
 // socket in the kubelet's device-plugin folder) and the poll that keeps them true:
-//   - rgpud's pool view: the GPUs advertised, all Healthy; Unhealthy while rgpud does not answer;
+//   - rgpud's pool view: the GPUs advertised, each GPU's devices Healthy or Unhealthy as rgpud
+//     reports that GPU; all Unhealthy while rgpud does not answer;
 //   - the pod-resources list: tenants of deleted pods removed (SliceBroker::reap);
 //   - kubelet.sock: when it is made again (the kubelet restarted, and removed the plugins'
 //     sockets), both servers start again and register again.
