@@ -19,19 +19,6 @@ namespace {
 // A server stopping gives its calls this long; ListAndWatch streams are cancelled at once.
 constexpr std::chrono::milliseconds kShutdownGrace{200};
 
-// "rgpud reports GPU 1, 3 unhealthy (...)", or empty when every GPU is healthy: logged once per
-// change, so that an operator sees why the kubelet stopped admitting pods to a GPU.
-std::string unhealthy_gpus_text(const std::vector<GpuInventory>& gpus) {
-  std::string list;
-  for (const auto& gpu : gpus) {
-    if (gpu.healthy) continue;
-    if (!list.empty()) list += ", ";
-    list += std::to_string(gpu.index);
-  }
-  if (list.empty()) return list;
-  return "rgpud reports GPU " + list + " unhealthy (its devices reported Unhealthy; `rgpu pool` shows the GPUs)";
-}
-
 }  // namespace
 
 PluginRuntime::PluginRuntime(const PluginOptions& options, RgpudControl& rgpud, PodResourcesSource pod_resources)
@@ -105,12 +92,27 @@ void PluginRuntime::stop() {
   for (auto& s : served_) shutdown(s);
 }
 
+void PluginRuntime::log_gpu_health(const std::vector<GpuInventory>& gpus) {
+  std::string unhealthy;  // "1, 3"
+  for (const auto& gpu : gpus) {
+    if (gpu.healthy) continue;
+    if (!unhealthy.empty()) unhealthy += ", ";
+    unhealthy += std::to_string(gpu.index);
+  }
+  if (unhealthy == last_unhealthy_) return;
+  if (!unhealthy.empty())
+    RGPU_LOG_WARN("rgpud reports GPU %s unhealthy (its devices reported Unhealthy; `rgpu pool` shows the GPUs)",
+                  unhealthy.c_str());
+  else RGPU_LOG_INFO("rgpud reports every GPU healthy again");
+  last_unhealthy_ = unhealthy;
+}
+
 void PluginRuntime::poll_once() {
   std::string problem;
   auto gpus = rgpud_.gpus();
   if (gpus.is_ok()) {
     state_.set_gpus(*gpus);
-    problem = unhealthy_gpus_text(*gpus);
+    log_gpu_health(*gpus);
   } else {
     state_.set_unreachable();
     problem = first_line(gpus.status().message()) + " (devices reported Unhealthy)";

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "server/device_plugin/device_plugin_service.h"
 #include "server/device_plugin/device_state.h"
@@ -50,6 +51,9 @@ class PluginRuntime {
   };
 
   void poll_once();
+  // Logs which GPUs rgpud reports unhealthy, once per change (apart from the poll's one problem,
+  // so that neither hides the other): why the kubelet stopped admitting pods to a GPU.
+  void log_gpu_health(const std::vector<GpuInventory>& gpus);
   void poll_loop();
   Status serve(Served& served);
   void shutdown(Served& served);
@@ -63,6 +67,7 @@ class PluginRuntime {
   Served served_[2];
   std::optional<FileIdentity> registered_with_;  // kubelet.sock at the last successful Register
   std::string last_problem_;                     // logged once, until it changes
+  std::string last_unhealthy_;                   // the GPUs last logged unhealthy: "1, 3"
 
   std::mutex mu_;
   std::condition_variable wake_;
