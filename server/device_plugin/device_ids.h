@@ -20,6 +20,7 @@ inline constexpr uint32_t kCoreUnitsPerGpu = 100;
 struct GpuInventory {
   int index = 0;
   uint64_t memory_bytes = 0;
+  bool healthy = true;  // false: rgpud's probe found the GPU lost or failing; its devices are Unhealthy
   bool operator==(const GpuInventory&) const = default;
 };
 

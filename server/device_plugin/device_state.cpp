@@ -14,11 +14,12 @@ void DeviceState::set_unreachable() {
   update(last, false);
 }
 
-void DeviceState::update(const std::vector<GpuInventory>& gpus, bool healthy) {
+void DeviceState::update(const std::vector<GpuInventory>& gpus, bool reachable) {
   std::lock_guard lock(mu_);
-  if (gpus == gpus_ && healthy == healthy_ && version_ != 0) return;
+  // GpuInventory's == includes its health, so one GPU turning unhealthy or healthy again is a change.
+  if (gpus == gpus_ && reachable == reachable_ && version_ != 0) return;
   gpus_ = gpus;
-  healthy_ = healthy;
+  reachable_ = reachable;
   ++version_;
   changed_.notify_all();
 }
@@ -30,10 +31,13 @@ std::optional<DeviceState::Snapshot> DeviceState::wait_newer(ResourceKind kind, 
   if (!newer) return std::nullopt;
   Snapshot out;
   out.version = version_;
-  for (const auto& id : device_ids(kind, gpus_, memory_unit_mib_)) {
-    auto* device = out.devices.add_devices();
-    device->set_id(id);
-    device->set_health(healthy_ ? kHealthy : kUnhealthy);
+  for (const auto& gpu : gpus_) {
+    const char* health = reachable_ && gpu.healthy ? kHealthy : kUnhealthy;
+    for (const auto& id : device_ids(kind, {gpu}, memory_unit_mib_)) {
+      auto* device = out.devices.add_devices();
+      device->set_id(id);
+      device->set_health(health);
+    }
   }
   return out;
 }

@@ -1,5 +1,6 @@
-// What ListAndWatch streams: the GPUs rgpud last reported and whether rgpud answers, with a
-// version that changes whenever either does, so that every open stream sends the new list.
+// What ListAndWatch streams: the GPUs rgpud last reported (with each one's health) and whether
+// rgpud answers, with a version that changes whenever any of it does, so that every open stream
+// sends the new list.
 #pragma once
 
 #include <chrono>
@@ -21,7 +22,8 @@ class DeviceState {
  public:
   explicit DeviceState(uint64_t memory_unit_mib) : memory_unit_mib_(memory_unit_mib) {}
 
-  // rgpud answered with these GPUs: all their devices Healthy.
+  // rgpud answered with these GPUs: the devices of a healthy GPU Healthy, of an unhealthy one
+  // Unhealthy.
   void set_gpus(const std::vector<GpuInventory>& gpus);
   // rgpud did not answer: the devices of the GPUs last seen are all Unhealthy.
   void set_unreachable();
@@ -36,13 +38,13 @@ class DeviceState {
                                      std::chrono::milliseconds timeout);
 
  private:
-  void update(const std::vector<GpuInventory>& gpus, bool healthy);
+  void update(const std::vector<GpuInventory>& gpus, bool reachable);
 
   const uint64_t memory_unit_mib_;
   mutable std::mutex mu_;
   std::condition_variable changed_;
   std::vector<GpuInventory> gpus_;
-  bool healthy_ = false;
+  bool reachable_ = false;
   uint64_t version_ = 0;
 };
 

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "server/device_plugin/status_text.h"
@@ -90,11 +92,28 @@ void PluginRuntime::stop() {
   for (auto& s : served_) shutdown(s);
 }
 
+void PluginRuntime::log_gpu_health(const std::vector<GpuInventory>& gpus) {
+  std::string unhealthy;  // "1, 3"
+  for (const auto& gpu : gpus) {
+    if (gpu.healthy) continue;
+    if (!unhealthy.empty()) unhealthy += ", ";
+    unhealthy += std::to_string(gpu.index);
+  }
+  if (unhealthy == last_unhealthy_) return;
+  if (!unhealthy.empty())
+    RGPU_LOG_WARN("rgpud reports GPU %s unhealthy (its devices reported Unhealthy; `rgpu pool` shows the GPUs)",
+                  unhealthy.c_str());
+  else RGPU_LOG_INFO("rgpud reports every GPU healthy again");
+  last_unhealthy_ = unhealthy;
+}
+
 void PluginRuntime::poll_once() {
   std::string problem;
   auto gpus = rgpud_.gpus();
-  if (gpus.is_ok()) state_.set_gpus(*gpus);
-  else {
+  if (gpus.is_ok()) {
+    state_.set_gpus(*gpus);
+    log_gpu_health(*gpus);
+  } else {
     state_.set_unreachable();
     problem = first_line(gpus.status().message()) + " (devices reported Unhealthy)";
   }

@@ -1,6 +1,7 @@
 // The running plugin: the two DevicePlugin servers (vcuda-core and vcuda-memory, each on its own
 // socket in the kubelet's device-plugin folder) and the poll that keeps them true:
-//   - rgpud's pool view: the GPUs advertised, all Healthy; Unhealthy while rgpud does not answer;
+//   - rgpud's pool view: the GPUs advertised, each GPU's devices Healthy or Unhealthy as rgpud
+//     reports that GPU; all Unhealthy while rgpud does not answer;
 //   - the pod-resources list: tenants of deleted pods removed (SliceBroker::reap);
 //   - kubelet.sock: when it is made again (the kubelet restarted, and removed the plugins'
 //     sockets), both servers start again and register again.
@@ -13,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "server/device_plugin/device_plugin_service.h"
 #include "server/device_plugin/device_state.h"
@@ -49,6 +51,9 @@ class PluginRuntime {
   };
 
   void poll_once();
+  // Logs which GPUs rgpud reports unhealthy, once per change (apart from the poll's one problem,
+  // so that neither hides the other): why the kubelet stopped admitting pods to a GPU.
+  void log_gpu_health(const std::vector<GpuInventory>& gpus);
   void poll_loop();
   Status serve(Served& served);
   void shutdown(Served& served);
@@ -62,6 +67,7 @@ class PluginRuntime {
   Served served_[2];
   std::optional<FileIdentity> registered_with_;  // kubelet.sock at the last successful Register
   std::string last_problem_;                     // logged once, until it changes
+  std::string last_unhealthy_;                   // the GPUs last logged unhealthy: "1, 3"
 
   std::mutex mu_;
   std::condition_variable wake_;

@@ -41,7 +41,8 @@ Result<std::vector<GpuInventory>> parse_pool_view(std::string_view json) {
     return RGPU_ERROR(kProtocol, "rgpud's pool view is not the JSON expected (" + std::string(st.message()) +
                                      "): is rgpud older than this plugin?");
   std::vector<GpuInventory> gpus;
-  for (const auto& g : view.gpus()) gpus.push_back({static_cast<int>(g.index()), g.memory_total_bytes()});
+  for (const auto& g : view.gpus())
+    gpus.push_back({static_cast<int>(g.index()), g.memory_total_bytes(), !g.has_healthy() || g.healthy()});
   return gpus;
 }
 

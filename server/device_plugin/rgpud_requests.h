@@ -2,7 +2,7 @@
 // functions, so that the exact words sent are tested without a daemon.
 //   tenant add NAME token=T1 token=T2 memory=MiB compute=PCT compute_limit=PCT
 //   tenant remove NAME
-//   pool (json): {"gpus":[{"index":0,"name":..,"memory_total_bytes":..},..],..}
+//   pool (json): {"gpus":[{"index":0,"name":..,"memory_total_bytes":..,"healthy":true},..],..}
 #pragma once
 
 #include <string_view>
@@ -19,7 +19,8 @@ transport::PoolRequestMsg tenant_add_request(const TenantSpec& tenant);
 transport::PoolRequestMsg tenant_remove_request(const std::string& name);
 transport::PoolRequestMsg pool_view_request();
 
-// The GPUs in rgpud's pool view JSON; an error naming what is wrong with it.
+// The GPUs in rgpud's pool view JSON (a GPU without "healthy", from an older rgpud, is healthy);
+// an error naming what is wrong with it.
 Result<std::vector<GpuInventory>> parse_pool_view(std::string_view json);
 
 }  // namespace rgpu::device_plugin

@@ -158,6 +158,22 @@ TEST_CASE("device plugin: the GPUs are read from rgpud's own pool view JSON", "[
   CHECK_THAT(dp::parse_pool_view("not json").status().message(), Catch::Contains("not the JSON expected"));
 }
 
+TEST_CASE("device plugin: a GPU's health is read from the pool view, absent meaning healthy", "[device_plugin]") {
+  // GPU 0 says nothing (an rgpud older than per-GPU health), GPU 1 failed rgpud's probe, GPU 2 passed it.
+  auto gpus = dp::parse_pool_view(R"({"ok":true,"gpus":[
+      {"index":0,"name":"A","memory_total_bytes":1024},
+      {"index":1,"name":"B","memory_total_bytes":2048,"healthy":false},
+      {"index":2,"name":"C","memory_total_bytes":4096,"healthy":true}]})");
+  REQUIRE(gpus.is_ok());
+  REQUIRE(gpus->size() == 3);
+  CHECK((*gpus)[0].healthy);
+  CHECK_FALSE((*gpus)[1].healthy);
+  CHECK((*gpus)[2].healthy);
+  CHECK((*gpus)[1].memory_bytes == 2048);
+  CHECK_THAT(dp::parse_pool_view(R"({"gpus":[{"index":0,"healthy":"maybe"}]})").status().message(),
+             Catch::Contains("not the JSON expected"));
+}
+
 TEST_CASE("device plugin: the broker joins a container's core and memory into one tenant with both tokens", "[device_plugin]") {
   dp::testing::FakeRgpud rgpud({{0, 16ull << 30}});
   v1::ListPodResourcesResponse list;

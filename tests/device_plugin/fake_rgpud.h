@@ -1,5 +1,6 @@
-// A stand-in for rgpud's control API: GPUs to report, a switch to make it unreachable, and the
-// tenants added, refusing a name already there as rgpud does.
+// A stand-in for rgpud's control API: GPUs to report (each healthy or not, as rgpud's probe would
+// say), a switch to make it unreachable, and the tenants added, refusing a name already there as
+// rgpud does.
 #pragma once
 
 #include <map>
@@ -16,6 +17,12 @@ class FakeRgpud final : public RgpudControl {
   void set_reachable(bool reachable) {
     std::lock_guard lock(mu_);
     reachable_ = reachable;
+  }
+  // The GPU of that index reported healthy or not from the next poll on.
+  void set_gpu_healthy(int index, bool healthy) {
+    std::lock_guard lock(mu_);
+    for (auto& gpu : gpus_)
+      if (gpu.index == index) gpu.healthy = healthy;
   }
   std::map<std::string, TenantSpec> tenants() const {
     std::lock_guard lock(mu_);

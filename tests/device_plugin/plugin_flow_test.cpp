@@ -1,6 +1,6 @@
 // The whole plugin in-process, seen from a kubelet stand-in speaking the kubelet's real gRPC APIs
 // over Unix sockets in a temporary folder, with a fake rgpud behind it: registration, the device
-// lists and their health, preferred allocations, Allocate and PreStartContainer for several
+// lists and their health (rgpud's as a whole, and one GPU's), preferred allocations, Allocate and PreStartContainer for several
 // containers of two pods, the tenants that result, a deleted pod's tenants removed, and a kubelet
 // restart answered by registering again. Waits are for events, with a generous deadline.
 #include <catch2/catch.hpp>
@@ -27,6 +27,17 @@ bool all_health(const v1beta1::ListAndWatchResponse& list, size_t count, const c
   return static_cast<size_t>(list.devices_size()) == count &&
          std::all_of(list.devices().begin(), list.devices().end(),
                      [&](const v1beta1::Device& d) { return d.health() == health; });
+}
+
+// Exactly `count` devices, those of GPU `unhealthy_gpu` (`unhealthy` of them) Unhealthy, the rest Healthy.
+bool only_gpu_unhealthy(const v1beta1::ListAndWatchResponse& list, size_t count, int unhealthy_gpu, size_t unhealthy) {
+  const auto is_unhealthy = [](const v1beta1::Device& d) { return d.health() == std::string("Unhealthy"); };
+  return static_cast<size_t>(list.devices_size()) == count &&
+         static_cast<size_t>(std::count_if(list.devices().begin(), list.devices().end(), is_unhealthy)) == unhealthy &&
+         std::all_of(list.devices().begin(), list.devices().end(), [&](const v1beta1::Device& d) {
+           const bool on_gpu = dp::parse_device_id(d.id())->gpu == unhealthy_gpu;
+           return on_gpu ? is_unhealthy(d) : d.health() == std::string("Healthy");
+         });
 }
 
 std::vector<std::string> sorted(std::vector<std::string> v) {
@@ -87,6 +98,14 @@ TEST_CASE("device plugin: the whole plugin against a kubelet stand-in and a fake
     CHECK(kubelet.wait_devices(core, [](const auto& l) { return all_health(l, 200, "Unhealthy"); }, kDeadline));
     CHECK(kubelet.wait_devices(memory, [](const auto& l) { return all_health(l, 96, "Unhealthy"); }, kDeadline));
     rgpud.set_reachable(true);
+    CHECK(kubelet.wait_devices(core, [](const auto& l) { return all_health(l, 200, "Healthy"); }, kDeadline));
+    REQUIRE(kubelet.wait_devices(memory, [](const auto& l) { return all_health(l, 96, "Healthy"); }, kDeadline));
+
+    // rgpud's probe finds GPU 1 failing: only its devices turn Unhealthy; then healthy again.
+    rgpud.set_gpu_healthy(1, false);
+    CHECK(kubelet.wait_devices(core, [](const auto& l) { return only_gpu_unhealthy(l, 200, 1, 100); }, kDeadline));
+    CHECK(kubelet.wait_devices(memory, [](const auto& l) { return only_gpu_unhealthy(l, 96, 1, 32); }, kDeadline));
+    rgpud.set_gpu_healthy(1, true);
     CHECK(kubelet.wait_devices(core, [](const auto& l) { return all_health(l, 200, "Healthy"); }, kDeadline));
     REQUIRE(kubelet.wait_devices(memory, [](const auto& l) { return all_health(l, 96, "Healthy"); }, kDeadline));
 
