@@ -3,7 +3,8 @@
 # stand-in (the kubelet's real gRPC APIs on Unix sockets) admitting a pod that asks for
 # vcuda-core 10 and vcuda-memory 16. The container's environment runs an unmodified CUDA program,
 # which sees a GPU of 4 GiB; the pool shows the container's tenant with its slice (10 % guaranteed
-# and capped); deleting the pod frees it.
+# and capped); deleting the pod frees it. Then the GPU fails and recovers: rgpud's health probe,
+# /metrics and the plugin say so.
 #
 # Usage: run_device_plugin_tests.sh <bin-dir> <programs-dir> <stand-in> [backend]
 #   backend: "emulated" (default, CI: one virtual GPU of 8 GiB) or "cuda" (a GPU host).
@@ -98,7 +99,11 @@ check "a GPU that fails is reported unhealthy in the pool view" $? "$(head -c 40
 curl -sS --max-time 5 "$METRICS" >"$WORK/metrics_lost" 2>&1
 grep -q '^rgpu_gpu_healthy{gpu="0",.*} 0$' "$WORK/metrics_lost"
 check "and in /metrics (rgpu_gpu_healthy 0)" $? "$(grep healthy "$WORK/metrics_lost")"
+wait_log "$WORK/plugin.log" "rgpud reports GPU 0 unhealthy" 10
+check "the device plugin reports that GPU's devices Unhealthy to the kubelet" $? "$(tail -5 "$WORK/plugin.log")"
 : >"$WORK/lost"
 gpu_healthy True
 check "the GPU answering again is healthy again" $? "$(head -c 400 "$WORK/view.json")"
+wait_log "$WORK/plugin.log" "rgpud reports every GPU healthy again" 10
+check "and the device plugin reports its devices Healthy again" $? "$(tail -5 "$WORK/plugin.log")"
 finish
