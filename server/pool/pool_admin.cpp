@@ -396,7 +396,7 @@ Result<TenantSpec> tenant_from_args(const std::vector<std::string>& args, std::s
   if (t.token.empty())
     return Status(Code::kInvalidArgument, "tenant '" + t.name + "' needs token=SECRET (its clients' RGPU_TOKEN); " +
                                               std::string(usage));
-  if (!has_limit) t.compute_limit = t.compute > 0 ? t.compute : 100;  // as in the configuration file
+  if (!has_limit) t.compute_limit = default_compute_limit(t.compute);
   return t;
 }
 

@@ -249,7 +249,7 @@ class Parser {
       note(error(mark, named + " needs a non-empty token (the secret its clients put in RGPU_TOKEN): add token: ..."));
       return std::nullopt;
     }
-    if (!has_limit) t.compute_limit = has_compute && t.compute > 0 ? t.compute : 100;
+    if (!has_limit) t.compute_limit = default_compute_limit(has_compute ? t.compute : 0);
     if (t.compute_limit < t.compute)
       note(error(limit_mark, named + "'s compute_limit " + std::to_string(t.compute_limit) +
                                  " is below its compute " + std::to_string(t.compute) +

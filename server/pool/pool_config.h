@@ -122,6 +122,10 @@ Result<DaemonConfig> parse_config(std::string_view text, const std::string& sour
 // authentication), and `token` as the admin token too.
 DaemonConfig default_config(const std::string& token);
 
+// A tenant's cap when none is given: its guarantee, or 100 % when it has none (the file and
+// `tenant add` alike).
+inline uint32_t default_compute_limit(uint32_t compute) { return compute > 0 ? compute : 100; }
+
 // A tenant's name: letters, digits, '-', '_', '.' and '/' (the device plugin's
 // namespace/pod/container), not all digits (`rgpu pool set` reads those as a session id).
 Status check_tenant_name(std::string_view name);
