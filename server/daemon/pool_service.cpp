@@ -230,7 +230,15 @@ void PoolService::send_queue_status(Worker& w) {
   m.text = st->waiting_for;
   m.value = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(st->waited).count());
   if (st->timeout) m.timeout_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*st->timeout).count();
+  m.ok = st->warm;
+  if (st->position == 1) told_head_ = {w.session, st->warm};
   send_to(w.session, m);
+}
+
+void PoolService::tell_queue_head() {
+  const std::optional<pool::Pool::QueueHead> head = pool_->queue_head();
+  if (!head || (head->session == told_head_.session && (told_head_.warm || !head->warm))) return;
+  if (auto it = workers_.find(head->session); it != workers_.end()) send_queue_status(*it->second);
 }
 
 void PoolService::control(Worker& w, const LinkMessage& m) {
@@ -315,6 +323,7 @@ void PoolService::apply(const pool::Actions& actions) {
   }
   for (uint64_t s : actions.swap_out) send_to(s, LinkMessage(LinkKind::kSwapOut));
   arm(actions.wake);
+  tell_queue_head();
 }
 
 void PoolService::send_to(uint64_t session, const LinkMessage& m) {

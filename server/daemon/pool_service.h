@@ -82,6 +82,9 @@ class PoolService {
   void admit(Worker& w, const LinkMessage& m);
   void started(Worker& w, const pool::Slice& slice, const char* how);  // admitted: tell its worker
   void send_queue_status(Worker& w);
+  // The session next in line hears its status when it becomes the head or room for a context
+  // appears, since that lets it make its context while it waits (pool.h QueueStatus::warm).
+  void tell_queue_head();
   void control(Worker& w, const LinkMessage& m);
   void apply(const pool::Actions& actions);
   void send_to(uint64_t session, const LinkMessage& m);
@@ -94,6 +97,7 @@ class PoolService {
   boost::asio::steady_timer timer_;
   std::optional<pool::TimePoint> armed_;
   std::map<uint64_t, std::unique_ptr<Worker>> workers_;
+  pool::Pool::QueueHead told_head_;  // what the head last heard (tell_queue_head)
   pool::DaemonCounters counters_;
   HandshakeCounts handshakes_;
   std::unique_ptr<MetricsServer> metrics_;

@@ -124,9 +124,9 @@ Result<LinkMessage> next_from_parent(const PoolLink& link, transport::Connection
 
 // Asks the parent for the session's slice. While it waits in the pool's admission queue, the
 // client hears its place when it joins and every transport::kQueueNoticeEvery. A refusal's reason goes to
-// the client.
+// the client. `on_queued(warm)` runs at each notice: warm = the pool lets it make its context now.
 Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientIdentity& client, const Caller& caller,
-                          const PoolLink& link, const std::function<void()>& on_queued) {
+                          const PoolLink& link, const std::function<void(bool)>& on_queued) {
   LinkMessage m(LinkKind::kAdmit);
   m.tenant = caller.tenant;
   m.memory = client.memory_request;
@@ -145,7 +145,7 @@ Result<LinkMessage> admit(transport::Connection& conn, const transport::ClientId
     if (!answer.is_ok()) return answer.status();
     if (answer->kind == LinkKind::kQueued) {
       RGPU_TRY(transport::send_queued(conn, {answer->position, answer->text, answer->value, answer->timeout_ms}));
-      on_queued();
+      on_queued(answer->ok);
       continue;
     }
     if (answer->kind == LinkKind::kRefused) return RGPU_ERROR(kUnavailable, answer->text);
@@ -230,15 +230,34 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     }
     backend = config.backend == "emulated" ? make_emulated_backend() : make_cuda_backend();
   };
-  // Waiting in the queue on a one-GPU host: the GPU is known, so the driver loads meanwhile.
-  auto prepare_while_queued = [&] {
-    if (backend || config.gpus != 1) return;
-    make_backend(0);
-    if (Status st = backend->prepare(); !st.is_ok()) {
-      RGPU_LOG_WARN("session %llu: loading the driver while queued failed (it is tried again at the start): %s",
+  // Waiting in the queue on a one-GPU host: the GPU is known, so the driver loads meanwhile, and
+  // the context too once the pool says so (next in line, and the GPU has memory no slice holds:
+  // Pool::QueueStatus::warm), so that the session starts as soon as its room frees.
+  bool ready = false;
+  auto prepare_while_queued = [&](bool warm) {
+    if (ready || config.gpus != 1) return;
+    if (!backend) {
+      make_backend(0);
+      if (Status st = backend->prepare(); !st.is_ok()) {
+        RGPU_LOG_WARN("session %llu: loading the driver while queued failed (it is tried again at the start): %s",
+                      static_cast<unsigned long long>(session_id), st.message().c_str());
+        backend.reset();
+        return;
+      }
+    }
+    if (!warm) return;
+    const auto begun = std::chrono::steady_clock::now();
+    Status st = backend->init();
+    if (!st.is_ok()) {
+      RGPU_LOG_WARN("session %llu: making the context while queued failed (it is tried again at the start): %s",
                     static_cast<unsigned long long>(session_id), st.message().c_str());
       backend.reset();
+      return;
     }
+    ready = true;
+    log_event(LogLevel::kInfo, "context_while_queued", session_id,
+              {{"ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count()}},
+              "session %llu: next in the queue, made its context while it waits", static_cast<unsigned long long>(session_id));
   };
   Result<LinkMessage> slice = admit(*conn, client, caller, link, prepare_while_queued);
   if (!slice.is_ok()) {
@@ -250,7 +269,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   const auto admitted = std::chrono::steady_clock::now();
   // A sliced session sees the one GPU it was placed on, as its device 0.
   if (!backend) make_backend(slice->gpu);
-  st = backend->init();
+  if (!ready) st = backend->init();
   const auto backend_ready = std::chrono::steady_clock::now();
   if (!st.is_ok()) {
     std::string why = st.message().substr(0, st.message().find('\n'));

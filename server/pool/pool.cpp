@@ -284,7 +284,18 @@ QueueStatus Pool::status_at(size_t index, TimePoint now, const std::string& free
   if (index > 0) st.waiting_for += ", behind " + std::to_string(index) + " session" + (index == 1 ? "" : "s");
   st.waited = now - q.since;
   if (q.deadline) st.timeout = *q.deadline - q.since;
+  st.warm = index == 0 && warm_room(loads());
   return st;
+}
+
+bool Pool::warm_room(const std::vector<GpuLoad>& load) const {
+  if (gpus_.size() != 1 || (!unhealthy_.empty() && unhealthy_[0])) return false;
+  return gpus_[0].total_bytes >= load[0].reserved + kWarmContextRoom;
+}
+
+std::optional<Pool::QueueHead> Pool::queue_head() const {
+  if (queue_.empty()) return std::nullopt;
+  return QueueHead{queue_.front().request.session_id, warm_room(loads())};
 }
 
 std::optional<QueueStatus> Pool::queue_status(uint64_t session, TimePoint now) const {

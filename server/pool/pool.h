@@ -80,7 +80,17 @@ struct QueueStatus {
   std::string waiting_for;  // "4096 MiB and 30% compute on one GPU (free: GPU 0 1024 MiB 20%)"
   Duration waited{};
   std::optional<Duration> timeout;
+  // It may make its CUDA context while it waits, so that it starts within milliseconds of its room
+  // freeing instead of after a context's creation (about 150 ms on an H200): it is next in line, its
+  // GPU is known (the pool has one GPU), and that GPU has kWarmContextRoom that no slice holds. So
+  // queued sessions hold GPU memory only for a context made by the head (and by a head that a
+  // higher priority overtook since), never memory promised to a slice.
+  bool warm = false;
 };
+
+// What a context made ahead may take of a GPU's unreserved memory (518 MiB on the H200, with room
+// for the runtime's first module loads).
+inline constexpr uint64_t kWarmContextRoom = 1ull << 30;
 
 // A live change (`rgpu pool set`); absent fields stay as they are.
 struct SliceChange {
@@ -155,6 +165,13 @@ class Pool {
                       uint64_t host_bytes = 0);
   // A queued session's place now; nullopt when it is not queued.
   std::optional<QueueStatus> queue_status(uint64_t session, TimePoint now) const;
+  // The session next in line, and whether it may make its context now (QueueStatus::warm);
+  // nullopt when none waits.
+  struct QueueHead {
+    uint64_t session = 0;
+    bool warm = false;
+  };
+  std::optional<QueueHead> queue_head() const;
   // The compute arbitration of a sliced session (ComputeArbiter's want/released).
   //
   // Memory over-commit (policy.memory_overcommit > 1): the slices on a GPU may add up to that many
@@ -220,6 +237,8 @@ class Pool {
   // Admits queued sessions from the head while they fit; their Actions go into `into`.
   void drain_queue(TimePoint now, Actions* into);
   std::optional<TimePoint> next_deadline() const;
+  // The one GPU has room for a context beside every slice's reservation (QueueStatus::warm).
+  bool warm_room(const std::vector<GpuLoad>& load) const;
   // Over-commit (pool_swap.cpp).
   uint64_t capacity(size_t gpu) const;  // what the slices on it may add up to
   bool overcommitted() const { return config_.policy.memory_overcommit > 1.0; }

@@ -55,7 +55,8 @@ struct LinkMessage {
   // kAdmit: tenant (index into the configuration's tenants), memory/compute (the client's
   // requests), host, program, pid, timeout_ms (its queue timeout, -1: the tenant's). kAdmitted,
   // kReslice: the slice (gpu, memory, compute, compute_limit, priority). kQueued: position, text
-  // (what it waits for), value (ms waited), timeout_ms (-1: never gives up).
+  // (what it waits for), value (ms waited), timeout_ms (-1: never gives up), ok (it may make its
+  // CUDA context now: server/pool/pool.h QueueStatus::warm).
   uint32_t tenant = 0;
   int32_t gpu = -1;
   uint64_t memory = 0;

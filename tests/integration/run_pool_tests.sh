@@ -323,7 +323,32 @@ pool tenant list >"$WORK/tlist2" 2>&1
 grep -q "^  kept " "$WORK/tlist2" && grep -q "^  hup " "$WORK/tlist2" && grep -q "^  turns " "$WORK/tlist2"
 check "SIGHUP: the tenants of the file and the one added through the control API are all there" $? "$(cat "$WORK/tlist2")"
 
-# 13. policy.mps: rgpud starts an MPS control daemon of its own, in a private directory, and quits
+# 13. On a host of one GPU, the session next in the queue makes its CUDA context while it waits when
+# the GPU has memory no slice holds (server/pool/pool.h QueueStatus::warm), and starts on it as soon
+# as its room frees.
+cat >"$WORK/warm.yaml" <<'YAML'
+admin_token: admin-secret
+tenants:
+  - name: most
+    token: tok-most
+    memory: 2500M
+    compute: 60
+YAML
+RGPU_EMULATED_DEVICES=1 RGPU_EMULATED_MEMORY_MB=4096 start_server --backend "$BACKEND" --config "$WORK/warm.yaml" || exit 1
+start_tenant w1 tok-most
+launch_tenant w2 tok-most
+wait_log "${OUT[w2]}" "admission queue, place 1" && wait_log "$LOG" "next in the queue, made its context while it waits"
+check "one GPU: the session next in the queue makes its context while it waits (the GPU has 1596 MiB no slice holds)" $? \
+  "$(head -3 "${OUT[w2]}"; grep -i "queue" "$LOG")"
+echo quit >&"${IN[w1]}"
+wait_log "${OUT[w2]}" "^ready: 1 device"
+check "and starts once the session ahead of it ends" $? "$(cat "${OUT[w2]}")"
+line=$(say w2 info)
+[[ $line == "info: "*"total 2500 MiB"* ]]
+check "the session whose context was made ahead has its tenant's slice" $? "$line"
+echo quit >&"${IN[w2]}"
+
+# 14. policy.mps: rgpud starts an MPS control daemon of its own, in a private directory, and quits
 # it when it ends. A stand-in for nvidia-cuda-mps-control on PATH records its calls and runs a
 # process as its daemon; rgpud runs the cuda backend here, which a host without a GPU refuses after
 # the MPS start (on a GPU host it would serve: then SIGTERM ends it).

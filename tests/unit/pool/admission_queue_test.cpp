@@ -205,3 +205,45 @@ TEST_CASE("the pool view lists the queue in start order, by tenant for rgpu ls")
   REQUIRE(mine.queue.size() == 1);
   CHECK(mine.queue[0].id == 3);
 }
+
+TEST_CASE("the session next in line may make its context while it waits: one GPU, in memory no slice holds") {
+  Pool pool(gpus(1), config());
+  admit_ok(pool, request(1, 1));  // training: 8 GiB, 50%
+  admit_ok(pool, request(2, 0));  // inference: 4 GiB, 30%; 4 GiB and 20% left
+  REQUIRE(queued_at(pool, waiting(3, 1)) == 1);
+  REQUIRE(queued_at(pool, waiting(4, 1)) == 2);
+  CHECK(pool.queue_status(3, t0)->warm);
+  CHECK_FALSE(pool.queue_status(4, t0)->warm);  // one context made ahead per GPU at most
+  REQUIRE(pool.queue_head());
+  CHECK(pool.queue_head()->session == 3);
+  CHECK(pool.queue_head()->warm);
+
+  // 3 starts; 4 is next, but the slices now hold the whole GPU.
+  REQUIRE(admitted_ids(pool.end(2, t0)) == std::vector<uint64_t>{3});
+  CHECK(pool.queue_head()->session == 4);
+  CHECK_FALSE(pool.queue_head()->warm);
+  CHECK_FALSE(pool.queue_status(4, t0)->warm);
+
+  // A GPU the health probe lost is no place to make one.
+  REQUIRE(admitted_ids(pool.end(1, t0)) == std::vector<uint64_t>{4});
+  pool.end(3, t0);
+  admit_ok(pool, request(6, 0));  // 4 and 6: 12 GiB and 80% again
+  REQUIRE(queued_at(pool, waiting(5, 1)) == 1);
+  CHECK(pool.queue_status(5, t0)->warm);
+  std::vector<std::string> changes;
+  (void)pool.set_gpu_health({false}, t0, &changes);
+  CHECK_FALSE(pool.queue_status(5, t0)->warm);
+
+  pool.end(5, t0);
+  CHECK_FALSE(pool.queue_head());
+}
+
+TEST_CASE("with several GPUs a queued session's GPU is not known, so it makes no context ahead") {
+  Pool pool(gpus(2), config());
+  // Training and inference on each GPU: 12 GiB and 80% of each held, 4 GiB free on both.
+  for (uint64_t id : {1, 2, 3, 4}) admit_ok(pool, request(id, id % 2 ? 1 : 0));
+  REQUIRE(pool.view(t0).gpus[1].reserved_bytes == 12 * kGiB);
+  REQUIRE(queued_at(pool, waiting(9, 1)) == 1);
+  CHECK_FALSE(pool.queue_status(9, t0)->warm);
+  CHECK_FALSE(pool.queue_head()->warm);
+}
