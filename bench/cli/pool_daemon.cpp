@@ -118,6 +118,8 @@ PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms) {
   return c;
 }
 
+PoolConfig queue_config(uint64_t memory_mib) { return PoolConfig{random_token(), {tenant(0, memory_mib, 60, 100)}}; }
+
 std::string pool_config_yaml(const PoolConfig& config) {
   std::string out = "# written by rgpu bench pool; removed when the run ends\n";
   out += "admin_token: " + config.admin_token + "\n";

@@ -51,6 +51,10 @@ PoolConfig priority_config(bool mps);
 // twice over (memory_overcommit 2), idle sessions swapped after `swap_idle_ms`.
 PoolConfig overcommit_config(int n, uint64_t memory_mib, int swap_idle_ms);
 
+// One tenant t0 whose slice is `memory_mib` (60 % of the GPU: no two sessions fit at once), compute
+// 60, compute_limit 100: the admission queue's run.
+PoolConfig queue_config(uint64_t memory_mib);
+
 // The configuration file's text (no `listen`: the daemon gets --listen).
 std::string pool_config_yaml(const PoolConfig& config);
 

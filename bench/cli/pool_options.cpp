@@ -9,7 +9,8 @@ namespace rgpu::bench {
 const char* const kPoolUsage =
     "usage: rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]\n"
     "                       [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]\n"
-    "                       [--rounds N] [--torch-rounds N] [--priority] [--overcommit [--hold MIB]] [--torch DIR]\n"
+    "                       [--rounds N] [--torch-rounds N] [--priority] [--overcommit [--hold MIB] [--tenants N]]\n"
+    "                       [--queue] [--torch DIR]\n"
     "                       [--emulate] [--json]\n"
     "  Starts its own rgpud with a pool configuration (tenants t0, t1, ... with compute = their share), runs\n"
     "  a spin-kernel worker per tenant alone and then all together, and prints each tenant's share of its\n"
@@ -32,7 +33,9 @@ const char* const kPoolUsage =
     "  --overcommit     only the over-commit run: three tenants, each slice 60 % of the GPU's memory on a GPU\n"
     "                   promised twice over, holding --hold MIB each (default: what the GPU and the host's\n"
     "                   free memory allow) and taking turns: swap-out and swap-in GB/s, the pause a tenant\n"
-    "                   sees, and whether each found its data intact\n"
+    "                   sees, and whether each found its data intact; --tenants N of them (3)\n"
+    "  --queue          only the admission queue's run: a session that does not fit waits while another\n"
+    "                   holds the GPU's room; how long after that one's program ends the waiting one starts\n"
     "  --emulate        rgpud --emulate: checks the plumbing without a GPU (the figures mean nothing)\n"
     "  --json           the report as JSON\n";
 
@@ -102,6 +105,12 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
       o.priority = true;
     } else if (a == "--overcommit") {
       o.overcommit = true;
+    } else if (a == "--queue") {
+      o.queue = true;
+    } else if (a == "--tenants") {
+      RGPU_ASSIGN_OR_RETURN(std::string v, value());
+      RGPU_ASSIGN_OR_RETURN(long n, whole(a, v, 2, 8));
+      o.tenants = static_cast<int>(n);
     } else if (a == "--hold") {
       RGPU_ASSIGN_OR_RETURN(std::string v, value());
       RGPU_ASSIGN_OR_RETURN(long mib, whole(a, v, 16, 1 << 22));
@@ -151,11 +160,14 @@ Result<PoolOptions> parse_pool_options(const std::vector<std::string>& args) {
   const int tenants = static_cast<int>(o.shares.size());
   if (o.suite && (o.overhead || o.priority))
     return RGPU_ERROR(kInvalidArgument, "--suite already holds the --overhead and --priority runs");
-  if (o.overhead + o.priority + o.overcommit + o.suite > 1)
-    return RGPU_ERROR(kInvalidArgument, "--suite, --overhead, --priority and --overcommit are separate runs: pick one");
+  if (o.overhead + o.priority + o.overcommit + o.queue + o.suite > 1)
+    return RGPU_ERROR(kInvalidArgument, "--suite, --overhead, --priority, --overcommit and --queue are separate runs: pick one");
   if ((o.rounds || o.torch_rounds) && !o.overhead && !o.suite)
     return RGPU_ERROR(kInvalidArgument, "--rounds and --torch-rounds are the overhead run's: add --overhead (or --suite)");
-  if (o.hold_mib && !o.overcommit) return RGPU_ERROR(kInvalidArgument, "--hold is the --overcommit run's: add --overcommit");
+  if ((o.hold_mib || o.tenants) && !o.overcommit)
+    return RGPU_ERROR(kInvalidArgument, "--hold and --tenants are the --overcommit run's: add --overcommit");
+  if (o.queue && (shares_given || o.cap || o.change || o.sync_each))
+    return RGPU_ERROR(kInvalidArgument, "--queue sets its own tenant: no --shares, --cap, --change or --sync-each");
   if (o.overcommit && (shares_given || o.cap || o.change || o.sync_each))
     return RGPU_ERROR(kInvalidArgument, "--overcommit sets its own three tenants: no --shares, --cap, --change or --sync-each");
   if (o.priority && (shares_given || o.cap || o.change || o.sync_each))

@@ -1,7 +1,8 @@
 // The command line of `rgpu bench pool` (docs/bench.md, "rgpu bench pool"):
 //   rgpu bench pool [--shares 10,90] [--kernel-us 1000] [--sync-every 8] [--sync-each TENANT_INDEX]
 //                   [--duration SECONDS] [--cap PCT] [--change INDEX:PCT@SECONDS] [--suite | --overhead]
-//                   [--rounds N] [--torch-rounds N] [--priority] [--overcommit [--hold MIB]] [--torch DIR]
+//                   [--rounds N] [--torch-rounds N] [--priority] [--overcommit [--hold MIB] [--tenants N]]
+//                   [--queue] [--torch DIR]
 //                   [--emulate] [--json]
 #pragma once
 
@@ -36,6 +37,8 @@ struct PoolOptions {
   bool priority = false;  // only the priority run
   bool overcommit = false;  // only the over-commit run
   std::optional<int> hold_mib;  // the over-commit run's memory per tenant (default: from the GPU and host)
+  std::optional<int> tenants;   // the over-commit run's tenants (default OvercommitRun's)
+  bool queue = false;           // only the admission queue's run
   // Where the PyTorch suite's step workloads are (mlp_item.py, ...); unset: the installed suite,
   // <prefix>/libexec/rgpu/gpu-tests/torch, when it is there.
   std::optional<std::string> torch_dir;

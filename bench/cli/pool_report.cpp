@@ -344,6 +344,26 @@ std::vector<PoolRow> overcommit_rows(const std::string& run, const SwapRates& sw
   return rows;
 }
 
+std::vector<PoolRow> queue_rows(const std::string& run, const std::vector<double>& start_ms,
+                                const std::vector<double>& waited_ms) {
+  std::string detail = "rounds:";
+  for (double ms : start_ms) detail += printf_text(" %.1f", ms);
+  detail += " ms; each waited";
+  for (double ms : waited_ms) detail += printf_text(" %.0f", ms);
+  detail += " ms in all";
+  const std::string bar = "<= " + printf_text("%.0f", kQueueStartBarMs) + " ms";
+  PoolRow mid{run + ": start after the room frees (median)", "", "ms", {}, {}, {}, bar, Verdict::kNone, detail};
+  PoolRow worst{run + ": start after the room frees (slowest)", "", "ms", {}, {}, {}, bar, Verdict::kNone, "no round"};
+  if (!start_ms.empty()) {
+    mid.achieved = median(start_ms);
+    mid.verdict = judge(*mid.achieved <= kQueueStartBarMs);
+    worst.achieved = *std::max_element(start_ms.begin(), start_ms.end());
+    worst.verdict = judge(*worst.achieved <= kQueueStartBarMs);
+    worst.detail = "of " + std::to_string(start_ms.size());
+  }
+  return {mid, worst};
+}
+
 std::vector<PoolRow> priority_rows(const std::string& run, const RequestFigures& alone, const RequestFigures& beside,
                                    double low_solo_rate, double low_beside_rate) {
   std::vector<PoolRow> rows;

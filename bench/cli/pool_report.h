@@ -183,6 +183,13 @@ inline constexpr double kSwapRateBar = 20.0;  // GB/s, each way (a 40 GiB sessio
 std::vector<PoolRow> overcommit_rows(const std::string& run, const SwapRates& swaps, double max_pause_ms, bool intact,
                                      int tenants_intact, int tenants);
 
+inline constexpr double kQueueStartBarMs = 100;
+// The queue run's rows: per round, the time from the end of the program that held the room to the
+// start of the session that waited for it (ms); the median and the slowest against
+// kQueueStartBarMs. `waited_ms`: how long each waiting session waited in all (it must have queued).
+std::vector<PoolRow> queue_rows(const std::string& run, const std::vector<double>& start_ms,
+                                const std::vector<double>& waited_ms);
+
 struct PoolHeader {
   std::string date_utc;
   std::string host;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <chrono>
 #include <thread>
 
 #include "bench/cli/format.h"
@@ -142,6 +143,7 @@ class PoolBench {
     if (std::holds_alternative<CapRun>(run)) return 2;
     if (std::holds_alternative<PriorityRun>(run)) return 3;
     if (std::holds_alternative<OvercommitRun>(run)) return 2;
+    if (const auto* q = std::get_if<QueueRun>(&run)) return 1 + q->rounds;
     const auto& o = std::get<OverheadRun>(run);
     return 2 * o.rounds + static_cast<int>(torch_scripts_.size());
   }
@@ -508,6 +510,45 @@ class PoolBench {
     return Status::ok();
   }
 
+  // The queue run: round after round, a session holds the tenant's room while a second one waits
+  // for it in the admission queue. The workers say when their sessions were up and when the first
+  // one let go (CLOCK_MONOTONIC, bench/worker: `hold`).
+  Status run_one(const std::string& label, const QueueRun& run) {
+    step(label + ": the GPU's memory");
+    if (gpu_memory_bytes_ == 0) RGPU_TRY(start_daemon(std::nullopt).status());
+    const PoolConfig config = queue_config((gpu_memory_bytes_ >> 20) * 6 / 10);
+    RGPU_ASSIGN_OR_RETURN(auto daemon, start_daemon(config));
+    const PoolTenant& tenant = config.tenants[0];
+    auto info = [](const WorkerOutput& out, const char* key) -> std::optional<int64_t> {
+      for (const auto& [k, v] : out.info)
+        if (k == key) return std::strtoll(v.c_str(), nullptr, 10);
+      return std::nullopt;
+    };
+    std::vector<double> start_ms, waited_ms;
+    for (int r = 0; r < run.rounds; ++r) {
+      step(label + ": round " + std::to_string(r + 1));
+      std::optional<Result<WorkerOutput>> holder;
+      std::thread first([&] { holder = tenant_worker(*daemon, tenant, {"hold", "--idle-ms", std::to_string(run.hold_ms)}); });
+      std::this_thread::sleep_for(std::chrono::milliseconds(run.queued_after_ms));
+      Result<WorkerOutput> waiter = tenant_worker(*daemon, tenant, {"hold", "--idle-ms", "0"});
+      first.join();
+      if (!holder->is_ok()) return holder->status();
+      if (!waiter.is_ok()) return waiter.status();
+      const std::optional<int64_t> end = info(**holder, "hold_end_ns"), up = info(*waiter, "hold_up_ns");
+      const Measurement* waited = find(waiter->metrics, "hold_start");
+      if (!end || !up || !waited) return RGPU_ERROR(kProtocol, "the hold worker printed no times");
+      // It must have waited for the room: started before the holder let go, it would not have queued.
+      if (*up < *end)
+        return RGPU_ERROR(kInternal, "the second session started before the first let go: it did not wait in the queue");
+      start_ms.push_back(static_cast<double>(*up - *end) / 1e6);
+      waited_ms.push_back(waited->value);
+      std::fprintf(stderr, "      round %d: waited %.0f ms, started %.1f ms after the room freed\n", r + 1, waited->value,
+                   start_ms.back());
+    }
+    for (PoolRow& row : queue_rows(label, start_ms, waited_ms)) rows_.push_back(std::move(row));
+    return Status::ok();
+  }
+
   const PoolOptions options_;
   const std::string dir_;
   PoolHeader header_;
@@ -540,8 +581,10 @@ std::vector<PoolRun> plan_pool_runs(const PoolOptions& o) {
   if (o.overcommit) {
     OvercommitRun run;
     if (o.hold_mib) run.hold_mib = *o.hold_mib;
+    if (o.tenants) run.tenants = *o.tenants;
     return {run};
   }
+  if (o.queue) return {QueueRun{}};
   if (o.cap) return {CapRun{*o.cap, o.kernel_us, o.sync_every, o.duration_s, o.tenant_from_env}};
   if (!o.suite) return {ShareRun{o.shares, o.kernel_us, o.sync_every, o.sync_each, o.duration_s, o.change}};
   const double d = o.duration_s;
@@ -587,6 +630,8 @@ std::string run_label(const PoolRun& run) {
   if (const auto* c = std::get_if<OvercommitRun>(&run))
     return "over-commit: " + std::to_string(c->tenants) + " tenants x 60 % of the memory, promised 2 x, " +
            std::to_string(c->rounds) + " turns " + std::to_string(c->idle_ms) + " ms apart";
+  if (std::holds_alternative<QueueRun>(run))
+    return "queue: waiting for another session's 60 % of the memory";
   return "overhead: launch rate, lone slice (compute 100, " + std::to_string(kOverheadMemoryMib / 1024) + "G) / whole GPU";
 }
 

@@ -77,7 +77,17 @@ struct OvercommitRun {
   int swap_idle_ms = 500;
 };
 
-using PoolRun = std::variant<ShareRun, CapRun, OverheadRun, PriorityRun, OvercommitRun>;
+// One tenant whose slice is 60 % of the GPU's memory: a session holds it for `hold_ms`, and
+// `queued_after_ms` into that a second one asks, waits in the admission queue, and starts once the
+// first one's program has ended; the figure is the time from that end to the second one's start,
+// over `rounds` rounds.
+struct QueueRun {
+  int rounds = 5;
+  int hold_ms = 3000;
+  int queued_after_ms = 1500;
+};
+
+using PoolRun = std::variant<ShareRun, CapRun, OverheadRun, PriorityRun, OvercommitRun, QueueRun>;
 
 // What the options ask for: one run, or with --suite the whole bar table.
 std::vector<PoolRun> plan_pool_runs(const PoolOptions& options);

@@ -463,12 +463,28 @@ void turns(int64_t mib, int rounds, int64_t idle_ms) {
   std::fflush(stdout);
 }
 
+// --- hold: the tenants of `rgpu bench pool --queue` --------------------------------------------
+//
+// Says when its session is up (its calls before this one started it: a queued session waits in
+// them) and how long that took since the program began, holds its slice for --idle-ms, and says
+// when it lets go, just before the program exits (the rest of its exit is counted against rgpu).
+// Times are CLOCK_MONOTONIC in ns, comparable between the host's processes.
+void hold(int64_t program_began_ns, int64_t idle_ms) {
+  const int64_t up = monotonic_ns();
+  std::printf("info hold_up_ns %lld\n", static_cast<long long>(up));
+  metric("hold_start", static_cast<double>(up - program_began_ns) / 1e6, "ms");
+  usleep(static_cast<useconds_t>(idle_ms) * 1000);
+  std::printf("info hold_end_ns %lld\n", static_cast<long long>(monotonic_ns()));
+  std::fflush(stdout);
+}
+
 int usage() {
   std::fprintf(stderr,
-               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin|requests|turns...\n"
+               "usage: rgpu-bench-worker [--quick] copy|latency|launch|spin|requests|turns|hold...\n"
                "       spin options: [--kernel-us N] [--sync-every N] [--duration S] [--epoch NS] [--bin-ms N] [--block-us N]\n"
                "       requests options: [--kernel-us N] [--gap-us N] [--duration S] [--epoch NS]\n"
-               "       turns options: [--mib N] [--rounds N] [--idle-ms N]\n");
+               "       turns options: [--mib N] [--rounds N] [--idle-ms N]\n"
+               "       hold options: [--idle-ms N]\n");
   return 2;
 }
 
@@ -484,6 +500,7 @@ bool parse_number(const char* text, long long lo, long long hi, long long& out) 
 }  // namespace
 
 int main(int argc, char** argv) {
+  const int64_t began_ns = monotonic_ns();
   bool quick = false;
   SpinOptions spin_options;
   int64_t gap_us = 1000;
@@ -494,7 +511,8 @@ int main(int argc, char** argv) {
     long long v = 0;
     const bool has_value = i + 1 < argc;
     if (a == "--quick") quick = true;
-    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin" || a == "requests" || a == "turns") scenarios.push_back(a);
+    else if (a == "copy" || a == "latency" || a == "launch" || a == "spin" || a == "requests" || a == "turns" ||
+             a == "hold") scenarios.push_back(a);
     else if (a == "--mib" && has_value && parse_number(argv[++i], 2, 1 << 24, v)) turns_mib = v;
     else if (a == "--rounds" && has_value && parse_number(argv[++i], 1, 1000, v)) turns_rounds = v;
     else if (a == "--idle-ms" && has_value && parse_number(argv[++i], 0, 600000, v)) turns_idle_ms = v;
@@ -525,6 +543,7 @@ int main(int argc, char** argv) {
     else if (s == "spin") spin(spin_options, stream);
     else if (s == "requests") requests(spin_options, gap_us, stream);
     else if (s == "turns") turns(turns_mib, static_cast<int>(turns_rounds), turns_idle_ms);
+    else if (s == "hold") hold(began_ns, turns_idle_ms);
     else launch(quick, stream);
   }
   CHECK(cudaStreamDestroy(stream));

@@ -58,6 +58,13 @@ TEST_CASE("pool options: every flag is read") {
   REQUIRE(priority.is_ok());
   CHECK(priority->priority);
   CHECK(priority->kernel_us == 500);
+  auto overcommit = parse_pool_options({"--overcommit", "--tenants", "2", "--hold", "40960"});
+  REQUIRE(overcommit.is_ok());
+  CHECK(overcommit->tenants == 2);
+  CHECK(overcommit->hold_mib == 40960);
+  auto queue = parse_pool_options({"--queue"});
+  REQUIRE(queue.is_ok());
+  CHECK(queue->queue);
 }
 
 TEST_CASE("pool options: bad values and combinations are refused, saying what is wrong") {
@@ -96,6 +103,10 @@ TEST_CASE("pool options: bad values and combinations are refused, saying what is
            {{"--overcommit", "--shares", "50,50"}, "--overcommit"},
            {{"--hold", "100"}, "add --overcommit"},
            {{"--overcommit", "--hold", "8"}, "from 16"},
+           {{"--tenants", "2"}, "add --overcommit"},
+           {{"--overcommit", "--tenants", "1"}, "from 2"},
+           {{"--queue", "--overcommit"}, "pick one"},
+           {{"--queue", "--cap", "30"}, "--queue"},
            {{"--torch"}, "needs a value"},
            {{"--rounds", "20"}, "add --overhead"},
            {{"--overhead", "--torch-rounds", "0"}, "from 1 to 1000"},

@@ -325,6 +325,37 @@ TEST_CASE("the plan: one run from the options, or the whole bar table with --sui
   CHECK(std::get<PriorityRun>(pr[1]).block_us == 0);
   CHECK(std::get<PriorityRun>(pr[2]).mps);
   CHECK(std::get<PriorityRun>(pr[2]).block_us == 20);
+
+  PoolOptions overcommit;
+  overcommit.overcommit = true;
+  overcommit.tenants = 2;
+  overcommit.hold_mib = 40960;
+  auto oc = plan_pool_runs(overcommit);
+  REQUIRE(oc.size() == 1);
+  CHECK(std::get<OvercommitRun>(oc[0]).tenants == 2);
+  CHECK(std::get<OvercommitRun>(oc[0]).hold_mib == 40960);
+  overcommit.tenants.reset();
+  CHECK(std::get<OvercommitRun>(plan_pool_runs(overcommit)[0]).tenants == 3);
+
+  PoolOptions queue;
+  queue.queue = true;
+  auto q = plan_pool_runs(queue);
+  REQUIRE(q.size() == 1);
+  REQUIRE(std::holds_alternative<QueueRun>(q[0]));
+  CHECK(std::get<QueueRun>(q[0]).queued_after_ms < std::get<QueueRun>(q[0]).hold_ms);  // the second one must wait
+}
+
+TEST_CASE("queue rows: the start after the room frees, median and slowest, against 100 ms") {
+  auto rows = queue_rows("queue", {12.5, 140.0, 8.0}, {1600, 1580, 1620});
+  REQUIRE(rows.size() == 2);
+  CHECK(*rows[0].achieved == 12.5);
+  CHECK(rows[0].verdict == Verdict::kOk);
+  CHECK(rows[0].detail == "rounds: 12.5 140.0 8.0 ms; each waited 1600 1580 1620 ms in all");
+  CHECK(*rows[1].achieved == 140.0);
+  CHECK(rows[1].verdict == Verdict::kMiss);
+  auto none = queue_rows("queue", {}, {});
+  CHECK(none[0].verdict == Verdict::kNone);
+  CHECK_FALSE(none[1].achieved);
 }
 
 TEST_CASE("priority rows: the high tenant's latency against alone, the low one's throughput against what is left") {
