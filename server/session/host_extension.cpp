@@ -3,6 +3,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/host_memory.h"
+
 #include "server/backends/backend.h"
 
 namespace rgpu::server {
@@ -10,6 +12,12 @@ namespace rgpu::server {
 bool HostExtension::allocate(uint64_t size, void** out, int32_t* status) {
   std::lock_guard<std::mutex> lock(mu_);
   if (size == 0 || size > limit_ - std::min(limit_, used_.load())) return false;
+  // Its pages are made before they are pinned: one the host could not hold (less 1 GiB for the
+  // rest of it) fails as on a full GPU, rather than waking the kernel's OOM killer.
+  if (const std::optional<uint64_t> free_host = host_available_bytes(); free_host && *free_host < size + (1ull << 30)) {
+    *status = cudaErrorMemoryAllocation;
+    return true;
+  }
   uint64_t address = 0;
   *status = backend_.host_mapped_alloc(size, &address);
   if (*status != cudaSuccess) return true;

@@ -4,9 +4,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cstring>
 #include <thread>
-#include <vector>
 
 #include "common/host_memory.h"
 #include "gen/cudart/cudart_api.h"
@@ -15,32 +13,8 @@
 namespace rgpu::server {
 namespace {
 
-constexpr uint64_t kHugePage = 2u << 20;
-
 Status cuda_status(const char* what, cudaError_t e) {
   return e == cudaSuccess ? Status::ok() : RGPU_ERROR(kUnavailable, std::string(what) + " failed (cudaError " + std::to_string(e) + ")");
-}
-
-// A range's host copy: 2 MiB aligned and advised for transparent huge pages, its pages made by
-// several threads at once (one page fault per 2 MiB, 31 GB/s on the H200 host with 16 threads; one
-// thread's first touch of 4 KiB pages ran at 4 GB/s).
-uint8_t* map_host(uint64_t size) {
-  void* p = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  const auto base = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t aligned = (base + kHugePage - 1) / kHugePage * kHugePage;
-  if (aligned > base) munmap(p, aligned - base);
-  const uintptr_t end = base + size + kHugePage;
-  if (end > aligned + size) munmap(reinterpret_cast<void*>(aligned + size), end - (aligned + size));
-  auto* host = reinterpret_cast<uint8_t*>(aligned);
-  (void)madvise(host, size, MADV_HUGEPAGE);
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-  const uint64_t part = (size / threads + kHugePage - 1) / kHugePage * kHugePage;
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads && t * part < size; ++t)
-    pool.emplace_back([=] { std::memset(host + t * part, 0, std::min(part, size - t * part)); });
-  for (std::thread& th : pool) th.join();
-  return host;
 }
 
 // Host memory a host copy needs must be free, with at least this much left: a copy that filled
@@ -57,7 +31,7 @@ Status host_room_for(uint64_t bytes) {
 
 // A range's host copy, made and pinned.
 Result<uint8_t*> make_host_copy(Backend& backend, uint64_t size) {
-  uint8_t* host = map_host(size);
+  uint8_t* host = map_populated(size);
   if (!host) return RGPU_ERROR(kUnavailable, "no host memory to swap " + std::to_string(size >> 20) + " MiB out to");
   if (int32_t st = backend.host_register(host, size); st != cudaSuccess) {
     munmap(host, size);

@@ -128,7 +128,11 @@ class CudaBackend final : public Backend {
   bool nvml_devices_found_ = false;
   std::mutex movable_mu_;
   std::map<uint64_t, MovableRange> movable_;  // by address
-  std::map<uint64_t, void*> host_mapped_;     // host pointers by device address
+  struct HostMapped {
+    void* host = nullptr;
+    uint64_t size = 0;
+  };
+  std::map<uint64_t, HostMapped> host_mapped_;  // by device address
 };
 
 }  // namespace rgpu::server::cuda

@@ -42,9 +42,7 @@ namespace rgpu::server::cuda {
   X(cuMemMap)                                          \
   X(cuMemUnmap)                                        \
   X(cuMemSetAccess)                                    \
-  X(cuMemHostAlloc)                                    \
   X(cuMemHostGetDevicePointer_v2)                      \
-  X(cuMemFreeHost)                                     \
   X(cuMemHostRegister_v2)                              \
   X(cuMemHostUnregister)
 
