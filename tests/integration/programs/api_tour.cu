@@ -26,6 +26,7 @@ __global__ void scale(float* data, int n, float f) {
 }
 
 static void CUDART_CB host_fn(void* arg) { *static_cast<int*>(arg) += 1; }
+static void CUDART_CB sleeping_host_fn(void*) { usleep(200 * 1000); }
 
 // A kernel launched, memory copied and freed by a static destructor, as a library's cleanup may do:
 // by then the main thread's thread_locals are gone (the client's launch configurations were one).
@@ -98,6 +99,16 @@ int main() {
   CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
   CHECK(ms >= 0.f, "event elapsed time");
 
+  // Work after a host function starts only once the function has returned: an event recorded after
+  // one that sleeps 200 ms is at least that much later than one recorded before it.
+  CUDA_OK(cudaEventRecord(e0, s));
+  CUDA_OK(cudaLaunchHostFunc(s, sleeping_host_fn, nullptr));
+  CUDA_OK(cudaEventRecord(e1, s));
+  CUDA_OK(cudaEventSynchronize(e1));
+  CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+  CHECK(ms >= 190.f, "work after a host function waits until it returned");
+  if (ms < 190.f) std::printf("  (%.1f ms between the events)\n", ms);
+
   // 2D copies with a pitched allocation.
   size_t pitch = 0;
   float* pitched = nullptr;
@@ -157,6 +168,20 @@ int main() {
   CUDA_OK(cudaGraphLaunch(exec, s));
   CUDA_OK(cudaGraphLaunch(exec, s));
   CUDA_OK(cudaStreamSynchronize(s));
+
+  // A host function captured into a graph runs at every launch.
+  cudaGraph_t host_graph;
+  cudaGraphExec_t host_exec;
+  int graph_calls = 0;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CUDA_OK(cudaLaunchHostFunc(s, host_fn, &graph_calls));
+  CUDA_OK(cudaStreamEndCapture(s, &host_graph));
+  CUDA_OK(cudaGraphInstantiate(&host_exec, host_graph, 0));
+  for (int i = 0; i < 3; ++i) CUDA_OK(cudaGraphLaunch(host_exec, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(graph_calls == 3, "a captured host function ran at each of 3 graph launches");
+  CUDA_OK(cudaGraphExecDestroy(host_exec));
+  CUDA_OK(cudaGraphDestroy(host_graph));
 
   // A capture across two streams (fork/join through events); the joined stream's D2H copy comes
   // back to host memory each time the graph runs.
