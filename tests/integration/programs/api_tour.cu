@@ -108,6 +108,19 @@ int main() {
   CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
   CHECK(ms >= 190.f, "work after a host function waits until it returned");
   if (ms < 190.f) std::printf("  (%.1f ms between the events)\n", ms);
+  // A synchronous copy large enough to stream its bytes, right behind a host function on the
+  // legacy stream: it waits for the function, and its bytes for the copy.
+  {
+    std::vector<float> big(1 << 20), big_back(1 << 20, 0.f);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i % 1000);
+    float* d_big = nullptr;
+    CUDA_OK(cudaMalloc(&d_big, big.size() * sizeof(float)));
+    CUDA_OK(cudaLaunchHostFunc(0, sleeping_host_fn, nullptr));
+    CUDA_OK(cudaMemcpy(d_big, big.data(), big.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(big_back.data(), d_big, big.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(big_back == big, "a streamed copy right behind a host function");
+    CUDA_OK(cudaFree(d_big));
+  }
 
   // 2D copies with a pitched allocation.
   size_t pitch = 0;
