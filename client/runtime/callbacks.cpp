@@ -1,7 +1,9 @@
 // Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the client: the server puts a
 // host function in the stream that, when the stream reaches it, sends a callback frame; the
 // client's receiver runs the function before it reads any later frame, so a synchronisation that
-// follows returns only after the callback has run. The callback's id travels, never its address.
+// follows returns only after the callback has run. Then it acknowledges the frame, and only then
+// does the server's host function return: the stream's later GPU work starts after the callback, as
+// natively (server/session/session_input.h). The callback's id travels, never its address.
 #include <cuda_runtime_api.h>
 
 #include "client/runtime/call.h"

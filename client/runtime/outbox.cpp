@@ -59,6 +59,16 @@ bool Outbox::append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHe
   return true;
 }
 
+bool Outbox::append_now_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h) {
+  (void)lk;
+  if (stopped_) return false;
+  const auto* b = reinterpret_cast<const uint8_t*>(&h);
+  queue_.insert(queue_.end(), b, b + sizeof h);
+  work_.store(true, std::memory_order_release);
+  wake_writer_locked();
+  return true;
+}
+
 bool Outbox::flush_locked(std::unique_lock<std::mutex>& lk) {
   if (stopped_) return false;
   // A running write hands over to the writer thread when it ends, and the writer takes the queue.

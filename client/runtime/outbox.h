@@ -48,6 +48,10 @@ class Outbox {
   // Queues a frame (header, payload and bulk are copied) for the writer thread.
   bool append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h, std::span<const uint8_t> payload,
                      std::span<const iovec> bulk = {});
+  // Queues a frame of a header alone without waiting for room: the receiver thread's
+  // acknowledgements. It must never wait for the writer, which may wait for the server to read,
+  // which may wait for its reply to be read by the receiver, or for this very frame.
+  bool append_now_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h);
   // Writes what is queued from this thread unless a write is already running (which will take it).
   bool flush_locked(std::unique_lock<std::mutex>& lk);
   // Writes what is queued and then this frame from this thread; returns once every byte has been

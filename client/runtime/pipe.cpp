@@ -287,7 +287,7 @@ void Pipe::land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint
   wait_cv_.notify_all();
 }
 
-void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
+void Pipe::run_callback(uint64_t number, std::span<const uint8_t> payload) {
   wire::Decoder d(payload);
   uint64_t id = d.get<uint64_t>();
   std::function<void()> fn;
@@ -303,10 +303,14 @@ void Pipe::run_callback(uint64_t seq, std::span<const uint8_t> payload) {
       }
     }
   }
-  (void)seq;
   // Run before any later frame is read: a synchronisation reply that follows in the stream's
   // order therefore returns only after the callback has run.
   if (fn) fn();
+  // Only now: the server's host function waits for this before the stream's later work may start.
+  // Every callback frame is acknowledged, in order, a callback unknown here too (it ran nothing).
+  auto h = wire::make_header(wire::FrameKind::kCallbackReturned, 0, number, 0, 0);
+  auto lk = outbox_->lock();
+  (void)outbox_->append_now_locked(lk, h);
 }
 
 Waiter* Pipe::take_waiter(uint64_t seq) {

@@ -85,7 +85,8 @@ class Pipe {
   }
 
   // Host callbacks (cudaLaunchHostFunc, cudaStreamAddCallback) run on the receiver thread when the
-  // server reaches them in stream order; the id travels, never the function pointer.
+  // server reaches them in stream order, and the stream goes on when the receiver says they
+  // returned; the id travels, never the function pointer.
   // A persistent callback stays registered: it was captured into a graph and runs at each launch.
   uint64_t register_callback(std::function<void()> fn, bool persistent = false);
   // Where the bytes of a captured D2H copy's mirror land each time its graph runs.
@@ -108,7 +109,8 @@ class Pipe {
     size_t len;
   };
   void land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint64_t bulk_len, bool once);
-  void run_callback(uint64_t seq, std::span<const uint8_t> payload);
+  // Runs the callback of a kCallback frame, then acknowledges it (kCallbackReturned, same number).
+  void run_callback(uint64_t number, std::span<const uint8_t> payload);
 
   std::unique_ptr<transport::Connection> conn_;
   transport::Welcome welcome_;

@@ -12,8 +12,9 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 4;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
-                                                 // 4: TLS, the server's proof (Hello.client_nonce, Welcome.server_proof)
+inline constexpr uint32_t kProtocolVersion = 5;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
+                                                 // 4: TLS, the server's proof (Hello.client_nonce, Welcome.server_proof);
+                                                 // 5: kCallbackReturned (host functions wait for the client's)
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)
@@ -21,11 +22,12 @@ enum class FrameKind : uint16_t {
   kReply = 3,       // method = call id; seq = the call's; payload = i32 status + outputs; bulk = output data
   kAsyncError = 4,  // seq = the failed async call's; payload = i32 status + call id
   kData = 5,        // seq = an async D2H copy's; bulk = its bytes, for the client to land
-  kCallback = 6,    // server -> client: run host callback; payload = u64 callback id
+  kCallback = 6,    // server -> client: run host callback; seq = its number (1, 2, ... per session); payload = u64 callback id
   kOutput = 7,      // server -> client: device printf / worker stdout bytes in bulk
   kMirror = 8,      // server -> client: a captured D2H copy ran in a graph; seq = mirror id, bulk = bytes
   kHeartbeat = 9,   // server -> client: nothing; sent every heartbeat interval (transports/liveness.h)
-  kLast = kHeartbeat,
+  kCallbackReturned = 10,  // client -> server: the function of kCallback `seq` has returned; no payload, no bulk
+  kLast = kCallbackReturned,
 };
 
 // kCall flags.

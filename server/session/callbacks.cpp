@@ -1,7 +1,17 @@
 // Host callbacks: the server puts a host function in the stream; when the stream reaches it, it
-// sends the client a callback frame carrying the client's callback id, and the client runs the
-// user's function (see client/runtime/callbacks.cpp for the ordering guarantee).
+// sends the client a callback frame carrying the client's callback id, and waits until the client
+// says the user's function has returned (Session::run_client_callback, session_input.h), so that
+// the stream's later work starts only after it, as natively. The client runs the function on its
+// receiver thread (see client/runtime/callbacks.cpp for the ordering guarantee there).
+//
+// The host function runs where the backend runs host functions: the CUDA driver's callback thread,
+// while the session thread goes on reading the client's frames (the acknowledgement among them), or,
+// on the emulated backend, inline on the session thread inside this very call (or a graph launch),
+// which then reads the client's frames itself while it waits: later calls wait their turn until the
+// acknowledgement (session_input.h).
 #include <cuda_runtime_api.h>
+
+#include <memory>
 
 #include "common/wire/frame.h"
 #include "gen/cudart/cudart_api.h"
@@ -12,18 +22,16 @@
 namespace rgpu::server::handlers {
 namespace {
 
-struct PendingCallback {
-  Session* session;
-  uint64_t seq;
-  uint64_t id;
-};
+void CUDART_CB run_once(void* data) {
+  std::unique_ptr<Session::HostCallback> p(static_cast<Session::HostCallback*>(data));
+  p->session->run_client_callback(p->id);
+}
 
-void CUDART_CB notify_client(void* data) {
-  auto* p = static_cast<PendingCallback*>(data);
-  wire::Encoder e;
-  e.put<uint64_t>(p->id);
-  (void)p->session->send(wire::FrameKind::kCallback, 0, p->seq, e.payload());
-  delete p;
+// Captured into a graph: the same host function runs at each launch of the graph, with the same
+// data, which lives as long as the session.
+void CUDART_CB run_each_launch(void* data) {
+  auto* p = static_cast<Session::HostCallback*>(data);
+  p->session->run_client_callback(p->id);
 }
 
 bool enqueue(CallContext& ctx, wire::Decoder& in, int32_t& status, cudaError_t (*fn)(cudaStream_t, cudaHostFn_t, void*)) {
@@ -39,8 +47,18 @@ bool enqueue(CallContext& ctx, wire::Decoder& in, int32_t& status, cudaError_t (
     status = cudaErrorInvalidResourceHandle;
     return true;
   }
-  auto* p = new PendingCallback{&ctx.session, ctx.seq, callback_id};
-  status = fn(stream, &notify_client, p);
+  // The legacy stream never captures (and asking about it while another stream captures is an
+  // error of its own).
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (stream && stream != cudaStreamLegacy && ctx.cudart.cudaStreamIsCapturing &&
+      ctx.cudart.cudaStreamIsCapturing(stream, &capture) != cudaSuccess)
+    capture = cudaStreamCaptureStatusNone;  // the enqueue below says what is wrong
+  if (capture == cudaStreamCaptureStatusActive) {
+    status = fn(stream, &run_each_launch, ctx.session.keep_host_callback(callback_id));
+    return true;
+  }
+  auto* p = new Session::HostCallback{&ctx.session, callback_id};
+  status = fn(stream, &run_once, p);
   if (status != cudaSuccess) delete p;
   return true;
 }

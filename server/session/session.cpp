@@ -47,6 +47,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       host_extension_(backend, limits.memory_host),
       gate_(limits.gate),
       swap_(limits.swap),
+      input_(conn),
       blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);
@@ -144,6 +145,27 @@ Session::Mirror* Session::new_mirror(uint64_t id, size_t size) {
   return (mirrors_[id] = std::move(m)).get();
 }
 
+Session::HostCallback* Session::keep_host_callback(uint64_t id) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return &kept_callbacks_.emplace_back(HostCallback{this, id});
+}
+
+void Session::run_client_callback(uint64_t id) {
+  if (input_.ended()) return;  // nobody to run it: the stream goes on
+  uint64_t number = 0;
+  Status st = Status::ok();
+  {
+    // Numbered under the send lock, so that the client sees (and acknowledges) numbers in order.
+    std::lock_guard<std::mutex> lock(send_mu_);
+    number = input_.next_callback();
+    // The payload is the callback's id, as wire::Encoder writes a u64 (its bytes, little-endian).
+    auto h = wire::make_header(wire::FrameKind::kCallback, 0, number, sizeof id, 0);
+    stats_.bytes_out.add(sizeof id);
+    st = conn_.send_frame(h, {reinterpret_cast<const uint8_t*>(&id), sizeof id}, {});
+  }
+  if (st.is_ok()) input_.wait_returned(number);
+}
+
 Session::Mirror* Session::mirror(uint64_t id) {
   std::lock_guard<std::mutex> lock(state_mu_);
   auto it = mirrors_.find(id);
@@ -179,6 +201,7 @@ void Session::abort(const Status& why) {
     if (abort_status_.is_ok()) abort_status_ = why;
   }
   aborted_.store(true, std::memory_order_relaxed);
+  input_.end();
   conn_.shutdown();
 }
 
@@ -236,45 +259,16 @@ void Session::watch_peer(int wake) {
   }
 }
 
-namespace {
-
-// The bulk of a call read by its handler straight from the connection (bulk_copy.h).
-class ConnectionBulkReader final : public BulkReader {
- public:
-  ConnectionBulkReader(transport::Connection& conn, uint64_t n) : conn_(conn), left_(n) {}
-  Status read(void* dst, size_t n) override {
-    if (n > left_) return RGPU_ERROR(kProtocol, "a handler read past its call's bulk data");
-    left_ -= n;
-    return kept(conn_.recv_exact(dst, n));
-  }
-  Status skip(uint64_t n) override {
-    if (n > left_) return RGPU_ERROR(kProtocol, "a handler skipped past its call's bulk data");
-    left_ -= n;
-    return kept(conn_.skip(n));
-  }
-  uint64_t left() const override { return left_; }
-  // Takes what the handler left (it failed early) and says whether the connection held up.
-  Status finish() {
-    if (status_.is_ok() && left_ > 0) (void)skip(left_);
-    return status_;
-  }
-
- private:
-  // The first failure is the one kept.
-  Status kept(Status st) {
-    if (!st.is_ok() && status_.is_ok()) status_ = st;
-    return st;
-  }
-  transport::Connection& conn_;
-  uint64_t left_;
-  Status status_ = Status::ok();
-};
-
-}  // namespace
-
 Status Session::run() {
   std::vector<uint8_t> payload;
   std::vector<uint8_t> bulk;
+  input_.read_on_this_thread();
+  // However the session ends, no host function waits for the client any more (the worker exits
+  // next, and must not hang behind one).
+  struct EndInput {
+    SessionInput& input;
+    ~EndInput() { input.end(); }
+  } end_input{input_};
   const int wake = ::eventfd(0, EFD_CLOEXEC);
   std::thread watcher;
   if (wake >= 0) watcher = std::thread([this, wake] { watch_peer(wake); });
@@ -292,20 +286,27 @@ Status Session::run() {
   } stop_watcher{wake, watcher};
   for (;;) {
     if (aborted_.load(std::memory_order_relaxed)) return aborted_status();
+    // Frames a host function waiting for its acknowledgement read while this thread was inside a
+    // call (session_input.h) come first: they were sent before anything still on the connection.
+    if (input_.has_stashed()) {
+      SessionInput::Stashed f;
+      if (!input_.take_stashed(&f)) continue;
+      if (!f.failure.is_ok()) return input_ended(f.failure);
+      stats_.bytes_in.add(sizeof f.header + f.payload.size() + f.bulk.size());
+      RGPU_TRY(dispatch(f.header, f.payload, f.bulk));
+      continue;
+    }
     // The client's next call usually follows within microseconds: polling for it spares the
     // wake-up of a sleeping receive (several microseconds on a virtual machine) on every round trip.
     poll_for(kInputPoll, [this] { return conn_.input_pending(); });
     wire::FrameHeader h;
     Status st = conn_.recv_header(h);
-    if (!st.is_ok()) {
-      if (aborted_.load(std::memory_order_relaxed)) return aborted_status();
-      return st.code() == Code::kClosed ? Status::ok() : st;
-    }
+    if (!st.is_ok()) return input_ended(st);
     payload.resize(h.payload_len);
     RGPU_TRY(conn_.recv_exact(payload.data(), h.payload_len));
     if (h.kind == static_cast<uint16_t>(wire::FrameKind::kCall) && streams_bulk(h.method, h.bulk_len)) {
       stats_.bytes_in.add(sizeof h + h.payload_len + h.bulk_len);
-      ConnectionBulkReader reader(conn_, h.bulk_len);
+      SessionInput::StreamedBulk reader(input_, h.bulk_len);
       Status st = handle_call(h, payload, {}, &reader);
       RGPU_TRY(reader.finish());
       RGPU_TRY(st);
@@ -314,16 +315,27 @@ Status Session::run() {
     bulk.resize(h.bulk_len);
     RGPU_TRY(conn_.recv_exact(bulk.data(), h.bulk_len));
     stats_.bytes_in.add(sizeof h + h.payload_len + h.bulk_len);
-    switch (static_cast<wire::FrameKind>(h.kind)) {
-      case wire::FrameKind::kCall:
-        RGPU_TRY(handle_call(h, payload, bulk, nullptr));
-        break;
-      case wire::FrameKind::kControl:
-        RGPU_TRY(handle_control(h, payload));
-        break;
-      default:
-        return RGPU_ERROR(kProtocol, "unexpected frame kind " + std::to_string(h.kind) + " from the client");
+    RGPU_TRY(dispatch(h, payload, bulk));
+  }
+}
+
+Status Session::input_ended(const Status& why) {
+  if (aborted_.load(std::memory_order_relaxed)) return aborted_status();
+  return why.code() == Code::kClosed ? Status::ok() : why;
+}
+
+Status Session::dispatch(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk) {
+  switch (static_cast<wire::FrameKind>(h.kind)) {
+    case wire::FrameKind::kCall:
+      return handle_call(h, payload, bulk, nullptr);
+    case wire::FrameKind::kControl: {
+      LentInput lent(input_);  // a module load may wait for the GPU like a call
+      return handle_control(h, payload);
     }
+    case wire::FrameKind::kCallbackReturned:
+      return input_.callback_returned(h);
+    default:
+      return RGPU_ERROR(kProtocol, "unexpected frame kind " + std::to_string(h.kind) + " from the client");
   }
 }
 
@@ -337,12 +349,17 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
     // beside the session thread (which tells the gate when it ends). It only waits on work that
     // was already enqueued.
     if (gate_) gate_->wait_begins();
-    if (!wait_ends_now(backend_.cudart(), handles_, h, payload, [this] { return conn_.input_pending(); })) {
+    if (!wait_ends_now(backend_.cudart(), handles_, h, payload,
+                       [this] { return input_.has_stashed() || conn_.input_pending(); })) {
       blocking_.submit(h, payload);
       return Status::ok();
     }
     if (gate_) gate_->wait_ends();
   }
+  // From here the call may wait for the GPU, and with it for a host function that waits for the
+  // client's acknowledgement: the input is lent meanwhile, so that function can read it
+  // (session_input.h). The gate's turn may wait for the GPU too (a drain), so it is inside.
+  LentInput lent(input_);
   if (gate_) {
     // Everything but a wait may put work on the GPU: it runs only in the session's turn (and not
     // at all once the session is ending).

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <utility>
@@ -30,6 +31,7 @@
 #include "server/session/handle_table.h"
 #include "server/session/host_extension.h"
 #include "server/session/output_capture.h"
+#include "server/session/session_input.h"
 #include "transports/transport.h"
 
 namespace rgpu::server {
@@ -109,8 +111,21 @@ class Session {
                        const std::function<std::span<const uint8_t>()>& next_piece);
 
   // Ends the session with `why` (a stripe connection failed mid-copy, the client went away): the
-  // session loop stops before its next frame.
+  // session loop stops before its next frame, and no host function waits for the client any more.
   void abort(const Status& why);
+
+  // Host callbacks (callbacks.cpp). On the thread that runs host functions: sends the client the
+  // callback frame for its callback `id`, then waits until the client says its function returned
+  // (session_input.h), so the stream's later work starts only after that; or until the session ends.
+  void run_client_callback(uint64_t id);
+  // What the server's host function for a client callback points at.
+  struct HostCallback {
+    Session* session = nullptr;
+    uint64_t id = 0;
+  };
+  // One that lives as long as the session: its host function was captured into a graph, which may
+  // run it at every launch.
+  HostCallback* keep_host_callback(uint64_t id);
 
   // A reusable buffer for reply bulk data of calls executed on the session thread.
   std::vector<uint8_t>& staging(size_t n);
@@ -150,6 +165,10 @@ class Session {
   // cudaDeviceReset freed the current device's context, and with it the pinned staging rings.
   void forget_device_buffers();
   Status handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload);
+  // One frame read whole (from the connection, or stashed by a waiting host function).
+  Status dispatch(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk);
+  // The end of the session's input: `why` is its failure (kClosed: the client hung up).
+  Status input_ended(const Status& why);
   Status load_module(uint64_t seq, std::span<const uint8_t> payload);
 
   uint64_t id_;
@@ -173,6 +192,8 @@ class Session {
   std::unordered_map<uint64_t, void*> modules_;  // by client module id: backend handles
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
+  std::deque<HostCallback> kept_callbacks_;  // under state_mu_
+  SessionInput input_;
   std::map<std::pair<int, int>, std::unique_ptr<StagingRing>> rings_;  // by (device, stripe); session thread only
   StripeSet stripes_;
   std::unique_ptr<WorkerTeam> stripe_team_;

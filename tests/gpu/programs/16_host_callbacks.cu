@@ -1,5 +1,8 @@
 // GPU suite: cudaLaunchHostFunc and cudaStreamAddCallback run in stream order, after the work before them,
-// and see its results in pinned memory.
+// and see its results in pinned memory; the work after a host function (in a stream, and in a graph
+// captured from one, at each launch) starts only once the function has returned.
+#include <unistd.h>
+
 #include <atomic>
 
 #include "suite_check.h"
@@ -27,6 +30,8 @@ static void observe(Observation* o) {
 }
 
 static void CUDART_CB host_func(void* user) { observe(static_cast<Observation*>(user)); }
+
+static void CUDART_CB sleep_200ms(void*) { usleep(200 * 1000); }
 
 static void CUDART_CB stream_callback(cudaStream_t, cudaError_t status, void* user) {
   auto* o = static_cast<Observation*>(user);
@@ -68,6 +73,46 @@ int main() {
     all_ok = all_ok && o.order == r && o.saw_results;
   }
   expect(all_ok, "callbacks ran in order after their work");
+
+  // Ordering: an event recorded after a host function that sleeps 200 ms completes at least that
+  // much after one recorded before it (remotely: the server's stream waits for the client's function).
+  cudaEvent_t before, after;
+  CHECK_CUDA(cudaEventCreate(&before));
+  CHECK_CUDA(cudaEventCreate(&after));
+  float ms = 0.f;
+  CHECK_CUDA(cudaEventRecord(before, stream));
+  CHECK_CUDA(cudaLaunchHostFunc(stream, sleep_200ms, nullptr));
+  CHECK_CUDA(cudaEventRecord(after, stream));
+  CHECK_CUDA(cudaEventSynchronize(after));
+  CHECK_CUDA(cudaEventElapsedTime(&ms, before, after));
+  expect(ms >= 190.f, "host function ordered");
+  CHECK_CUDA(cudaEventRecord(before, stream));
+  CHECK_CUDA(cudaStreamAddCallback(stream, [](cudaStream_t, cudaError_t, void*) { usleep(200 * 1000); }, nullptr, 0));
+  CHECK_CUDA(cudaEventRecord(after, stream));
+  CHECK_CUDA(cudaEventSynchronize(after));
+  CHECK_CUDA(cudaEventElapsedTime(&ms, before, after));
+  expect(ms >= 190.f, "stream callback ordered");
+
+  // The same through a graph captured from the stream: its host node sleeps 200 ms at each of two
+  // launches, then a kernel writes; both launches lie between the events.
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  CHECK_CUDA(cudaLaunchHostFunc(stream, sleep_200ms, nullptr));
+  fill<<<n / 256, 256, 0, stream>>>(dev, n, 7);
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  CHECK_CUDA(cudaEventRecord(before, stream));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaEventRecord(after, stream));
+  CHECK_CUDA(cudaEventSynchronize(after));
+  CHECK_CUDA(cudaEventElapsedTime(&ms, before, after));
+  expect(ms >= 380.f, "graph host node ordered at each launch");
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(graph));
+  CHECK_CUDA(cudaEventDestroy(before));
+  CHECK_CUDA(cudaEventDestroy(after));
 
   CHECK_CUDA(cudaStreamDestroy(stream));
   CHECK_CUDA(cudaFreeHost(pinned));

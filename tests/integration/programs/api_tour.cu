@@ -26,6 +26,7 @@ __global__ void scale(float* data, int n, float f) {
 }
 
 static void CUDART_CB host_fn(void* arg) { *static_cast<int*>(arg) += 1; }
+static void CUDART_CB sleeping_host_fn(void*) { usleep(200 * 1000); }
 
 // A kernel launched, memory copied and freed by a static destructor, as a library's cleanup may do:
 // by then the main thread's thread_locals are gone (the client's launch configurations were one).
@@ -98,6 +99,29 @@ int main() {
   CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
   CHECK(ms >= 0.f, "event elapsed time");
 
+  // Work after a host function starts only once the function has returned: an event recorded after
+  // one that sleeps 200 ms is at least that much later than one recorded before it.
+  CUDA_OK(cudaEventRecord(e0, s));
+  CUDA_OK(cudaLaunchHostFunc(s, sleeping_host_fn, nullptr));
+  CUDA_OK(cudaEventRecord(e1, s));
+  CUDA_OK(cudaEventSynchronize(e1));
+  CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+  CHECK(ms >= 190.f, "work after a host function waits until it returned");
+  if (ms < 190.f) std::printf("  (%.1f ms between the events)\n", ms);
+  // A synchronous copy large enough to stream its bytes, right behind a host function on the
+  // legacy stream: it waits for the function, and its bytes for the copy.
+  {
+    std::vector<float> big(1 << 20), big_back(1 << 20, 0.f);
+    for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i % 1000);
+    float* d_big = nullptr;
+    CUDA_OK(cudaMalloc(&d_big, big.size() * sizeof(float)));
+    CUDA_OK(cudaLaunchHostFunc(0, sleeping_host_fn, nullptr));
+    CUDA_OK(cudaMemcpy(d_big, big.data(), big.size() * sizeof(float), cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(big_back.data(), d_big, big.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(big_back == big, "a streamed copy right behind a host function");
+    CUDA_OK(cudaFree(d_big));
+  }
+
   // 2D copies with a pitched allocation.
   size_t pitch = 0;
   float* pitched = nullptr;
@@ -157,6 +181,20 @@ int main() {
   CUDA_OK(cudaGraphLaunch(exec, s));
   CUDA_OK(cudaGraphLaunch(exec, s));
   CUDA_OK(cudaStreamSynchronize(s));
+
+  // A host function captured into a graph runs at every launch.
+  cudaGraph_t host_graph;
+  cudaGraphExec_t host_exec;
+  int graph_calls = 0;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CUDA_OK(cudaLaunchHostFunc(s, host_fn, &graph_calls));
+  CUDA_OK(cudaStreamEndCapture(s, &host_graph));
+  CUDA_OK(cudaGraphInstantiate(&host_exec, host_graph, 0));
+  for (int i = 0; i < 3; ++i) CUDA_OK(cudaGraphLaunch(host_exec, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(graph_calls == 3, "a captured host function ran at each of 3 graph launches");
+  CUDA_OK(cudaGraphExecDestroy(host_exec));
+  CUDA_OK(cudaGraphDestroy(host_graph));
 
   // A capture across two streams (fork/join through events); the joined stream's D2H copy comes
   // back to host memory each time the graph runs.
