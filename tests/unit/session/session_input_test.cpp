@@ -47,14 +47,23 @@ Pair socket_pair() {
   return {std::move(*server), std::move(*client)};
 }
 
-void send(rgpu::transport::Connection& c, FrameKind kind, uint32_t method, uint64_t seq,
+// No Catch2 assertion inside: the client's side may run on a thread of its own (Catch2 is not
+// thread-safe); callers check the result.
+bool sent(rgpu::transport::Connection& c, FrameKind kind, uint32_t method, uint64_t seq,
           const std::vector<uint8_t>& payload = {}, const std::vector<uint8_t>& bulk = {}, uint16_t flags = 0) {
   auto h = rgpu::wire::make_header(kind, method, seq, static_cast<uint32_t>(payload.size()), bulk.size(), flags);
   iovec v{const_cast<uint8_t*>(bulk.data()), bulk.size()};
-  REQUIRE(c.send_frame(h, payload, bulk.empty() ? std::span<const iovec>() : std::span<const iovec>(&v, 1)).is_ok());
+  return c.send_frame(h, payload, bulk.empty() ? std::span<const iovec>() : std::span<const iovec>(&v, 1)).is_ok();
+}
+bool acknowledged(rgpu::transport::Connection& c, uint64_t number) {
+  return sent(c, FrameKind::kCallbackReturned, 0, number);
 }
 
-void acknowledge(rgpu::transport::Connection& c, uint64_t number) { send(c, FrameKind::kCallbackReturned, 0, number); }
+void send(rgpu::transport::Connection& c, FrameKind kind, uint32_t method, uint64_t seq,
+          const std::vector<uint8_t>& payload = {}, const std::vector<uint8_t>& bulk = {}, uint16_t flags = 0) {
+  REQUIRE(sent(c, kind, method, seq, payload, bulk, flags));
+}
+void acknowledge(rgpu::transport::Connection& c, uint64_t number) { REQUIRE(acknowledged(c, number)); }
 
 struct Frame {
   FrameHeader h{};
@@ -144,15 +153,18 @@ TEST_CASE("a host function run by the session thread inside a call reads the ack
   input.read_on_this_thread();
   const uint64_t n = input.next_callback();
   input.lend();
+  bool client_ok = false;
   std::thread client([&] {
     std::this_thread::sleep_for(50ms);  // the client's function runs a while
-    send(*p.client, FrameKind::kCall, 78, 7);
-    acknowledge(*p.client, n);
+    client_ok = sent(*p.client, FrameKind::kCall, 78, 7) && acknowledged(*p.client, n);
   });
   const auto start = Clock::now();
-  CHECK(input.wait_returned(n));
-  CHECK(Clock::now() - start >= 45ms);
+  const bool returned = input.wait_returned(n);
+  const auto waited = Clock::now() - start;
   client.join();
+  CHECK(client_ok);
+  CHECK(returned);
+  CHECK(waited >= 45ms);
   input.reclaim();
   SessionInput::Stashed f;
   REQUIRE(input.take_stashed(&f));
@@ -167,10 +179,8 @@ TEST_CASE("the rest of a streamed call's bulk is read into memory to reach the a
   constexpr size_t kBulk = 3 << 20;  // more than the socket holds
   std::vector<uint8_t> bulk(kBulk);
   for (size_t i = 0; i < bulk.size(); ++i) bulk[i] = static_cast<uint8_t>(i * 7 + i / 4096);
-  std::thread client([&] {
-    send(*p.client, FrameKind::kCall, 79, 8, {}, bulk);
-    acknowledge(*p.client, n);
-  });
+  bool client_ok = false;
+  std::thread client([&] { client_ok = sent(*p.client, FrameKind::kCall, 79, 8, {}, bulk) && acknowledged(*p.client, n); });
   FrameHeader h;
   REQUIRE(p.server->recv_header(h).is_ok());
   REQUIRE(h.bulk_len == kBulk);
@@ -190,6 +200,7 @@ TEST_CASE("the rest of a streamed call's bulk is read into memory to reach the a
     CHECK(reader.finish().is_ok());
   }
   client.join();
+  CHECK(client_ok);
   CHECK(got == bulk);
   CHECK_FALSE(input.has_stashed());
 }
