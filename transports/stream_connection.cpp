@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
 
 #include "transports/socket_context.h"
@@ -114,8 +113,10 @@ Status StreamConnection::recv_exact(void* dst, size_t n) {
   boost::system::error_code ec;
   if (n >= kReadAhead / 2) {
     // Bulk data goes straight to its destination.
-    size_t got = asio::read(socket_, asio::buffer(out, n), TransferEverything{}, ec);
-    if (ec) return io_error(ec, "receive", want - n + got, want);
+    for (size_t got = 0; got < n;) {
+      got += receive_some(out + got, n - got, ec);
+      if (ec) return io_error(ec, "receive", want - n + got, want);
+    }
     stamp();
     return Status::ok();
   }
@@ -123,7 +124,7 @@ Status StreamConnection::recv_exact(void* dst, size_t n) {
   // frame the peer has queued, however many small frames that is.
   read_pos_ = read_end_ = 0;
   while (read_end_ < n) {
-    size_t got = socket_.read_some(asio::buffer(read_buffer_.get() + read_end_, kReadAhead - read_end_), ec);
+    size_t got = receive_some(read_buffer_.get() + read_end_, kReadAhead - read_end_, ec);
     if (ec) return io_error(ec, "receive", want - n + read_end_, want);
     stamp();
     read_end_ += got;
@@ -131,6 +132,10 @@ Status StreamConnection::recv_exact(void* dst, size_t n) {
   std::memcpy(out, read_buffer_.get(), n);
   read_pos_ = n;
   return Status::ok();
+}
+
+size_t StreamConnection::receive_some(void* dst, size_t n, boost::system::error_code& ec) {
+  return socket_.read_some(asio::buffer(dst, n), ec);
 }
 
 Status StreamConnection::skip(uint64_t n) {

@@ -32,6 +32,9 @@ class StreamConnection : public Connection {
   StreamConnection(boost::asio::generic::stream_protocol::socket socket, std::string peer, bool stamp_receives);
   // When a receive system call last brought bytes; only kept with stamp_receives.
   std::chrono::steady_clock::time_point last_receive() const;
+  // One receive system call of at most n bytes (at least 1; 0 with `ec` set on failure). A family
+  // receives what else comes with the bytes (unix/: descriptors) here.
+  virtual size_t receive_some(void* dst, size_t n, boost::system::error_code& ec);
 
   const int fd_;
 

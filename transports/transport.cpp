@@ -43,6 +43,11 @@ Status Connection::send_frame(const wire::FrameHeader& header, std::span<const u
   return send_bytes(segments);
 }
 
+Status Connection::send_bytes_with_descriptor(std::span<const iovec> segments, int fd) {
+  (void)segments, (void)fd;
+  return RGPU_ERROR(kNotSupported, "connection " + peer() + " carries no descriptors");
+}
+
 Status Connection::recv_header(wire::FrameHeader& header) {
   RGPU_TRY(recv_exact(&header, sizeof header));
   return wire::validate(header);

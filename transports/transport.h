@@ -49,6 +49,12 @@ class Connection {
   virtual bool input_pending() { return false; }
   // The OS descriptor, for handing the connection to another process; -1 where there is none.
   virtual int descriptor() const { return -1; }
+  // Descriptors carried by the connection itself (Unix sockets, SCM_RIGHTS). send_bytes that also
+  // hands the peer a duplicate of `fd` (the caller keeps its own): the peer has it among those of
+  // take_descriptor() once it has read these bytes. kNotSupported where the family carries none.
+  virtual Status send_bytes_with_descriptor(std::span<const iovec> segments, int fd);
+  // The oldest descriptor that came with the bytes read so far, or -1; the caller owns it.
+  virtual int take_descriptor() { return -1; }
   // How long the peer has been silent, as the kernel saw it (liveness.h); empty where the family
   // cannot tell.
   virtual std::optional<PeerSilence> peer_silence() const { return std::nullopt; }

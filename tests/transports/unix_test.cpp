@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -16,10 +17,13 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "tests/transports/connected_pair.h"
 #include "transports/transport.h"
 #include "transports/unix/unix_address.h"
+#include "transports/unix/unix_connection.h"
 
 using namespace rgpu;
 using Catch::Contains;
@@ -179,4 +183,78 @@ TEST_CASE("unix: the peer's silence is counted from the last bytes received, and
   uint8_t got = 0;
   REQUIRE(pair.client->recv_exact(&got, 1).is_ok());
   CHECK(pair.client->peer_silence()->since_data < std::chrono::milliseconds(50));
+}
+
+namespace {
+
+// A descriptor's identity: two descriptors of one open file have the same device and inode.
+std::pair<dev_t, ino_t> identity_of(int fd) {
+  struct stat st{};
+  REQUIRE(::fstat(fd, &st) == 0);
+  return {st.st_dev, st.st_ino};
+}
+
+int temp_file(const char* name) {
+  const int fd = ::memfd_create(name, MFD_CLOEXEC);
+  REQUIRE(fd >= 0);
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("unix: descriptors ride with the bytes, in order, through the read-ahead and bulk reads") {
+  auto pair = connect_pair(unix_address("descriptors.sock"));
+  const int a = temp_file("a");
+  const int b = temp_file("b");
+  // Small frames ahead of, with and after the descriptors, and a bulk read larger than the read-ahead
+  // between them: the receiver reads them all before it asks for any descriptor.
+  std::vector<uint8_t> small(100, 7), large(1 << 20, 9);
+  iovec s{small.data(), small.size()}, l{large.data(), large.size()};
+  REQUIRE(pair.client->send_bytes({&s, 1}).is_ok());
+  REQUIRE(pair.client->send_bytes_with_descriptor({&s, 1}, a).is_ok());
+  iovec both[] = {s, l};
+  REQUIRE(pair.client->send_bytes_with_descriptor(both, b).is_ok());
+  REQUIRE(pair.client->send_bytes({&s, 1}).is_ok());
+  std::vector<uint8_t> got(100);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(pair.server->recv_exact(got.data(), got.size()).is_ok());
+    CHECK(got == small);
+  }
+  std::vector<uint8_t> bulk(large.size());
+  REQUIRE(pair.server->recv_exact(bulk.data(), bulk.size()).is_ok());
+  CHECK(bulk == large);
+  REQUIRE(pair.server->recv_exact(got.data(), got.size()).is_ok());
+  const int first = pair.server->take_descriptor();
+  const int second = pair.server->take_descriptor();
+  REQUIRE(first >= 0);
+  REQUIRE(second >= 0);
+  CHECK(identity_of(first) == identity_of(a));
+  CHECK(identity_of(second) == identity_of(b));
+  CHECK((::fcntl(first, F_GETFD) & FD_CLOEXEC) != 0);
+  CHECK(pair.server->take_descriptor() == -1);
+  for (int fd : {a, b, first, second}) ::close(fd);
+}
+
+TEST_CASE("unix: a peer sending more descriptors than are taken has the later ones closed") {
+  auto pair = connect_pair(unix_address("too_many.sock"));
+  const int fd = temp_file("many");
+  const size_t sent = transport::unix_socket::UnixConnection::kMaxHeldDescriptors + 5;
+  uint8_t byte = 1;
+  iovec one{&byte, 1};
+  for (size_t i = 0; i < sent; ++i) REQUIRE(pair.client->send_bytes_with_descriptor({&one, 1}, fd).is_ok());
+  for (size_t i = 0; i < sent; ++i) REQUIRE(pair.server->recv_exact(&byte, 1).is_ok());
+  size_t held = 0;
+  for (int got; (got = pair.server->take_descriptor()) >= 0; ++held) ::close(got);
+  CHECK(held == transport::unix_socket::UnixConnection::kMaxHeldDescriptors);
+  ::close(fd);
+}
+
+TEST_CASE("unix: a TCP connection carries no descriptors") {
+  auto pair = connect_pair("127.0.0.1:0");
+  const int fd = temp_file("tcp");
+  uint8_t byte = 1;
+  iovec one{&byte, 1};
+  CHECK(pair.client->send_bytes_with_descriptor({&one, 1}, fd).code() == Code::kNotSupported);
+  CHECK(pair.server->take_descriptor() == -1);
+  ::close(fd);
 }

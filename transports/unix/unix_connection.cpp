@@ -1,6 +1,8 @@
 // Unix stream-socket connections: connecting, adopting, the peer's credentials and silence.
 #include "transports/unix/unix_connection.h"
 
+#include <limits.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include <boost/asio/local/stream_protocol.hpp>
 
@@ -82,6 +85,92 @@ std::optional<PeerSilence> UnixConnection::peer_silence() const {
   silence.since_data =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - last_receive());
   return silence;
+}
+
+UnixConnection::~UnixConnection() {
+  for (int fd : descriptors_) ::close(fd);
+}
+
+size_t UnixConnection::receive_some(void* dst, size_t n, boost::system::error_code& ec) {
+  constexpr size_t kPerReceive = 16;  // descriptors one receive takes; the kernel closes any more
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kPerReceive)];
+  iovec v{dst, n};
+  for (;;) {
+    msghdr m{};
+    m.msg_iov = &v;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    const ssize_t got = ::recvmsg(fd_, &m, MSG_CMSG_CLOEXEC);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      pollfd p{fd_, POLLIN, 0};
+      (void)::poll(&p, 1, -1);
+      continue;
+    }
+    if (got < 0) {
+      ec.assign(errno, boost::system::system_category());
+      return 0;
+    }
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+      const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      std::lock_guard<std::mutex> lock(descriptors_mu_);
+      for (size_t i = 0; i < count; ++i) {
+        int fd = -1;
+        std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+        if (descriptors_.size() < kMaxHeldDescriptors) {
+          descriptors_.push_back(fd);
+        } else {
+          ::close(fd);
+        }
+      }
+    }
+    if (got == 0) {
+      ec = asio::error::eof;
+      return 0;
+    }
+    return static_cast<size_t>(got);
+  }
+}
+
+Status UnixConnection::send_bytes_with_descriptor(std::span<const iovec> segments, int fd) {
+  // The first sendmsg carries the descriptor with as many bytes as it takes; send_bytes sends the rest.
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = const_cast<iovec*>(segments.data());
+  m.msg_iovlen = std::min<size_t>(segments.size(), IOV_MAX);
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
+  cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  ssize_t sent = -1;
+  do {
+    sent = ::sendmsg(fd_, &m, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent < 0) {
+    const Code code = errno == EPIPE || errno == ECONNRESET ? Code::kClosed : Code::kIo;
+    return Status(code, "sending a descriptor on " + peer() + " failed: " + std::strerror(errno)).at(__FILE__, __LINE__);
+  }
+  std::vector<iovec> rest;
+  for (const iovec& segment : segments) {
+    const size_t skipped = std::min<size_t>(static_cast<size_t>(sent), segment.iov_len);
+    sent -= static_cast<ssize_t>(skipped);
+    if (skipped < segment.iov_len)
+      rest.push_back(iovec{static_cast<uint8_t*>(segment.iov_base) + skipped, segment.iov_len - skipped});
+  }
+  return rest.empty() ? Status::ok() : send_bytes(rest);
+}
+
+int UnixConnection::take_descriptor() {
+  std::lock_guard<std::mutex> lock(descriptors_mu_);
+  if (descriptors_.empty()) return -1;
+  const int fd = descriptors_.front();
+  descriptors_.pop_front();
+  return fd;
 }
 
 Result<std::unique_ptr<Connection>> connect(const std::string& address) {

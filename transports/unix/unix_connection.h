@@ -5,7 +5,9 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -31,14 +33,27 @@ class UnixConnection final : public StreamConnection {
  public:
   // Takes a connected, close-on-exec Unix stream socket.
   static Result<std::unique_ptr<Connection>> adopt(int fd);
+  ~UnixConnection() override;
 
   // The kernel knows no time of the last data here: this side stamps its receives. Bytes waiting
   // unread are a sign of life (the reader is the one pausing). Nothing is ever unacknowledged: a
   // peer on this host that is gone has its socket closed by the kernel, which ends ours.
   std::optional<PeerSilence> peer_silence() const override;
 
+  // Descriptors ride with the bytes of one sendmsg (SCM_RIGHTS, attached to its first byte); every
+  // receive takes those that came, so the read-ahead loses none, and keeps them in arrival order.
+  Status send_bytes_with_descriptor(std::span<const iovec> segments, int fd) override;
+  int take_descriptor() override;
+
+  // More than this many received and not yet taken are a peer misbehaving: the later ones are closed.
+  static constexpr size_t kMaxHeldDescriptors = 64;
+
  private:
   using StreamConnection::StreamConnection;
+  size_t receive_some(void* dst, size_t n, boost::system::error_code& ec) override;
+
+  std::mutex descriptors_mu_;  // the receiving thread adds, the one serving the frame takes
+  std::deque<int> descriptors_;
 };
 
 // "unix:PATH".
