@@ -100,7 +100,7 @@ int32_t Call::invoke() {
     w.bulk_len = reply_bulk_len_;
   }
   if (!pipe.send_call(id_, buffers_->args, current_device(), &w, async_data ? reply_bulk_ : nullptr,
-                      async_data ? reply_bulk_len_ : 0))
+                      async_data ? reply_bulk_len_ : 0, descriptor_))
     return kStatusUnavailable;
   pipe.wait(w);
   if (w.lost) return kStatusUnavailable;
@@ -114,7 +114,8 @@ int32_t Call::invoke() {
 int32_t Call::post() {
   if (sync_mode()) return invoke();
   Pipe& pipe = Pipe::get();
-  if (!pipe.send_call(id_, buffers_->args, current_device(), nullptr, reply_bulk_, reply_bulk_len_)) return kStatusUnavailable;
+  if (!pipe.send_call(id_, buffers_->args, current_device(), nullptr, reply_bulk_, reply_bulk_len_, descriptor_))
+    return kStatusUnavailable;
   return 0;
 }
 

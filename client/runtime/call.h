@@ -45,6 +45,8 @@ class Call {
   void add_bulk(const void* p, size_t n) { buffers_->args.add_bulk(p, n); }
   // Where reply bulk data (D2H copy destination) lands: the receiver writes it straight there.
   void expect_reply_bulk(void* dst, size_t n);
+  // A descriptor the server receives with the call (Pipe::send_call); the caller keeps its own.
+  void attach_descriptor(int fd) { descriptor_ = fd; }
 
   // Sends and waits for the reply; returns the server's status, or kStatusUnavailable.
   // Under RGPU_SYNC=1 every call goes through here.
@@ -64,6 +66,7 @@ class Call {
   bool replied_ = false;
   void* reply_bulk_ = nullptr;
   size_t reply_bulk_len_ = 0;
+  int descriptor_ = -1;
 };
 
 // A fresh client-side id for a handle (stream, event, graph, ...); never 0, 1 or 2, which CUDA

@@ -13,6 +13,7 @@
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
+#include "client/runtime/shared_host.h"
 #include "client/runtime/stripes.h"
 #include "common/config.h"
 #include "common/wire/copy_args.h"
@@ -98,6 +99,15 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     // CUDA's own D2D cudaMemcpy does not wait for the copy either.
     const bool wait = !async && !(known_device_range(dst, count) && known_device_range(src, count));
     return cudart_finish(static_cast<cudaError_t>(send_copy(id, wait, a, nullptr, nullptr)));
+  }
+  // Host memory shared with the session (a client on the server's host): only where the bytes are
+  // travels.
+  {
+    int32_t st = 0;
+    const bool h2d = kind == cudaMemcpyHostToDevice;
+    if (copy_shared(h2d ? dst : const_cast<void*>(src), h2d ? const_cast<void*>(src) : dst, count, kind, async,
+                    a.stream, per_thread, &st))
+      return cudart_finish(static_cast<cudaError_t>(st));
   }
   // Host <-> device, in chunks. A synchronous H2D copy into memory the client knows returns once
   // its bytes are handed to the transport, as CUDA's does from pageable memory: nothing can fail

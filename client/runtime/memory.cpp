@@ -1,6 +1,7 @@
 // Memory kinds on the client: device allocations are made on the server and recorded in the
 // memory map; pinned host memory is ordinary client memory recorded as pinned (a network cannot
-// DMA into it, so "pinned" only changes which copies may be asynchronous); mapped (zero-copy) host
+// DMA into it, so "pinned" only changes which copies may be asynchronous), or, for a client on the
+// server's host, memory shared with its session that the GPU reaches directly (shared_host.h); mapped (zero-copy) host
 // memory and managed memory cannot work across a network and say so.
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
 #include "client/runtime/memory_map.h"
+#include "client/runtime/shared_host.h"
 #include "gen/cudart/cudart_remote.h"
 
 using rgpu::client::cudart_finish;
@@ -25,6 +27,10 @@ cudaError_t record_device(cudaError_t st, void** p, size_t size) {
 
 cudaError_t host_alloc(void** p, size_t size, unsigned flags) {
   if (!p) return cudart_finish(cudaErrorInvalidValue);
+  if (void* shared = rgpu::client::shared_host_alloc(size, flags)) {
+    *p = shared;
+    return cudaSuccess;
+  }
   void* mem = nullptr;
   if (posix_memalign(&mem, 4096, size == 0 ? 1 : size) != 0) return cudart_finish(cudaErrorMemoryAllocation);
   MemoryMap::get().add_host(mem, size, flags, true);
@@ -81,6 +87,7 @@ extern "C" cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r || !r->owned_host) return cudart_finish(cudaErrorInvalidValue);
+  if (r->shared) return cudart_finish(rgpu::client::shared_host_free(ptr, r->size, r->shared));
   std::free(ptr);
   return cudaSuccess;
 }
@@ -96,7 +103,7 @@ extern "C" cudaError_t cudaHostUnregister(void* ptr) {
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r) return cudart_finish(cudaErrorHostMemoryNotRegistered);
   if (r->owned_host) {  // cudaMallocHost memory is not unregistered this way; put it back
-    MemoryMap::get().add_host(ptr, r->size, r->host_flags, true);
+    MemoryMap::get().add_host(ptr, r->size, r->host_flags, true, r->shared);
     return cudart_finish(cudaErrorInvalidValue);
   }
   return cudaSuccess;

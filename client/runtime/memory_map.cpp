@@ -31,10 +31,10 @@ std::optional<Region> MemoryMap::find_device(const void* p) const {
   return find_in(device_, p);
 }
 
-void MemoryMap::add_host(const void* base, size_t size, unsigned flags, bool owned) {
+void MemoryMap::add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared) {
   std::unique_lock lock(mu_);
   auto b = reinterpret_cast<uintptr_t>(base);
-  host_[b] = Region{b, size == 0 ? 1 : size, -1, flags, owned};
+  host_[b] = Region{b, size == 0 ? 1 : size, -1, flags, owned, shared};
 }
 
 std::optional<Region> MemoryMap::remove_host(const void* base) {

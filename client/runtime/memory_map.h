@@ -17,6 +17,7 @@ struct Region {
   int device = -1;          // device allocations
   unsigned host_flags = 0;  // pinned host ranges: the cudaHostAlloc / cudaHostRegister flags
   bool owned_host = false;  // allocated by us (cudaMallocHost / cudaHostAlloc), freed by cudaFreeHost
+  uint64_t shared = 0;      // owned host memory shared with the session (shared_host.h): its id, else 0
 };
 
 class MemoryMap {
@@ -30,7 +31,7 @@ class MemoryMap {
   // The device allocation containing p, if any.
   std::optional<Region> find_device(const void* p) const;
 
-  void add_host(const void* base, size_t size, unsigned flags, bool owned);
+  void add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared = 0);
   std::optional<Region> remove_host(const void* base);
   std::optional<Region> find_host(const void* p) const;
 

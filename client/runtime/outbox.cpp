@@ -77,8 +77,8 @@ bool Outbox::flush_locked(std::unique_lock<std::mutex>& lk) {
 }
 
 bool Outbox::write_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h,
-                          std::span<const uint8_t> payload, std::span<const iovec> bulk) {
-  const DirectFrame frame{h, payload, bulk};
+                          std::span<const uint8_t> payload, std::span<const iovec> bulk, int descriptor) {
+  const DirectFrame frame{h, payload, bulk, descriptor};
   return write_queue_and(lk, &frame);
 }
 
@@ -101,7 +101,9 @@ bool Outbox::write_queue_and(std::unique_lock<std::mutex>& lk, const DirectFrame
       if (v.iov_len) segments_.push_back(v);
   }
   lk.unlock();
-  Status st = segments_.empty() ? Status::ok() : conn_.send_bytes(segments_);
+  Status st = segments_.empty()                    ? Status::ok()
+              : frame && frame->descriptor >= 0 ? conn_.send_bytes_with_descriptor(segments_, frame->descriptor)
+                                                : conn_.send_bytes(segments_);
   lk.lock();
   batch_.clear();
   writing_ = false;

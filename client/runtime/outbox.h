@@ -55,9 +55,11 @@ class Outbox {
   // Writes what is queued from this thread unless a write is already running (which will take it).
   bool flush_locked(std::unique_lock<std::mutex>& lk);
   // Writes what is queued and then this frame from this thread; returns once every byte has been
-  // handed to the transport. The lock is released while the bytes move.
+  // handed to the transport. The lock is released while the bytes move. With a `descriptor`, the
+  // write hands the server a duplicate of it (Connection::send_bytes_with_descriptor), which it has
+  // by the time it reads this frame.
   bool write_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h, std::span<const uint8_t> payload,
-                    std::span<const iovec> bulk);
+                    std::span<const iovec> bulk, int descriptor = -1);
 
   // After a failure: stops the writer, wakes every thread waiting here.
   void stop();
@@ -69,6 +71,7 @@ class Outbox {
     const wire::FrameHeader& header;
     std::span<const uint8_t> payload;
     std::span<const iovec> bulk;
+    int descriptor;
   };
   // Takes the write token (waits while another thread writes), writes the queue and then `frame`
   // (if any), gives the token back.

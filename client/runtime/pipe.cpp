@@ -21,6 +21,7 @@
 #include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
 #include "transports/liveness.h"
+#include "transports/unix/unix_address.h"
 
 namespace rgpu::client {
 namespace {
@@ -146,6 +147,7 @@ void Pipe::connect() {
     return;
   }
   conn_ = std::move(*conn);
+  carries_descriptors_ = transport::unix_socket::is_unix_address(server_address_);
   outbox_ = std::make_unique<Outbox>(*conn_, [this](const std::string& why) { fail_all("sending failed: " + why); });
   RGPU_LOG_DEBUG("session %llu with %s (%s backend, %zu devices)", static_cast<unsigned long long>(welcome_.session_id),
                  server_address_.c_str(), welcome_.backend.c_str(), welcome_.devices.size());
@@ -168,7 +170,7 @@ bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {
 }
 
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
-                     size_t landing_len) {
+                     size_t landing_len, int descriptor) {
   if (!available()) return false;
   if (needs_context(id)) mark_used(device);
   auto lk = outbox_->lock();
@@ -184,7 +186,8 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
                              waiter ? wire::kFlagWantsReply : 0);
   if (!waiter) stats_.async_calls.fetch_add(1, std::memory_order_relaxed);
   // Bulk too large to copy is written by this thread, so it is on the wire when the call returns.
-  if (args.bulk_bytes() > Outbox::kInlineBulk) return outbox_->write_locked(lk, h, payload, args.bulk());
+  if (args.bulk_bytes() > Outbox::kInlineBulk || descriptor >= 0)
+    return outbox_->write_locked(lk, h, payload, args.bulk(), descriptor);
   if (!outbox_->append_locked(lk, h, payload, args.bulk())) return false;
   // A caller about to wait for its reply sends at once rather than wake the writer thread.
   return waiter ? outbox_->flush_locked(lk) : true;

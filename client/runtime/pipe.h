@@ -60,8 +60,11 @@ class Pipe {
   // Sends one call frame. With a waiter, registers it first so the reply finds it.
   // landing/landing_len: an async D2H destination, filled by a later kData frame with this seq.
   // `device` is the calling thread's current device: the pipe switches the server to it first.
+  // `descriptor`: one the server receives with the call (Outbox::write_locked), or -1.
   bool send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing = nullptr,
-                 size_t landing_len = 0);
+                 size_t landing_len = 0, int descriptor = -1);
+  // Whether send_call can carry a descriptor: the pipe runs over a Unix socket.
+  bool carries_descriptors() const { return carries_descriptors_; }
   // Sends a control message (module upload) for `device` and waits for the control reply with the
   // same seq.
   bool control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device, std::vector<uint8_t>* reply);
@@ -113,6 +116,7 @@ class Pipe {
   void run_callback(uint64_t number, std::span<const uint8_t> payload);
 
   std::unique_ptr<transport::Connection> conn_;
+  bool carries_descriptors_ = false;
   transport::Welcome welcome_;
   std::string server_address_;
   std::atomic<bool> broken_{false};

@@ -32,6 +32,21 @@ struct StripedCopy {
   uint32_t on_stream;  // 1: a cudaMemcpyAsync on copy.stream; 0: a cudaMemcpy (the legacy default stream)
 };
 
+// A cudaMemcpy / cudaMemcpyAsync between the device and host memory the client shares with its
+// session (kCallShareHost): only where the bytes are travels; the server's copy engine moves them
+// between the device and the client's own pages.
+struct SharedCopy {
+  uint64_t device;      // the device address
+  uint64_t shared;      // the shared allocation's id
+  uint64_t offset;      // of the host range in the allocation
+  uint64_t count;
+  uint64_t stream;      // client stream id (async)
+  int32_t kind;         // cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
+  uint8_t async;        // 1: cudaMemcpyAsync on `stream`; 0: cudaMemcpy
+  uint8_t per_thread;   // the _ptds / _ptsz variant (the per-thread default stream)
+  uint16_t pad;
+};
+
 // cudaMemcpy2D / 3D with pitched pointers. Host data travels packed (rows of `width` bytes,
 // `height` rows per slice, `depth` slices); device sides keep their own pitch and position.
 struct Copy3D {

@@ -26,6 +26,15 @@ enum InternalCall : uint32_t {
   // id, string name; out: u64 address, u64 size), and the unload of a module (async; in: u64 id).
   kCallModuleGlobal = 0x52470006,
   kCallModuleUnload = 0x52470007,
+  // Pinned host memory shared with the session (a Unix-socket client on the server's host; see
+  // copy_args.h SharedCopy). kCallShareHost (sync; in: u64 allocation id, u64 size) comes with the
+  // memory's descriptor (a sealed memfd) on the connection: the server maps and pins it.
+  // kCallUnshareHost (sync; in: u64 id) unpins and unmaps it once the device's work before it is
+  // done. kCallSharedCopy (SharedCopy): a copy between the device and such memory, posted when
+  // asynchronous, waited for when not.
+  kCallShareHost = 0x52470008,
+  kCallUnshareHost = 0x52470009,
+  kCallSharedCopy = 0x5247000a,
 };
 
 // A name for messages, or nullptr for an id that is not one of these.
@@ -38,6 +47,9 @@ inline const char* internal_call_name(uint32_t id) {
     case kCallStripedCopy: return "rgpu's striped copy";
     case kCallModuleGlobal: return "rgpu's module variable lookup";
     case kCallModuleUnload: return "rgpu's module unload";
+    case kCallShareHost: return "rgpu's shared host memory";
+    case kCallUnshareHost: return "rgpu's release of shared host memory";
+    case kCallSharedCopy: return "rgpu's copy through shared memory";
   }
   return nullptr;
 }

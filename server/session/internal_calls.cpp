@@ -27,6 +27,9 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallStripedCopy: return striped_copy(ctx, in, out, status);
     case wire::kCallModuleGlobal: return module_global(ctx, in, out, status);
     case wire::kCallModuleUnload: return module_unload(ctx, in, out, status);
+    case wire::kCallShareHost: return share_host(ctx, in, out, status);
+    case wire::kCallUnshareHost: return unshare_host(ctx, in, out, status);
+    case wire::kCallSharedCopy: return shared_copy(ctx, in, out, status);
     default: *known = false; return false;
   }
 }

@@ -23,5 +23,9 @@ bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int
 // kCallModuleGlobal and kCallModuleUnload (server/session/module_calls.cpp).
 bool module_global(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool module_unload(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallShareHost, kCallUnshareHost and kCallSharedCopy (server/session/shared_copy.cpp).
+bool share_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool unshare_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool shared_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers

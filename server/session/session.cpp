@@ -48,6 +48,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       gate_(limits.gate),
       swap_(limits.swap),
       input_(conn),
+      shared_host_(backend),
       blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);

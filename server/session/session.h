@@ -32,6 +32,7 @@
 #include "server/session/host_extension.h"
 #include "server/session/output_capture.h"
 #include "server/session/session_input.h"
+#include "server/session/shared_host.h"
 #include "transports/transport.h"
 
 namespace rgpu::server {
@@ -133,6 +134,10 @@ class Session {
   // rings are separate, so that the stripes of one copy work in parallel.
   StagingRing& staging_ring(int stripe = -1);
   StripeSet& stripes() { return stripes_; }
+  // Host memory the client shares with the session (a client on this host, over a Unix socket).
+  SharedHost& shared_host() { return shared_host_; }
+  // The oldest descriptor the client sent with its frames (kCallShareHost's memfd), or -1.
+  int take_descriptor() { return conn_.take_descriptor(); }
   // The threads that move a striped copy's slices, at least n of them, made on the first such copy
   // and kept for the session's life (session thread only).
   WorkerTeam& stripe_team(size_t n);
@@ -197,6 +202,7 @@ class Session {
   std::map<std::pair<int, int>, std::unique_ptr<StagingRing>> rings_;  // by (device, stripe); session thread only
   StripeSet stripes_;
   std::unique_ptr<WorkerTeam> stripe_team_;
+  SharedHost shared_host_;
   BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down
 };
 

@@ -33,6 +33,39 @@ check "large copies striped over 4 Unix-socket connections" $? "$(tail -3 "$WORK
 grep -q "session [0-9]* start: .* on unix pid=[0-9]* uid=$(id -u) gid=$(id -g) (" "$LOG"
 check "the daemon's log names a Unix client by its credentials" $? "$(grep "session" "$LOG" | tail -2)"
 
+# 1b. Pinned memory shared with the session (client/runtime/shared_host.h): copies of it come back
+# right at every size and offset, sync and async, and none of their bytes crosses the socket (the
+# session's traffic, from its end line: the program moves about 2 GiB, of which 37 MiB between the
+# device and pageable memory). With sharing off, or refused by rgpud, they take the socket and come
+# back right as well; the refusal is said once.
+ends() { grep -c "session [0-9]* end (" "$1"; }
+# Runs PROGRAM ARGS... against rgpud's log $1 and prints "IN OUT" (MiB) of the session it made.
+traffic_of() {
+  local log=$1 before
+  shift
+  before=$(ends "$log")
+  client timeout 120 "$BIN/rgpu" run -- "$@" >"$WORK/traffic.out" 2>&1 || { cat "$WORK/traffic.out"; return 1; }
+  for _ in $(seq 200); do (($(ends "$log") > before)) && break; sleep 0.05; done
+  sed -n 's/.*session [0-9]* end (.* calls, \([0-9.]*\) MiB in, \([0-9.]*\) MiB out.*/\1 \2/p' "$log" | tail -1
+}
+read -r in out < <(traffic_of "$LOG" "$PROGS/shared_copies")
+grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 48) }'
+check "pinned copies through shared memory: right, and off the socket ($in MiB in, $out MiB out)" $? "$(tail -5 "$WORK/traffic.out")"
+read -r in out < <(RGPU_SHARED_MEMORY=0 traffic_of "$LOG" "$PROGS/shared_copies")
+grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" 'BEGIN { exit !(i > 400) }'
+check "RGPU_SHARED_MEMORY=0: the same copies through the socket ($in MiB in)" $? "$(tail -5 "$WORK/traffic.out")"
+RGPU_ACCEPT_SHARED_MEMORY=0 "$BIN/rgpud" --backend "$BACKEND" --listen "unix:$WORK/noshare.sock" >"$WORK/noshare.log" 2>&1 &
+PIDS+=($!)
+wait_log "$WORK/noshare.log" "listening on"
+read -r in out < <(RGPU_SERVER=unix:$WORK/noshare.sock traffic_of "$WORK/noshare.log" "$PROGS/shared_copies")
+grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ $(grep -c "pinned memory is not shared with rgpud" "$WORK/traffic.out") == 1 ]] &&
+  [[ -n $in ]] && awk -v i="$in" 'BEGIN { exit !(i > 400) }'
+check "rgpud refusing shared memory: one line says so, and the copies go through the socket ($in MiB in)" $? \
+  "$(tail -5 "$WORK/traffic.out")"
+# Over TCP nothing is shared, and the program holds there too.
+RGPU_SERVER=127.0.0.1:$PORT client timeout 120 "$BIN/rgpu" run -- "$PROGS/shared_copies" >"$WORK/tcp.out" 2>&1
+check "the same program over loopback TCP" $? "$(tail -5 "$WORK/tcp.out")"
+
 RGPU_SERVER=unix:$WORK/nobody.sock client timeout 60 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>&1
 rc=$?
 [[ $rc == 0 ]] && grep -q "cannot connect to unix:$WORK/nobody.sock" "$WORK/none.out"
@@ -79,6 +112,22 @@ sleep 0.3
 for _ in $(seq 200); do (($(ended) > ended_before)) && break; sleep 0.05; done
 (($(ended) > ended_before))
 check "a Unix-socket client killed mid-copy: its session ends" $? "$(tail -3 "$LOG")"
+# The same with its buffers pinned and shared: the session ends, and the next client's pinned copies
+# work.
+ended_before=$(ended)
+(
+  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+  exec "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 65536 pinned >"$WORK/copy.out" 2>&1
+) &
+copier=$!
+wait_log "$WORK/copy.out" copying 20
+sleep 0.3
+{ kill -9 $copier && wait $copier; } 2>/dev/null
+for _ in $(seq 200); do (($(ended) > ended_before)) && break; sleep 0.05; done
+(($(ended) > ended_before))
+check "a client killed mid-copy of shared pinned memory: its session ends" $? "$(tail -3 "$LOG")"
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 4096 pinned >"$WORK/copy2.out" 2>&1
+check "and the next client's pinned copies come back right" $? "$(tail -3 "$WORK/copy2.out")"
 
 # 3. The socket file's life: rgpud removes it when stopped; a file left by a killed rgpud is
 # replaced by the next; a path that is not a socket is refused and left alone.

@@ -1,0 +1,121 @@
+// Shared pinned host memory (see shared_host.h).
+#include "client/runtime/shared_host.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "client/runtime/call.h"
+#include "client/runtime/memory_map.h"
+#include "client/runtime/pipe.h"
+#include "client/runtime/settings.h"
+#include "common/config.h"
+#include "common/wire/copy_args.h"
+#include "common/wire/internal_calls.h"
+#include "transports/unix/unix_address.h"
+
+namespace rgpu::client {
+namespace {
+
+const Tunable kSharedMemory{"RGPU_SHARED_MEMORY", "1",
+                            "1: a client on rgpud's host (RGPU_SERVER=unix:PATH) shares its pinned memory with its "
+                            "session, so copies of it move no bytes through the socket; 0: they do"};
+
+std::atomic<bool> g_failed{false};        // sharing failed once: every later allocation is ordinary
+std::atomic<uint64_t> g_live{0};          // shared allocations now: copies look them up only while any
+std::atomic<uint64_t> g_next_id{1};
+
+size_t page_rounded(size_t n) {
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  return (std::max<size_t>(n, 1) + page - 1) / page * page;
+}
+
+// Whether allocations are to be shared: on, not failed before, and the session runs over a Unix
+// socket (only then is the pipe asked for: a TCP client's cudaMallocHost opens no session).
+bool sharing() {
+  static const bool on = kSharedMemory.get_bool() && transport::unix_socket::is_unix_address(kServerAddress.get());
+  if (!on || g_failed.load(std::memory_order_relaxed)) return false;
+  Pipe& pipe = Pipe::get();
+  return pipe.available() && pipe.carries_descriptors();
+}
+
+void give_up(const std::string& why) {
+  if (!g_failed.exchange(true))
+    std::fprintf(stderr, "rgpu: pinned memory is not shared with rgpud (%s): its copies go through the socket\n",
+                 why.c_str());
+}
+
+}  // namespace
+
+void* shared_host_alloc(size_t size, unsigned flags) {
+  if (!sharing()) return nullptr;
+  const size_t len = page_rounded(size);
+  const int fd = ::memfd_create("rgpu-pinned", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return give_up(std::string("memfd_create: ") + std::strerror(errno)), nullptr;
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // Sealed, so that the worker's mapping can never lose its pages (the worker checks the seal).
+  if (::ftruncate(fd, static_cast<off_t>(len)) != 0) return nullptr;  // out of memory: cudaMallocHost fails
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    return give_up(std::string("sealing the memfd: ") + std::strerror(errno)), nullptr;
+  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) return nullptr;
+  const uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  Call call(wire::kCallShareHost, CallClass::kSync);
+  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(len);
+  call.attach_descriptor(fd);
+  const int32_t st = call.invoke();
+  if (st != 0) {
+    ::munmap(p, len);
+    give_up("the server answered " + std::to_string(st) + " to sharing " + std::to_string(len) + " bytes");
+    return nullptr;
+  }
+  g_live.fetch_add(1, std::memory_order_relaxed);
+  MemoryMap::get().add_host(p, size, flags, true, id);
+  return p;
+}
+
+cudaError_t shared_host_free(void* p, size_t size, uint64_t shared) {
+  Call call(wire::kCallUnshareHost, CallClass::kSync);
+  call.args().put<uint64_t>(shared);
+  const int32_t st = call.invoke();
+  // The worker unmapped its view (or its session is gone, and the mapping with it).
+  ::munmap(p, page_rounded(size));
+  g_live.fetch_sub(1, std::memory_order_relaxed);
+  return st == kStatusUnavailable ? cudaSuccess : static_cast<cudaError_t>(st);
+}
+
+bool copy_shared(void* device, void* host, size_t n, cudaMemcpyKind kind, bool async, uint64_t stream, bool per_thread,
+                 int32_t* status) {
+  if (g_live.load(std::memory_order_relaxed) == 0) return false;
+  auto r = MemoryMap::get().find_host(host);
+  const auto at = reinterpret_cast<uintptr_t>(host);
+  if (!r || !r->shared || n > r->size - (at - r->base)) return false;
+  // A D2H still landing from the socket path (a copy that reached past this allocation) comes first.
+  Pipe::get().wait_landings(host, n);
+  wire::SharedCopy a{};
+  a.device = reinterpret_cast<uint64_t>(device);
+  a.shared = r->shared;
+  a.offset = at - r->base;
+  a.count = n;
+  a.stream = stream;
+  a.kind = kind;
+  a.async = async ? 1 : 0;
+  a.per_thread = per_thread ? 1 : 0;
+  // A synchronous copy waits: the program may reuse its pages the moment cudaMemcpy returns.
+  Call call(wire::kCallSharedCopy, async ? CallClass::kAsync : CallClass::kSync);
+  call.args().put(a);
+  *status = async ? call.post() : call.invoke();
+  return true;
+}
+
+}  // namespace rgpu::client
