@@ -19,6 +19,7 @@
 #include "bench/cli/transport_probe_client.h"
 #include "client/runtime/settings.h"
 #include "common/log.h"
+#include "transports/unix/unix_address.h"
 
 namespace {
 
@@ -41,6 +42,7 @@ class Bench {
     header_.date_utc = utc_now();
     header_.host = host_name();
     header_.server = server_.address;
+    runs_.same_host = rgpu::transport::unix_socket::is_unix_address(server_.address);
     header_.quick = options.quick;
   }
 

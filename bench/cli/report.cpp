@@ -31,15 +31,39 @@ const std::vector<Bar>& bars() {
   return kBars;
 }
 
+// Issue 13's, for a client on rgpud's host: its copies are the GPU's own (pinned memory shared with
+// the session, pageable memory through shared staging), so they are held to native, and the socket
+// they no longer ride on is no floor. They replace issue 3's bars of the same rows.
+const std::vector<Bar>& same_host_bars() {
+  static const std::vector<Bar> kBars = {
+      {"copy_h2d_pinned_16MiB/1conn", Bar::kTimesNative, 0.95, {}},
+      {"copy_d2h_pinned_16MiB/1conn", Bar::kTimesNative, 0.95, {}},
+      {"copy_h2d_pinned_256MiB/1conn", Bar::kTimesNative, 0.95, {}},
+      {"copy_d2h_pinned_256MiB/1conn", Bar::kTimesNative, 0.95, {}},
+      {"copy_h2d_pageable_256MiB/1conn", Bar::kTimesNative, 0.9, {}},
+      {"copy_d2h_pageable_256MiB/1conn", Bar::kTimesNative, 0.9, {}},
+  };
+  return kBars;
+}
+
+const Bar* bar_of(const std::string& metric, bool same_host) {
+  auto in = [&](const std::vector<Bar>& table) -> const Bar* {
+    auto it = std::find_if(table.begin(), table.end(), [&](const Bar& b) { return metric == b.metric; });
+    return it == table.end() ? nullptr : &*it;
+  };
+  const Bar* own = same_host ? in(same_host_bars()) : nullptr;
+  return own ? own : in(bars());
+}
+
 std::string factor_text(double f) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", f);
   return buf;
 }
 
-void apply_bar(Row& row, const Measurements& transport) {
-  auto bar = std::find_if(bars().begin(), bars().end(), [&](const Bar& b) { return row.metric == b.metric; });
-  if (bar == bars().end()) return;
+void apply_bar(Row& row, const Measurements& transport, bool same_host) {
+  const Bar* bar = bar_of(row.metric, same_host);
+  if (!bar) return;
   bool higher_is_better = true;
   switch (bar->kind) {
     case Bar::kTimesNative:
@@ -100,7 +124,7 @@ std::vector<Row> build_rows(const RunSet& runs) {
                  std::optional<double> remote) {
     Row row{name, unit, native, remote, {}, {}, {}, {}};
     if (native && remote && *native > 0) row.ratio = *remote / *native;
-    apply_bar(row, runs.transport);
+    apply_bar(row, runs.transport, runs.same_host);
     rows.push_back(std::move(row));
   };
   for (const auto& m : order) {

@@ -1,5 +1,6 @@
 // The rows of `rgpu bench`: native and remote numbers side by side, their ratio, and the bars of
-// issue 3 ("Near-native speed") with a verdict. Pure functions of the measurements, so the bar
+// issue 3 ("Near-native speed"), or over a Unix socket issue 13's (same-host data paths), with a
+// verdict. Pure functions of the measurements, so the bar
 // logic is tested without a GPU or a server (tests/bench/report_test.cpp).
 #pragma once
 
@@ -17,6 +18,9 @@ struct RunSet {
   Measurements native;          // the worker on this host's GPU (empty without one)
   Measurements remote;          // the worker through rgpud; copies with one connection (RGPU_STRIPES=1)
   Measurements remote_striped;  // the copy scenario again, striped over several connections
+  // The runs reached rgpud over its Unix socket, on its host: pinned memory is shared with the
+  // session (client/runtime/shared_host.h) and the host<->device copy rows take issue 13's bars.
+  bool same_host = false;
 };
 
 enum class Verdict { kNone, kOk, kMiss };

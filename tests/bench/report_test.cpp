@@ -114,3 +114,28 @@ TEST_CASE("a metric only the native run produced still gets a row, remote empty"
   CHECK_FALSE(r.remote);
   CHECK(r.verdict == Verdict::kNone);
 }
+
+TEST_CASE("over a Unix socket, host<->device copies are held to native (issue 13's bars)") {
+  RunSet runs = with_transport();
+  runs.same_host = true;
+  runs.native = {{"copy_h2d_pinned_16MiB", 50.0, "GB/s"}, {"copy_d2h_pinned_256MiB", 50.0, "GB/s"},
+                 {"copy_h2d_pageable_256MiB", 20.0, "GB/s"}, {"copy_h2d_pinned_1MiB", 30.0, "GB/s"}};
+  runs.remote = {{"copy_h2d_pinned_16MiB", 48.0, "GB/s"}, {"copy_d2h_pinned_256MiB", 47.0, "GB/s"},
+                 {"copy_h2d_pageable_256MiB", 18.5, "GB/s"}, {"copy_h2d_pinned_1MiB", 10.0, "GB/s"}};
+  auto rows = build_rows(runs);
+  const Row& pinned = row(rows, "copy_h2d_pinned_16MiB/1conn");
+  CHECK(pinned.bar == ">= 0.95 x native");
+  CHECK(*pinned.limit == Approx(47.5));
+  CHECK(pinned.verdict == Verdict::kOk);
+  CHECK(row(rows, "copy_d2h_pinned_256MiB/1conn").verdict == Verdict::kMiss);  // 47 < 47.5
+  const Row& pageable = row(rows, "copy_h2d_pageable_256MiB/1conn");
+  CHECK(pageable.bar == ">= 0.9 x native");  // instead of the socket's floor
+  CHECK(*pageable.limit == Approx(18.0));
+  CHECK(pageable.verdict == Verdict::kOk);
+  CHECK(row(rows, "copy_h2d_pinned_1MiB/1conn").bar.empty());  // no bar below 16 MiB
+  // The same rows over TCP keep issue 3's bars.
+  runs.same_host = false;
+  rows = build_rows(runs);
+  CHECK(row(rows, "copy_h2d_pinned_16MiB/1conn").bar.empty());
+  CHECK(row(rows, "copy_h2d_pageable_256MiB/1conn").bar == ">= 0.9 x transport_sink_1conn");
+}

@@ -11,6 +11,8 @@
 #   RGPU_SUITE_TIMEOUT   seconds each program run may take (default 60)
 #   RGPU_SUITE_FILTER    glob on program names, to run a subset (default *)
 #   RGPUD_EXTRA_ARGS     extra arguments for rgpud (split on spaces)
+#   RGPU_SUITE_SERVER    the address the remote runs use (default 127.0.0.1:PORT); for the same-host path,
+#                        unix:PATH with RGPUD_EXTRA_ARGS="--listen unix:PATH" (pinned memory is then shared)
 #   RGPU_CUDA_LIB_DIR    where the real libcudart.so.13 is for native runs (default: found under /usr/local/cuda)
 # The PyTorch suite (<install-prefix>/libexec/rgpu/gpu-tests/torch/*.py) runs too when python3 imports torch:
 # natively with python3, remotely through `rgpu run -- python3`; torch/compare.py judges its numbers within
@@ -127,7 +129,7 @@ remote_phase() {
   hide_gpu "$EMPTY_FILE"
   # The shims first; then the client's own CUDA toolkit libraries (NVRTC runs on the client).
   export LD_LIBRARY_PATH="$PREFIX/lib/rgpu:$CUDA_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export RGPU_SERVER="127.0.0.1:$PORT"
+  export RGPU_SERVER="${RGPU_SUITE_SERVER:-127.0.0.1:$PORT}"
   local resolved program probe=""
   for program in "${PROGRAMS[@]}"; do [[ $program == *.py ]] || { probe=$program; break; }; done
   [[ -n $probe ]] || { run_all remote; return; }
