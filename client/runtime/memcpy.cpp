@@ -100,8 +100,8 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     const bool wait = !async && !(known_device_range(dst, count) && known_device_range(src, count));
     return cudart_finish(static_cast<cudaError_t>(send_copy(id, wait, a, nullptr, nullptr)));
   }
-  // Host memory shared with the session (a client on the server's host): only where the bytes are
-  // travels.
+  // A client on the server's host: pinned memory is shared with the session (only where the bytes
+  // are travels), pageable memory staged through shared chunks (shared_host.h).
   {
     int32_t st = 0;
     const bool h2d = kind == cudaMemcpyHostToDevice;

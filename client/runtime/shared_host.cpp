@@ -9,12 +9,14 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "client/runtime/call.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
 #include "client/runtime/settings.h"
+#include "client/runtime/staged_copy.h"
 #include "common/config.h"
 #include "common/wire/copy_args.h"
 #include "common/wire/internal_calls.h"
@@ -36,15 +38,6 @@ size_t page_rounded(size_t n) {
   return (std::max<size_t>(n, 1) + page - 1) / page * page;
 }
 
-// Whether allocations are to be shared: on, not failed before, and the session runs over a Unix
-// socket (only then is the pipe asked for: a TCP client's cudaMallocHost opens no session).
-bool sharing() {
-  static const bool on = kSharedMemory.get_bool() && transport::unix_socket::is_unix_address(kServerAddress.get());
-  if (!on || g_failed.load(std::memory_order_relaxed)) return false;
-  Pipe& pipe = Pipe::get();
-  return pipe.available() && pipe.carries_descriptors();
-}
-
 void give_up(const std::string& why) {
   if (!g_failed.exchange(true))
     std::fprintf(stderr, "rgpu: pinned memory is not shared with rgpud (%s): its copies go through the socket\n",
@@ -53,24 +46,31 @@ void give_up(const std::string& why) {
 
 }  // namespace
 
-void* shared_host_alloc(size_t size, unsigned flags) {
-  if (!sharing()) return nullptr;
-  const size_t len = page_rounded(size);
-  const int fd = ::memfd_create("rgpu-pinned", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+// Only a session over a Unix socket shares memory: only then is the pipe asked for, so a TCP
+// client's cudaMallocHost opens no session.
+bool shares_memory() {
+  static const bool on = kSharedMemory.get_bool() && transport::unix_socket::is_unix_address(kServerAddress.get());
+  if (!on || g_failed.load(std::memory_order_relaxed)) return false;
+  Pipe& pipe = Pipe::get();
+  return pipe.available() && pipe.carries_descriptors();
+}
+
+void* share_region(size_t len, uint64_t* id) {
+  const int fd = ::memfd_create("rgpu-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return give_up(std::string("memfd_create: ") + std::strerror(errno)), nullptr;
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
   // Sealed, so that the worker's mapping can never lose its pages (the worker checks the seal).
-  if (::ftruncate(fd, static_cast<off_t>(len)) != 0) return nullptr;  // out of memory: cudaMallocHost fails
+  if (::ftruncate(fd, static_cast<off_t>(len)) != 0) return nullptr;  // out of memory: the allocation fails
   if (::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
     return give_up(std::string("sealing the memfd: ") + std::strerror(errno)), nullptr;
   void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return nullptr;
-  const uint64_t id = g_next_id.fetch_add(1, std::memory_order_relaxed);
+  *id = g_next_id.fetch_add(1, std::memory_order_relaxed);
   Call call(wire::kCallShareHost, CallClass::kSync);
-  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(*id);
   call.args().put<uint64_t>(len);
   call.attach_descriptor(fd);
   const int32_t st = call.invoke();
@@ -79,6 +79,14 @@ void* shared_host_alloc(size_t size, unsigned flags) {
     give_up("the server answered " + std::to_string(st) + " to sharing " + std::to_string(len) + " bytes");
     return nullptr;
   }
+  return p;
+}
+
+void* shared_host_alloc(size_t size, unsigned flags) {
+  if (!shares_memory()) return nullptr;
+  uint64_t id = 0;
+  void* p = share_region(page_rounded(size), &id);
+  if (!p) return nullptr;
   g_live.fetch_add(1, std::memory_order_relaxed);
   MemoryMap::get().add_host(p, size, flags, true, id);
   return p;
@@ -96,10 +104,11 @@ cudaError_t shared_host_free(void* p, size_t size, uint64_t shared) {
 
 bool copy_shared(void* device, void* host, size_t n, cudaMemcpyKind kind, bool async, uint64_t stream, bool per_thread,
                  int32_t* status) {
-  if (g_live.load(std::memory_order_relaxed) == 0) return false;
-  auto r = MemoryMap::get().find_host(host);
+  std::optional<Region> r;
+  if (g_live.load(std::memory_order_relaxed) != 0) r = MemoryMap::get().find_host(host);
   const auto at = reinterpret_cast<uintptr_t>(host);
-  if (!r || !r->shared || n > r->size - (at - r->base)) return false;
+  if (!r || !r->shared || n > r->size - (at - r->base))
+    return copy_staged(device, host, n, kind, async, stream, per_thread, status);
   // A D2H still landing from the socket path (a copy that reached past this allocation) comes first.
   Pipe::get().wait_landings(host, n);
   wire::SharedCopy a{};

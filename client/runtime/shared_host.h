@@ -6,7 +6,7 @@
 //
 // RGPU_SHARED_MEMORY=0 turns it off. A failure to share falls back to ordinary memory, whose bytes
 // travel on the socket, and says so once. cudaHostRegister'ed memory is not shared (the pages are
-// the program's, not a file's): its copies take the socket path.
+// the program's, not a file's): its copies are staged like pageable ones (staged_copy.h).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,9 +23,17 @@ void* shared_host_alloc(size_t size, unsigned flags);
 // Lets go of shared memory `p` (the memory map's record, already removed, said `shared` = its id):
 // the server waits for the copies queued before and unmaps it, then this side does.
 cudaError_t shared_host_free(void* p, size_t size, uint64_t shared);
-// A host<->device copy (H2D or D2H) whose host range lies in one shared allocation, through it;
-// false when it does not (the caller copies on the pipe). *status: the call's status.
+// A host<->device copy (H2D or D2H) through shared memory: the program's own when its host range
+// lies in one shared allocation, else through shared staging (staged_copy.h); false when neither
+// applies (the caller copies on the pipe). *status: the copy's status.
 bool copy_shared(void* device, void* host, size_t n, cudaMemcpyKind kind, bool async, uint64_t stream, bool per_thread,
                  int32_t* status);
+
+// Whether this client shares memory with its session (RGPU_SHARED_MEMORY, a Unix-socket session,
+// no failure so far).
+bool shares_memory();
+// `len` bytes (a page multiple) of memory shared with the session under a new id (*id); null when
+// it cannot be made or shared (said once; sharing stops then).
+void* share_region(size_t len, uint64_t* id);
 
 }  // namespace rgpu::client

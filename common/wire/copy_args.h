@@ -34,7 +34,8 @@ struct StripedCopy {
 
 // A cudaMemcpy / cudaMemcpyAsync between the device and host memory the client shares with its
 // session (kCallShareHost): only where the bytes are travels; the server's copy engine moves them
-// between the device and the client's own pages.
+// between the device and the client's own pages (its pinned memory, or a chunk of its staging ring
+// for pageable memory: client/runtime/staged_copy.h).
 struct SharedCopy {
   uint64_t device;      // the device address
   uint64_t shared;      // the shared allocation's id
@@ -44,7 +45,8 @@ struct SharedCopy {
   int32_t kind;         // cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
   uint8_t async;        // 1: cudaMemcpyAsync on `stream`; 0: cudaMemcpy
   uint8_t per_thread;   // the _ptds / _ptsz variant (the per-thread default stream)
-  uint16_t pad;
+  uint8_t wait_stream;  // async: the reply waits for the stream (a staging chunk is free again after it)
+  uint8_t pad;
 };
 
 // cudaMemcpy2D / 3D with pitched pointers. Host data travels packed (rows of `width` bytes,

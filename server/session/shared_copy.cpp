@@ -87,6 +87,8 @@ bool shared_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_
       status = cudaErrorInvalidResourceHandle;
     } else {
       status = copy(dst, src, a.count, kind, stream);
+      if (status == cudaSuccess && a.wait_stream)
+        status = rt.cudaStreamSynchronize ? rt.cudaStreamSynchronize(stream) : cudaErrorNotSupported;
     }
     return true;
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The same-host transport end to end: rgpud listening on loopback TCP and a Unix socket at once,
 # CUDA programs (built with nvcc -cudart shared) through `rgpu run` with RGPU_SERVER=unix:PATH,
-# striped copies over the socket, the pool view's pid from the kernel, clients killed idle and
+# copies through shared memory (pinned memory shared, pageable staged) and, with sharing off, striped
+# over the socket, the pool view's pid from the kernel, clients killed idle and
 # mid-copy, the token, and the socket file's life (removed at exit, a stale one replaced, a
 # non-socket refused). run_fault_tests.sh --unix injects the server's faults over the socket.
 #
@@ -21,23 +22,29 @@ check_daemon_log "rgpud says it listens on TCP and the Unix socket" "listening o
 check "the socket file exists" $?
 export RGPU_SERVER=unix:$SOCK
 
-# 1. Programs over the Unix socket: the API tour, large copies on the pipe and striped.
+# 1. Programs over the Unix socket: the API tour, large copies through shared staging, and (sharing
+# off) on the pipe and striped.
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour.out" 2>&1
 check "api_tour through rgpu run over the Unix socket" $? "$(grep -v '^ok' "$WORK/tour.out" | head -20)"
+client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big0.out" 2>&1
+check "large copies through shared staging over the Unix socket" $? "$(tail -3 "$WORK/big0.out")"
+export RGPU_SHARED_MEMORY=0
 RGPU_STRIPES=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big1.out" 2>&1
 check "large copies on the pipe over the Unix socket" $? "$(tail -3 "$WORK/big1.out")"
 RGPU_STRIPES=4 RGPU_STRIPE_MIN_MB=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big4.out" 2>&1
 rc=$?
 [[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/big4.out"
 check "large copies striped over 4 Unix-socket connections" $? "$(tail -3 "$WORK/big4.out")"
+unset RGPU_SHARED_MEMORY
 grep -q "session [0-9]* start: .* on unix pid=[0-9]* uid=$(id -u) gid=$(id -g) (" "$LOG"
 check "the daemon's log names a Unix client by its credentials" $? "$(grep "session" "$LOG" | tail -2)"
 
-# 1b. Pinned memory shared with the session (client/runtime/shared_host.h): copies of it come back
-# right at every size and offset, sync and async, and none of their bytes crosses the socket (the
-# session's traffic, from its end line: the program moves about 2 GiB, of which 37 MiB between the
-# device and pageable memory). With sharing off, or refused by rgpud, they take the socket and come
-# back right as well; the refusal is said once.
+# 1b. Pinned memory shared with the session (client/runtime/shared_host.h) and pageable copies
+# staged through shared chunks (staged_copy.h): copies come back right at every size and offset,
+# sync and async, and none of their bytes crosses the socket (the session's traffic, from its end
+# line: the program moves about 3 GiB; copies below 1 MiB of pageable memory still ride the socket).
+# Again with chunks of 1 MiB, two of them: many turns of the ring. With sharing off, or refused by
+# rgpud, they take the socket and come back right as well; the refusal is said once.
 ends() { grep -c "session [0-9]* end (" "$1"; }
 # Runs PROGRAM ARGS... against rgpud's log $1 and prints "IN OUT" (MiB) of the session it made.
 traffic_of() {
@@ -49,8 +56,11 @@ traffic_of() {
   sed -n 's/.*session [0-9]* end (.* calls, \([0-9.]*\) MiB in, \([0-9.]*\) MiB out.*/\1 \2/p' "$log" | tail -1
 }
 read -r in out < <(traffic_of "$LOG" "$PROGS/shared_copies")
-grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 48) }'
-check "pinned copies through shared memory: right, and off the socket ($in MiB in, $out MiB out)" $? "$(tail -5 "$WORK/traffic.out")"
+grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 8) }'
+check "copies through shared memory: right, and off the socket ($in MiB in, $out MiB out)" $? "$(tail -5 "$WORK/traffic.out")"
+read -r in out < <(RGPU_STAGING_CHUNK_MB=1 RGPU_STAGING_CHUNKS=2 traffic_of "$LOG" "$PROGS/shared_copies")
+grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 8) }'
+check "the same through a ring of two 1 MiB chunks ($in MiB in, $out MiB out)" $? "$(tail -5 "$WORK/traffic.out")"
 read -r in out < <(RGPU_SHARED_MEMORY=0 traffic_of "$LOG" "$PROGS/shared_copies")
 grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" 'BEGIN { exit !(i > 400) }'
 check "RGPU_SHARED_MEMORY=0: the same copies through the socket ($in MiB in)" $? "$(tail -5 "$WORK/traffic.out")"

@@ -1,9 +1,10 @@
-// Copies to and from pinned host memory (cudaMallocHost, cudaHostAlloc) come back byte for byte at
-// many sizes and offsets, synchronous and async on streams with a kernel between them, and a
-// cudaFreeHost with copies still queued on its memory lets them finish first. Over a Unix socket
-// (run_unix_tests.sh) that memory is shared with the session and no byte of these copies crosses
-// the socket; the script checks the session's traffic. Over TCP, or with sharing off, the same
-// checks hold on the socket path.
+// Copies to and from pinned host memory (cudaMallocHost, cudaHostAlloc) and pageable memory come
+// back byte for byte at many sizes and offsets, synchronous and async on streams with a kernel
+// between them, and a cudaFreeHost with copies still queued on its memory lets them finish first.
+// Over a Unix socket (run_unix_tests.sh) pinned memory is shared with the session and pageable
+// copies are staged through shared chunks, so no byte of these copies crosses the socket; the
+// script checks the session's traffic. Over TCP, or with sharing off, the same checks hold on the
+// socket path.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -123,6 +124,34 @@ int main() {
     std::vector<unsigned char> check(n + 2, 0);
     CHECK_OK(cudaMemcpy(check.data() + 1, dev + 3, n, cudaMemcpyDeviceToHost));
     if (!holds(check.data() + 1, n, round)) return std::printf("FAIL copies queued before cudaFreeHost\n"), 1;
+  }
+
+  // Pageable memory (staged through shared chunks when memory is shared): many sizes around the chunk
+  // size at odd offsets, sync and async on a stream with a kernel between.
+  {
+    std::vector<unsigned char> from_buffer(room), to_buffer(room);
+    unsigned char* from = from_buffer.data();
+    unsigned char* to = to_buffer.data();
+    const size_t pageable_sizes[] = {(1u << 20) - 1, 1u << 20, (8u << 20) - 1, 8u << 20, (8u << 20) + 1,
+                                     (33u << 20) + 4097, big - 16};
+    for (size_t n : pageable_sizes) {
+      for (size_t off : {size_t{1}, size_t{4095}}) {
+        ++round;
+        fill(from + off, n, round);
+        std::memset(to, 0, room);
+        CHECK_OK(cudaMemcpy(dev + off, from + off, n, cudaMemcpyHostToDevice));
+        CHECK_OK(cudaMemcpy(to + off + 2, dev + off, n, cudaMemcpyDeviceToHost));
+        if (!holds(to + off + 2, n, round)) return std::printf("FAIL pageable sync copy of %zu bytes\n", n), 1;
+      }
+      ++round;
+      fill(from + 3, n, round);
+      std::memset(to, 0, room);
+      CHECK_OK(cudaMemcpyAsync(dev + 7, from + 3, n, cudaMemcpyHostToDevice, s));
+      touch<<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(dev + 7, n);
+      CHECK_OK(cudaMemcpyAsync(to + 1, dev + 7, n, cudaMemcpyDeviceToHost, s));
+      CHECK_OK(cudaStreamSynchronize(s));
+      if (!holds(to + 1, n, round)) return std::printf("FAIL pageable async copies of %zu bytes\n", n), 1;
+    }
   }
 
   // Pageable memory beside pinned: its copies still come back right.
