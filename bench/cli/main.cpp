@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rgpu bench: %s\n%s", first_line(options.status()).c_str(), kUsage);
     return 2;
   }
-  auto server = server_for(options->via, rgpu::client::kServerAddress.get(), rgpu::client::kUnixSocket.get());
+  auto server = server_for(options->via, rgpu::client::server_address(), rgpu::client::kUnixSocket.get());
   if (!server.is_ok()) {
     std::fprintf(stderr, "rgpu bench: %s\n", first_line(server.status()).c_str());
     return 2;

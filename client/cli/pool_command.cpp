@@ -22,7 +22,6 @@ namespace rgpu::cli {
 
 namespace {
 
-using client::kServerAddress;
 using client::kToken;
 
 constexpr double kMaxWatchSeconds = 24 * 3600;
@@ -208,7 +207,7 @@ int run_pool_command(const PoolCommand& command) {
     return 0;
   }
   std::signal(SIGPIPE, SIG_IGN);  // a server gone mid-write is a Status, not a silent death
-  const std::string server = kServerAddress.get();
+  const std::string server = client::server_address();
   transport::ClientIdentity id;
   id.protocol_version = wire::kProtocolVersion;
   id.api_hash = gen::kApiHash;

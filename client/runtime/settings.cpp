@@ -1,6 +1,8 @@
 // The client's connection settings (see settings.h).
 #include "client/runtime/settings.h"
 
+#include <sys/stat.h>
+
 #include <string>
 
 #include "common/memory_size.h"
@@ -9,10 +11,10 @@ namespace rgpu::client {
 
 const Tunable kServerAddress{"RGPU_SERVER", "127.0.0.1:7070",
                              "rgpud address the client connects to: host:port, or unix:PATH (its Unix socket, on "
-                             "its host)"};
+                             "its host); unset: RGPU_UNIX_SOCKET when that socket is there, else the default"};
 const Tunable kUnixSocket{"RGPU_UNIX_SOCKET", "/run/rgpu/rgpud.sock",
-                          "rgpud's Unix socket on this host, for `rgpu bench --transport unix` when RGPU_SERVER is "
-                          "host:port"};
+                          "rgpud's Unix socket on this host: the client's server when RGPU_SERVER is unset and the "
+                          "socket is there, and `rgpu bench --transport unix`'s when RGPU_SERVER is host:port"};
 const Tunable kToken{"RGPU_TOKEN", "", "shared secret for the challenge-response handshake with rgpud"};
 const Tunable kHandshakeTimeout{"RGPU_HANDSHAKE_TIMEOUT_S", "60",
                                 "how long the client waits for rgpud's welcome (its GPU start-up included)"};
@@ -24,6 +26,14 @@ const Tunable kCompute{"RGPU_COMPUTE", "",
 const Tunable kQueueTimeout{"RGPU_QUEUE_TIMEOUT", "",
                             "seconds the session may wait in the pool's admission queue when no GPU has room (0: "
                             "fail at once); unset: its tenant's queue_timeout"};
+
+std::string server_address() {
+  if (kServerAddress.is_set()) return kServerAddress.get();
+  const std::string socket = kUnixSocket.get();
+  struct stat st{};
+  if (!socket.empty() && ::stat(socket.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) return "unix:" + socket;
+  return kServerAddress.get();
+}
 
 namespace {
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "common/config.h"
@@ -16,6 +17,12 @@ extern const Tunable kHandshakeTimeout;  // RGPU_HANDSHAKE_TIMEOUT_S
 extern const Tunable kMemory;            // RGPU_MEMORY: the session's memory request
 extern const Tunable kCompute;           // RGPU_COMPUTE: the session's compute request
 extern const Tunable kQueueTimeout;      // RGPU_QUEUE_TIMEOUT: seconds it may wait for room
+
+// The rgpud a client reaches: RGPU_SERVER when it is set; else rgpud's Unix socket on this host
+// (RGPU_UNIX_SOCKET, default /run/rgpu/rgpud.sock) when a socket is there, so that a client on the
+// GPU's host, or in a container the socket is mounted into, takes the same-host path on its own;
+// else RGPU_SERVER's default, 127.0.0.1:7070.
+std::string server_address();
 
 // A memory request as people write it (common/memory_size.h: "4096", "4096M", "4G", ...), in bytes;
 // `what` names where it came from ("RGPU_MEMORY", "--memory") in the error. 0 is refused: leaving

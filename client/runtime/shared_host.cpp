@@ -49,7 +49,7 @@ void give_up(const std::string& why) {
 // Only a session over a Unix socket shares memory: only then is the pipe asked for, so a TCP
 // client's cudaMallocHost opens no session.
 bool shares_memory() {
-  static const bool on = kSharedMemory.get_bool() && transport::unix_socket::is_unix_address(kServerAddress.get());
+  static const bool on = kSharedMemory.get_bool() && transport::unix_socket::is_unix_address(server_address());
   if (!on || g_failed.load(std::memory_order_relaxed)) return false;
   Pipe& pipe = Pipe::get();
   return pipe.available() && pipe.carries_descriptors();

@@ -2,7 +2,14 @@
 // `rgpu run` hands CMD, and the errors a typo gets before anything connects or runs.
 #include <catch2/catch.hpp>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -221,4 +228,32 @@ TEST_CASE("cli: the usage names every command and option") {
                            "--json", "--watch [SECONDS]", "rgpu pool set TARGET", "--compute-limit PCT",
                            "--when-free"})
     CHECK_THAT(usage, Contains(word));
+}
+
+TEST_CASE("cli: the server is RGPU_SERVER when set, else rgpud's Unix socket when it is there") {
+  const std::string dir = "/tmp/rgpu_server_address_" + std::to_string(::getpid());
+  REQUIRE(::mkdir(dir.c_str(), 0700) == 0);
+  const std::string path = dir + "/rgpud.sock";
+  ScopedEnv socket_env("RGPU_UNIX_SOCKET", path.c_str());
+  {
+    ScopedEnv server("RGPU_SERVER", nullptr);
+    CHECK(rgpu::client::server_address() == "127.0.0.1:7070");  // no socket there
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    CHECK(rgpu::client::server_address() == "unix:" + path);
+    ::close(fd);
+    ::unlink(path.c_str());
+    { std::FILE* f = std::fopen(path.c_str(), "w"); REQUIRE(f); std::fclose(f); }
+    CHECK(rgpu::client::server_address() == "127.0.0.1:7070");  // a file that is not a socket
+  }
+  {
+    ScopedEnv server("RGPU_SERVER", "10.0.0.5:7070");
+    CHECK(rgpu::client::server_address() == "10.0.0.5:7070");
+  }
+  ::unlink(path.c_str());
+  ::rmdir(dir.c_str());
 }
