@@ -116,7 +116,7 @@ transport::ClientIdentity Pipe::identity() const {
 }
 
 void Pipe::connect() {
-  server_address_ = server_address();
+  server_address_ = rgpu::client::server_address();  // not the member of the same name
   // A request the pool cannot read opens no session, loudly: running on a different slice than the
   // one asked for would be worse than not running.
   for (const Status& st : {memory_request().status(), compute_request().status(), queue_timeout_ms().status()}) {

@@ -76,6 +76,17 @@ check "rgpud refusing shared memory: one line says so, and the copies go through
 RGPU_SERVER=127.0.0.1:$PORT client timeout 120 "$BIN/rgpu" run -- "$PROGS/shared_copies" >"$WORK/tcp.out" 2>&1
 check "the same program over loopback TCP" $? "$(tail -5 "$WORK/tcp.out")"
 
+# 1c. RGPU_SERVER unset: the client takes rgpud's socket at RGPU_UNIX_SOCKET when one is there, and
+# shares its memory over it.
+read -r in out < <(
+  unset RGPU_SERVER
+  export RGPU_UNIX_SOCKET=$SOCK
+  traffic_of "$LOG" "$PROGS/shared_copies"
+)
+grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 8) }'
+check "RGPU_SERVER unset: the client finds rgpud's Unix socket and shares memory over it ($in MiB in, $out MiB out)" $? \
+  "$(tail -5 "$WORK/traffic.out")"
+
 RGPU_SERVER=unix:$WORK/nobody.sock client timeout 60 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>&1
 rc=$?
 [[ $rc == 0 ]] && grep -q "cannot connect to unix:$WORK/nobody.sock" "$WORK/none.out"
