@@ -1,10 +1,12 @@
 // Descriptor passing (see descriptor_passing.h).
 #include "transports/descriptor_passing.h"
 
+#include <limits.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -55,13 +57,11 @@ Result<int> connect_local(const std::string& name) {
   return fd;
 }
 
-Status send_descriptor(int via, int fd, std::span<const uint8_t> message) {
-  if (message.size() > kMaxMessage) return RGPU_ERROR(kInvalidArgument, "descriptor message too long");
-  iovec v{const_cast<uint8_t*>(message.data()), message.size()};
+ssize_t send_with_descriptor(int via, std::span<const iovec> segments, int fd) {
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr m{};
-  m.msg_iov = &v;
-  m.msg_iovlen = 1;
+  m.msg_iov = const_cast<iovec*>(segments.data());
+  m.msg_iovlen = std::min<size_t>(segments.size(), IOV_MAX);
   m.msg_control = control;
   m.msg_controllen = sizeof control;
   cmsghdr* c = CMSG_FIRSTHDR(&m);
@@ -72,7 +72,14 @@ Status send_descriptor(int via, int fd, std::span<const uint8_t> message) {
   ssize_t n;
   do n = ::sendmsg(via, &m, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(message.size())) return errno_status("sendmsg(SCM_RIGHTS)");
+  return n;
+}
+
+Status send_descriptor(int via, int fd, std::span<const uint8_t> message) {
+  if (message.size() > kMaxMessage) return RGPU_ERROR(kInvalidArgument, "descriptor message too long");
+  iovec v{const_cast<uint8_t*>(message.data()), message.size()};
+  if (send_with_descriptor(via, {&v, 1}, fd) != static_cast<ssize_t>(message.size()))
+    return errno_status("sendmsg(SCM_RIGHTS)");
   return Status::ok();
 }
 

@@ -4,6 +4,9 @@
 // abstract namespace (SCM_RIGHTS) together with a short message (the session secret).
 #pragma once
 
+#include <sys/types.h>
+#include <sys/uio.h>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -18,6 +21,9 @@ namespace rgpu::transport {
 Result<int> listen_local(const std::string& name);
 Result<int> connect_local(const std::string& name);
 
+// One sendmsg of `segments` (at most IOV_MAX of them) over the Unix socket `via` with a duplicate
+// of `fd` attached to its first byte (SCM_RIGHTS); EINTR is retried. The bytes sent, or -1 (errno).
+ssize_t send_with_descriptor(int via, std::span<const iovec> segments, int fd);
 // Sends `fd` and `message` (at most 256 bytes) over the Unix socket `via`.
 Status send_descriptor(int via, int fd, std::span<const uint8_t> message);
 // Receives one descriptor and exactly message.size() bytes sent with it.

@@ -121,32 +121,26 @@ check "a killed Unix-socket client: its session ended and its 1024 MiB were free
 # as a disconnection or as a frame cut short ("... was shut down (receive after N of M bytes)"),
 # whichever the kill interrupted.
 ended() { grep -c "session [0-9]* end (" "$LOG"; }
-ended_before=$(ended)
-(
-  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
-  exec "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 16384 >"$WORK/copy.out" 2>&1
-) &
-copier=$!
-wait_log "$WORK/copy.out" copying 20
-sleep 0.3
-{ kill -9 $copier && wait $copier; } 2>/dev/null
-for _ in $(seq 200); do (($(ended) > ended_before)) && break; sleep 0.05; done
-(($(ended) > ended_before))
-check "a Unix-socket client killed mid-copy: its session ends" $? "$(tail -3 "$LOG")"
-# The same with its buffers pinned and shared: the session ends, and the next client's pinned copies
-# work.
-ended_before=$(ended)
-(
-  [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
-  exec "$BIN/rgpu" run -- "$PROGS/copy_loop" 60 65536 pinned >"$WORK/copy.out" 2>&1
-) &
-copier=$!
-wait_log "$WORK/copy.out" copying 20
-sleep 0.3
-{ kill -9 $copier && wait $copier; } 2>/dev/null
-for _ in $(seq 200); do (($(ended) > ended_before)) && break; sleep 0.05; done
-(($(ended) > ended_before))
-check "a client killed mid-copy of shared pinned memory: its session ends" $? "$(tail -3 "$LOG")"
+# killed_mid_copy WHAT ARGS...: copy_loop ARGS... killed in the middle of its copies ends its session.
+killed_mid_copy() {
+  local what=$1 ended_before copier
+  shift
+  ended_before=$(ended)
+  (
+    [[ -n ${RGPU_TEST_PRELOAD:-} ]] && export LD_PRELOAD=$RGPU_TEST_PRELOAD
+    exec "$BIN/rgpu" run -- "$PROGS/copy_loop" "$@" >"$WORK/copy.out" 2>&1
+  ) &
+  copier=$!
+  wait_log "$WORK/copy.out" copying 20
+  sleep 0.3
+  { kill -9 $copier && wait $copier; } 2>/dev/null
+  for _ in $(seq 200); do (($(ended) > ended_before)) && break; sleep 0.05; done
+  (($(ended) > ended_before))
+  check "$what: its session ends" $? "$(tail -3 "$LOG")"
+}
+killed_mid_copy "a Unix-socket client killed mid-copy (pageable memory, staged)" 60 16384
+# With its buffers pinned and shared; then the next client's pinned copies work.
+killed_mid_copy "a client killed mid-copy of shared pinned memory" 60 65536 pinned
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/copy_loop" 0 4096 pinned >"$WORK/copy2.out" 2>&1
 check "and the next client's pinned copies come back right" $? "$(tail -3 "$WORK/copy2.out")"
 

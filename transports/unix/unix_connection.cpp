@@ -1,7 +1,6 @@
 // Unix stream-socket connections: connecting, adopting, the peer's credentials and silence.
 #include "transports/unix/unix_connection.h"
 
-#include <limits.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -18,6 +17,7 @@
 
 #include "common/config.h"
 #include "common/log.h"
+#include "transports/descriptor_passing.h"
 #include "transports/socket_context.h"
 #include "transports/unix/unix_address.h"
 
@@ -136,21 +136,7 @@ size_t UnixConnection::receive_some(void* dst, size_t n, boost::system::error_co
 
 Status UnixConnection::send_bytes_with_descriptor(std::span<const iovec> segments, int fd) {
   // The first sendmsg carries the descriptor with as many bytes as it takes; send_bytes sends the rest.
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = const_cast<iovec*>(segments.data());
-  m.msg_iovlen = std::min<size_t>(segments.size(), IOV_MAX);
-  m.msg_control = control;
-  m.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  ssize_t sent = -1;
-  do {
-    sent = ::sendmsg(fd_, &m, MSG_NOSIGNAL);
-  } while (sent < 0 && errno == EINTR);
+  ssize_t sent = send_with_descriptor(fd_, segments, fd);
   if (sent < 0) {
     const Code code = errno == EPIPE || errno == ECONNRESET ? Code::kClosed : Code::kIo;
     return Status(code, "sending a descriptor on " + peer() + " failed: " + std::strerror(errno)).at(__FILE__, __LINE__);

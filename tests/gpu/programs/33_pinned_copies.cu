@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "byte_patterns.h"
 #include "suite_check.h"
 
 __global__ void add_index(unsigned char* p, size_t n, int round) {
@@ -15,26 +16,6 @@ __global__ void add_index(unsigned char* p, size_t n, int round) {
     p[i] = static_cast<unsigned char>(p[i] + i + round);
 }
 
-namespace {
-
-unsigned char pattern(size_t i, int round) { return static_cast<unsigned char>(i * 131 + (i >> 13) + round * 29 + 1); }
-
-void fill(unsigned char* p, size_t n, int round) {
-  for (size_t i = 0; i < n; ++i) p[i] = pattern(i, round);
-}
-
-// p[0, n) holds the pattern (plus what add_index added, when `added`), and the bytes around it are 0.
-bool holds(const unsigned char* p, size_t n, int round, bool added) {
-  if (p[-1] != 0 || p[n] != 0) return false;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned char want = pattern(i, round);
-    if (added) want = static_cast<unsigned char>(want + i + round);
-    if (p[i] != want) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 int main() {
   const size_t big = (96u << 20) + 4099;
@@ -54,17 +35,17 @@ int main() {
   for (size_t n : sizes) {
     for (size_t off : offsets) {
       ++round;
-      fill(up + off, n, round);
+      fill_pattern(up + off, n, round);
       std::memset(down, 0, room);
       CHECK_CUDA(cudaMemcpy(dev + off + 3, up + off, n, cudaMemcpyHostToDevice));
       CHECK_CUDA(cudaMemcpy(down + off + 5, dev + off + 3, n, cudaMemcpyDeviceToHost));
-      sync_ok = sync_ok && holds(down + off + 5, n, round, false);
+      sync_ok = sync_ok && holds_pattern(down + off + 5, n, round, false);
       std::memset(down, 0, room);
       CHECK_CUDA(cudaMemcpy(down + off + 1, dev + off + 3, n, cudaMemcpyDefault));
-      default_ok = default_ok && holds(down + off + 1, n, round, false);
+      default_ok = default_ok && holds_pattern(down + off + 1, n, round, false);
       std::memset(registered, 0, room);
       CHECK_CUDA(cudaMemcpy(registered + off + 1, dev + off + 3, n, cudaMemcpyDeviceToHost));
-      registered_ok = registered_ok && holds(registered + off + 1, n, round, false);
+      registered_ok = registered_ok && holds_pattern(registered + off + 1, n, round, false);
     }
   }
   expect(sync_ok, "cudaMemcpy to and from pinned memory, every size and offset");
@@ -78,7 +59,7 @@ int main() {
   bool async_ok = true;
   for (size_t n : sizes) {
     ++round;
-    fill(up + 9, n, round);
+    fill_pattern(up + 9, n, round);
     std::memset(down, 0, room);
     CHECK_CUDA(cudaMemcpyAsync(dev + 1, up + 9, n, cudaMemcpyHostToDevice, s));
     add_index<<<264, 256, 0, s>>>(dev + 1, n, round);
@@ -90,7 +71,7 @@ int main() {
       CHECK_CUDA(cudaEventRecord(done, s));
       CHECK_CUDA(cudaEventSynchronize(done));
     }
-    async_ok = async_ok && holds(down + 2, n, round, true);
+    async_ok = async_ok && holds_pattern(down + 2, n, round, true);
   }
   expect(async_ok, "async H2D, kernel, async D2H on a stream, every size");
 
@@ -104,8 +85,8 @@ int main() {
       unsigned char* d = dev + (k % 2) * half;
       unsigned char* back = down + (k % 2) * (half + 64) + 1;
       CHECK_CUDA(cudaStreamSynchronize(s));
-      if (k >= 2) pipelined_ok = pipelined_ok && holds(back, half, round - 2, true);
-      fill(h, half, round);
+      if (k >= 2) pipelined_ok = pipelined_ok && holds_pattern(back, half, round - 2, true);
+      fill_pattern(h, half, round);
       std::memset(back - 1, 0, half + 2);
       CHECK_CUDA(cudaMemcpyAsync(d, h, half, cudaMemcpyHostToDevice, s));
       add_index<<<264, 256, 0, s>>>(d, half, round);
@@ -121,12 +102,12 @@ int main() {
     const size_t n = (32u << 20) + 77;
     unsigned char* temp = nullptr;
     CHECK_CUDA(cudaMallocHost(&temp, n));
-    fill(temp, n, round);
+    fill_pattern(temp, n, round);
     for (int k = 0; k < 4; ++k) CHECK_CUDA(cudaMemcpyAsync(dev + k, temp, n, cudaMemcpyHostToDevice, s));
     CHECK_CUDA(cudaFreeHost(temp));
     std::vector<unsigned char> check(n + 2, 0);
     CHECK_CUDA(cudaMemcpy(check.data() + 1, dev + 3, n, cudaMemcpyDeviceToHost));
-    freed_ok = holds(check.data() + 1, n, round, false);
+    freed_ok = holds_pattern(check.data() + 1, n, round, false);
   }
   expect(freed_ok, "copies queued before cudaFreeHost read its bytes");
 

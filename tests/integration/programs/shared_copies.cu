@@ -12,6 +12,8 @@
 #include <cstring>
 #include <vector>
 
+#include "../../gpu/programs/byte_patterns.h"
+
 #define CHECK_OK(x)                                                                          \
   do {                                                                                       \
     cudaError_t e_ = (x);                                                                    \
@@ -23,23 +25,6 @@ __global__ void touch(unsigned char* p, size_t n) {
   if (i < n) p[i] = p[i];
 }
 
-namespace {
-
-unsigned char pattern(size_t i, int round) { return static_cast<unsigned char>(i * 131 + (i >> 13) + round * 29 + 1); }
-
-void fill(unsigned char* p, size_t n, int round) {
-  for (size_t i = 0; i < n; ++i) p[i] = pattern(i, round);
-}
-
-// Whether p[0, n) holds the pattern of `round`, and the guard bytes around it are still 0.
-bool holds(const unsigned char* p, size_t n, int round) {
-  if (p[-1] != 0 || p[n] != 0) return false;
-  for (size_t i = 0; i < n; ++i)
-    if (p[i] != pattern(i, round)) return false;
-  return true;
-}
-
-}  // namespace
 
 int main() {
   const size_t big = (64u << 20) + 4099;
@@ -64,16 +49,16 @@ int main() {
   for (size_t n : sizes) {
     for (size_t off : offsets) {
       ++round;
-      fill(up + off, n, round);
+      fill_pattern(up + off, n, round);
       std::memset(down, 0, room);
       CHECK_OK(cudaMemcpy(dev + off + 3, up + off, n, cudaMemcpyHostToDevice));
       CHECK_OK(cudaMemcpy(down + off + 5, dev + off + 3, n, cudaMemcpyDeviceToHost));
-      if (!holds(down + off + 5, n, round))
+      if (!holds_pattern(down + off + 5, n, round))
         return std::printf("FAIL sync copy of %zu bytes at offset %zu\n", n, off), 1;
       // The direction left to the memory map (cudaMemcpyDefault).
       std::memset(down, 0, room);
       CHECK_OK(cudaMemcpy(down + off, dev + off + 3, n, cudaMemcpyDefault));
-      if (!holds(down + off, n, round)) return std::printf("FAIL cudaMemcpyDefault of %zu bytes\n", n), 1;
+      if (!holds_pattern(down + off, n, round)) return std::printf("FAIL cudaMemcpyDefault of %zu bytes\n", n), 1;
     }
   }
 
@@ -85,7 +70,7 @@ int main() {
   CHECK_OK(cudaEventCreate(&done));
   for (size_t n : sizes) {
     ++round;
-    fill(up + 9, n, round);
+    fill_pattern(up + 9, n, round);
     std::memset(down, 0, room);
     CHECK_OK(cudaMemcpyAsync(dev + 1, up + 9, n, cudaMemcpyHostToDevice, s));
     touch<<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(dev + 1, n);
@@ -97,18 +82,18 @@ int main() {
       CHECK_OK(cudaEventRecord(done, s));
       CHECK_OK(cudaEventSynchronize(done));
     }
-    if (!holds(down + 2, n, round)) return std::printf("FAIL async copies of %zu bytes on a stream\n", n), 1;
+    if (!holds_pattern(down + 2, n, round)) return std::printf("FAIL async copies of %zu bytes on a stream\n", n), 1;
   }
   // The per-thread default stream, and the legacy one.
   for (cudaStream_t on : {cudaStreamPerThread, static_cast<cudaStream_t>(nullptr)}) {
     ++round;
     const size_t n = (3u << 20) + 1;
-    fill(up + 1, n, round);
+    fill_pattern(up + 1, n, round);
     std::memset(down, 0, room);
     CHECK_OK(cudaMemcpyAsync(dev, up + 1, n, cudaMemcpyHostToDevice, on));
     CHECK_OK(cudaMemcpyAsync(down + 1, dev, n, cudaMemcpyDeviceToHost, on));
     CHECK_OK(cudaStreamSynchronize(on));
-    if (!holds(down + 1, n, round)) return std::printf("FAIL async copies on a default stream\n"), 1;
+    if (!holds_pattern(down + 1, n, round)) return std::printf("FAIL async copies on a default stream\n"), 1;
   }
 
   // cudaFreeHost with copies still queued on its memory: they finish first, with the bytes the memory
@@ -118,12 +103,12 @@ int main() {
     const size_t n = (32u << 20) + 77;
     unsigned char* temp = nullptr;
     CHECK_OK(cudaMallocHost(&temp, n));
-    fill(temp, n, round);
+    fill_pattern(temp, n, round);
     for (int k = 0; k < 4; ++k) CHECK_OK(cudaMemcpyAsync(dev + k, temp, n, cudaMemcpyHostToDevice, s));
     CHECK_OK(cudaFreeHost(temp));
     std::vector<unsigned char> check(n + 2, 0);
     CHECK_OK(cudaMemcpy(check.data() + 1, dev + 3, n, cudaMemcpyDeviceToHost));
-    if (!holds(check.data() + 1, n, round)) return std::printf("FAIL copies queued before cudaFreeHost\n"), 1;
+    if (!holds_pattern(check.data() + 1, n, round)) return std::printf("FAIL copies queued before cudaFreeHost\n"), 1;
   }
 
   // Pageable memory (staged through shared chunks when memory is shared): many sizes around the chunk
@@ -137,20 +122,20 @@ int main() {
     for (size_t n : pageable_sizes) {
       for (size_t off : {size_t{1}, size_t{4095}}) {
         ++round;
-        fill(from + off, n, round);
+        fill_pattern(from + off, n, round);
         std::memset(to, 0, room);
         CHECK_OK(cudaMemcpy(dev + off, from + off, n, cudaMemcpyHostToDevice));
         CHECK_OK(cudaMemcpy(to + off + 2, dev + off, n, cudaMemcpyDeviceToHost));
-        if (!holds(to + off + 2, n, round)) return std::printf("FAIL pageable sync copy of %zu bytes\n", n), 1;
+        if (!holds_pattern(to + off + 2, n, round)) return std::printf("FAIL pageable sync copy of %zu bytes\n", n), 1;
       }
       ++round;
-      fill(from + 3, n, round);
+      fill_pattern(from + 3, n, round);
       std::memset(to, 0, room);
       CHECK_OK(cudaMemcpyAsync(dev + 7, from + 3, n, cudaMemcpyHostToDevice, s));
       touch<<<static_cast<unsigned>((n + 255) / 256), 256, 0, s>>>(dev + 7, n);
       CHECK_OK(cudaMemcpyAsync(to + 1, dev + 7, n, cudaMemcpyDeviceToHost, s));
       CHECK_OK(cudaStreamSynchronize(s));
-      if (!holds(to + 1, n, round)) return std::printf("FAIL pageable async copies of %zu bytes\n", n), 1;
+      if (!holds_pattern(to + 1, n, round)) return std::printf("FAIL pageable async copies of %zu bytes\n", n), 1;
     }
   }
 
@@ -159,10 +144,10 @@ int main() {
     ++round;
     const size_t n = (5u << 20) + 3;
     std::vector<unsigned char> pageable(n + 2, 0);
-    fill(up, n, round);
+    fill_pattern(up, n, round);
     CHECK_OK(cudaMemcpy(dev, up, n, cudaMemcpyHostToDevice));
     CHECK_OK(cudaMemcpy(pageable.data() + 1, dev, n, cudaMemcpyDeviceToHost));
-    if (!holds(pageable.data() + 1, n, round)) return std::printf("FAIL D2H to pageable memory\n"), 1;
+    if (!holds_pattern(pageable.data() + 1, n, round)) return std::printf("FAIL D2H to pageable memory\n"), 1;
   }
 
   // A copy past the device allocation fails, and the session goes on.
@@ -170,11 +155,11 @@ int main() {
     return std::printf("FAIL a copy past the allocation succeeded\n"), 1;
   cudaGetLastError();
   ++round;
-  fill(up, 4096, round);
+  fill_pattern(up, 4096, round);
   std::memset(down, 0, 8192);
   CHECK_OK(cudaMemcpy(dev, up, 4096, cudaMemcpyHostToDevice));
   CHECK_OK(cudaMemcpy(down + 1, dev, 4096, cudaMemcpyDeviceToHost));
-  if (!holds(down + 1, 4096, round)) return std::printf("FAIL copy after the failed one\n"), 1;
+  if (!holds_pattern(down + 1, 4096, round)) return std::printf("FAIL copy after the failed one\n"), 1;
 
   CHECK_OK(cudaEventDestroy(done));
   CHECK_OK(cudaStreamDestroy(s));
