@@ -13,6 +13,7 @@
 #include "client/runtime/pipe.h"
 #include "client/runtime/shared_host.h"
 #include "common/config.h"
+#include "common/worker_team.h"
 #include "common/wire/codec.h"
 #include "common/wire/copy_args.h"
 #include "common/wire/internal_calls.h"
@@ -22,6 +23,9 @@ namespace {
 
 const Tunable kChunkMb{"RGPU_STAGING_CHUNK_MB", "8", "size of a shared staging chunk for pageable copies (MiB)"};
 const Tunable kChunks{"RGPU_STAGING_CHUNKS", "4", "shared staging chunks for pageable copies (2 to 16)"};
+const Tunable kStagingThreads{"RGPU_STAGING_THREADS", "4",
+                               "threads that copy a pageable copy's chunk to or from shared staging (1 to 16): one "
+                               "core's memcpy is slower than the GPU's copy"};
 const Tunable kStagedFromKb{"RGPU_STAGED_FROM_KB", "1024",
                             "smallest pageable copy (KiB) staged through shared memory; smaller ones ride the socket, "
                             "which sends an H2D copy without a round trip"};
@@ -41,6 +45,7 @@ struct Ring {
   size_t chunk = 0;
   std::unique_ptr<Slot[]> slots;
   size_t count = 0;
+  std::unique_ptr<WorkerTeam> team;  // the memcpy's threads (none: the caller's alone)
 
   // Made on the first staged copy (mu held); false when it cannot be (said once by share_region).
   bool ready_locked() {
@@ -49,8 +54,11 @@ struct Ring {
     chunk = static_cast<size_t>(std::clamp<int64_t>(kChunkMb.get_int(), 1, 256)) << 20;
     count = static_cast<size_t>(std::clamp<int64_t>(kChunks.get_int(), 2, 16));
     base = static_cast<uint8_t*>(share_region(chunk * count, &id));
-    if (base) slots = std::make_unique<Slot[]>(count);
-    return base != nullptr;
+    if (!base) return false;
+    slots = std::make_unique<Slot[]>(count);
+    const auto threads = static_cast<size_t>(std::clamp<int64_t>(kStagingThreads.get_int(), 1, 16));
+    if (threads > 1) team = std::make_unique<WorkerTeam>(threads);
+    return true;
   }
 };
 
@@ -76,8 +84,17 @@ bool copy_staged(void* device, void* host, size_t n, cudaMemcpyKind kind, bool a
   ChunkSteps steps;
   steps.host = [&](size_t slot, uint64_t offset, size_t len) {
     uint8_t* staged = r.base + slot * r.chunk;
-    if (h2d) std::memcpy(staged, program + offset, len);
-    else std::memcpy(program + offset, staged, len);
+    // The chunk in pieces of 64 KiB multiples, one per thread of the team.
+    const size_t pieces = r.team && len >= (1u << 20) ? r.team->size() : 1;
+    const size_t piece = ((len + pieces - 1) / pieces + 0xffff) & ~size_t{0xffff};
+    auto copy_piece = [&](size_t k) {
+      const size_t at = std::min(k * piece, len);
+      const size_t n = std::min(piece, len - at);
+      if (h2d) std::memcpy(staged + at, program + offset + at, n);
+      else std::memcpy(program + offset + at, staged + at, n);
+    };
+    if (pieces == 1) copy_piece(0);
+    else r.team->run(pieces, copy_piece);
   };
   steps.issue = [&](size_t slot, uint64_t offset, size_t len) -> int32_t {
     Ring::Slot& s = r.slots[slot];

@@ -1,9 +1,10 @@
 // Pageable copies of a client sharing memory with its session (shared_host.h): the bytes go through
 // a ring of chunks in memory shared with the session and pinned there, not through the socket. The
 // program's memcpy into (or out of) one chunk overlaps the GPU's copy of the others
-// (chunk_pipeline.h); each chunk's device copy is a call that answers once it is done, so a chunk
-// is reused only after the GPU is through with it. The ring (RGPU_STAGING_CHUNKS of
-// RGPU_STAGING_CHUNK_MB) is made on the first such copy and kept for the session.
+// (chunk_pipeline.h), and a chunk's memcpy is shared by RGPU_STAGING_THREADS threads; each chunk's
+// device copy is a call that answers once it is done, so a chunk is reused only after the GPU is
+// through with it. The ring (RGPU_STAGING_CHUNKS of RGPU_STAGING_CHUNK_MB) and the threads are made
+// on the first such copy and kept for the session.
 #pragma once
 
 #include <cuda_runtime_api.h>
