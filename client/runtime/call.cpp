@@ -9,6 +9,7 @@
 #include <string>
 
 #include "client/runtime/device.h"
+#include "client/runtime/mapped_memory.h"
 #include "client/runtime/pipe.h"
 #include "common/config.h"
 #include "common/log.h"
@@ -108,7 +109,7 @@ int32_t Call::invoke() {
   int32_t status = results_.get<int32_t>();
   if (!results_.ok()) return kStatusUnavailable;
   replied_ = true;
-  return status;
+  return mapped_after_call(id_, status);  // a synchronisation brings the GPU's changes to mapped memory back
 }
 
 int32_t Call::post() {

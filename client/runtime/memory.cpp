@@ -1,14 +1,15 @@
 // Memory kinds on the client: device allocations are made on the server and recorded in the
 // memory map; pinned host memory is ordinary client memory recorded as pinned (a network cannot
-// DMA into it, so "pinned" only changes which copies may be asynchronous); mapped (zero-copy) host
-// memory and managed memory cannot work across a network and say so.
-#include <cstdio>
+// DMA into it, so "pinned" mostly changes which copies may be asynchronous), and becomes mapped
+// (zero-copy) memory the GPU reads and writes through a server-side mirror once a kernel or
+// cudaHostGetDevicePointer asks for it (mapped_memory.h); managed memory is not supported yet.
 #include <cstdlib>
 #include <cstring>
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
+#include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
 #include "gen/cudart/cudart_remote.h"
 
@@ -81,6 +82,7 @@ extern "C" cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r || !r->owned_host) return cudart_finish(cudaErrorInvalidValue);
+  rgpu::client::mapped_forget(ptr);
   std::free(ptr);
   return cudaSuccess;
 }
@@ -99,6 +101,7 @@ extern "C" cudaError_t cudaHostUnregister(void* ptr) {
     MemoryMap::get().add_host(ptr, r->size, r->host_flags, true);
     return cudart_finish(cudaErrorInvalidValue);
   }
+  rgpu::client::mapped_forget(ptr);
   return cudaSuccess;
 }
 
@@ -110,14 +113,11 @@ extern "C" cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) {
   return cudaSuccess;
 }
 
+// Any pinned allocation answers (with unified addressing all of them are mapped); the address is
+// the server mirror's, which is the host address itself when it was free on the GPU host.
 extern "C" cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
-  (void)pDevice;
-  (void)pHost;
-  (void)flags;
-  std::fprintf(stderr,
-               "rgpu: cudaHostGetDevicePointer: mapped (zero-copy) host memory cannot be shared with a GPU across "
-               "the network; copy the data with cudaMemcpy instead\n");
-  return cudart_finish(cudaErrorNotSupported);
+  if (!pDevice || flags != 0) return cudart_finish(cudaErrorInvalidValue);
+  return cudart_finish(rgpu::client::mapped_device_pointer(pHost, pDevice));
 }
 
 extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {

@@ -26,6 +26,16 @@ enum InternalCall : uint32_t {
   // id, string name; out: u64 address, u64 size), and the unload of a module (async; in: u64 id).
   kCallModuleGlobal = 0x52470006,
   kCallModuleUnload = 0x52470007,
+  // Mapped host memory (client/runtime/mapped_memory.h, server/session/mapped_mirrors.h): the
+  // server's device-mapped mirror of a client's pinned range. Expose (sync; in: u64 wanted address,
+  // the client's page-aligned base, u64 size; out: u64 address the GPU uses, the wanted one when it
+  // was free on the server); write (async; in: u64 address, u64 offset, the bytes as bulk); read
+  // (sync; in: u64 address, u64 offset, u64 length; out: the bytes as reply bulk); release (async;
+  // in: u64 address).
+  kCallMappedExpose = 0x52470010,
+  kCallMappedWrite = 0x52470011,
+  kCallMappedRead = 0x52470012,
+  kCallMappedRelease = 0x52470013,
 };
 
 // A name for messages, or nullptr for an id that is not one of these.
@@ -38,6 +48,10 @@ inline const char* internal_call_name(uint32_t id) {
     case kCallStripedCopy: return "rgpu's striped copy";
     case kCallModuleGlobal: return "rgpu's module variable lookup";
     case kCallModuleUnload: return "rgpu's module unload";
+    case kCallMappedExpose: return "rgpu's mapped-memory exposure";
+    case kCallMappedWrite: return "rgpu's mapped-memory write";
+    case kCallMappedRead: return "rgpu's mapped-memory read";
+    case kCallMappedRelease: return "rgpu's mapped-memory release";
   }
   return nullptr;
 }

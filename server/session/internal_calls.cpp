@@ -27,6 +27,10 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallStripedCopy: return striped_copy(ctx, in, out, status);
     case wire::kCallModuleGlobal: return module_global(ctx, in, out, status);
     case wire::kCallModuleUnload: return module_unload(ctx, in, out, status);
+    case wire::kCallMappedExpose: return mapped_expose(ctx, in, out, status);
+    case wire::kCallMappedWrite: return mapped_write(ctx, in, out, status);
+    case wire::kCallMappedRead: return mapped_read(ctx, in, out, status);
+    case wire::kCallMappedRelease: return mapped_release(ctx, in, out, status);
     default: *known = false; return false;
   }
 }

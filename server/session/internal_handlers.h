@@ -23,5 +23,10 @@ bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int
 // kCallModuleGlobal and kCallModuleUnload (server/session/module_calls.cpp).
 bool module_global(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool module_unload(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallMapped* (server/session/mapped_memory.cpp).
+bool mapped_expose(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mapped_write(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mapped_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mapped_release(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers
