@@ -16,10 +16,15 @@ const Tunable kMappedLimit{"RGPU_MAPPED_LIMIT_MB", "4096",
 
 }  // namespace
 
+MappedMirrors::~MappedMirrors() {
+  for (const auto& [address, mirror] : mirrors_) backend_.host_mapped_free(address);
+}
+
 int32_t MappedMirrors::expose(uint64_t want, uint64_t size, uint64_t* address) {
   static const uint64_t limit = static_cast<uint64_t>(kMappedLimit.get_int()) << 20;
+  if (size == 0) return cudaErrorInvalidValue;
   std::lock_guard<std::mutex> lock(mu_);
-  if (size == 0 || size > limit - std::min(limit, total_)) return cudaErrorMemoryAllocation;
+  if (size > limit - std::min(limit, total_)) return cudaErrorMemoryAllocation;
   uint8_t* host = nullptr;
   int32_t st = backend_.host_mapped_alloc(size, want, address, &host);
   if (st != cudaSuccess) return st;

@@ -16,6 +16,9 @@ class Backend;
 class MappedMirrors {
  public:
   explicit MappedMirrors(Backend& backend) : backend_(backend) {}
+  ~MappedMirrors();  // the session's end releases what it still holds
+  MappedMirrors(const MappedMirrors&) = delete;
+  MappedMirrors& operator=(const MappedMirrors&) = delete;
 
   // A mirror of `size` bytes, wanted at `want` (page-aligned); *address is what the GPU uses. A
   // cudaError_t; cudaErrorMemoryAllocation past the session's limit (RGPU_MAPPED_LIMIT_MB).
