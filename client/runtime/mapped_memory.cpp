@@ -143,7 +143,8 @@ Exposed* find_locked(Exposures& ex, uintptr_t a) {
   return a < it->second.base + it->second.size ? &it->second : nullptr;
 }
 
-// Exposes the pinned allocation `r` (the lock held): the server makes its mirror and gets its bytes.
+// Exposes the pinned allocation `r` (the lock held): the server makes its mirror and gets its bytes
+// (those that are not zero).
 cudaError_t expose_locked(Exposures& ex, const Region& r, Exposed** out) {
   if ((*out = find_locked(ex, r.base)) != nullptr) return cudaSuccess;
   const uintptr_t page = r.base & ~(kPage - 1);
@@ -163,10 +164,8 @@ cudaError_t expose_locked(Exposures& ex, const Region& r, Exposed** out) {
   x.size = r.size;
   x.mirror = mirror;
   x.offset = r.base - page;
-  x.twin.assign(r.size, 0);
-  Pipe::get().wait_landings(reinterpret_cast<const void*>(r.base), r.size);
-  std::memcpy(x.twin.data(), reinterpret_cast<const void*>(r.base), r.size);
-  write_twin(x, 0, r.size);
+  x.twin.assign(r.size, 0);  // a new mirror is zero-filled: only the nonzero blocks go
+  push_locked(x);
   ex.any.store(true, std::memory_order_release);
   *out = &x;
   return cudaSuccess;

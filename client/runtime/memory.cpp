@@ -2,13 +2,15 @@
 // memory map; pinned host memory is ordinary client memory recorded as pinned (a network cannot
 // DMA into it, so "pinned" mostly changes which copies may be asynchronous), and becomes mapped
 // (zero-copy) memory the GPU reads and writes through a server-side mirror once a kernel or
-// cudaHostGetDevicePointer asks for it (mapped_memory.h); managed memory is not supported yet.
+// cudaHostGetDevicePointer asks for it (mapped_memory.h); managed memory is mapped memory from the
+// start (managed_memory.h).
 #include <cstdlib>
 #include <cstring>
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
+#include "client/runtime/managed_memory.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
 #include "gen/cudart/cudart_remote.h"
@@ -56,6 +58,7 @@ extern "C" cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStre
 // fails here, with the code CUDA's own check gives.
 extern "C" cudaError_t cudaFree(void* devPtr) {
   if (!devPtr) return cudaSuccess;
+  if (rgpu::client::free_managed(devPtr)) return cudaSuccess;
   if (!MemoryMap::get().remove_device(devPtr)) return cudart_finish(cudaErrorInvalidValue);
   return cudart_finish(remote::cudaFree(devPtr));
 }
@@ -95,6 +98,7 @@ extern "C" cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int fla
 }
 
 extern "C" cudaError_t cudaHostUnregister(void* ptr) {
+  if (rgpu::client::is_managed(ptr)) return cudart_finish(cudaErrorHostMemoryNotRegistered);
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r) return cudart_finish(cudaErrorHostMemoryNotRegistered);
   if (r->owned_host) {  // cudaMallocHost memory is not unregistered this way; put it back
@@ -120,14 +124,6 @@ extern "C" cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, uns
   return cudart_finish(rgpu::client::mapped_device_pointer(pHost, pDevice));
 }
 
-extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
-  (void)devPtr;
-  (void)size;
-  (void)flags;
-  rgpu::client::report_unsupported("cudaMallocManaged (managed memory)");
-  return cudart_finish(cudaErrorNotSupported);
-}
-
 extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
   if (!attributes) return cudart_finish(cudaErrorInvalidValue);
   std::memset(attributes, 0, sizeof *attributes);
@@ -136,9 +132,11 @@ extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attribute
     attributes->device = d->device;
     attributes->devicePointer = const_cast<void*>(ptr);
   } else if (auto h = MemoryMap::get().find_host(ptr)) {
-    attributes->type = cudaMemoryTypeHost;
+    const bool managed = rgpu::client::is_managed(ptr);
+    attributes->type = managed ? cudaMemoryTypeManaged : cudaMemoryTypeHost;
     attributes->device = rgpu::client::current_device();
     attributes->hostPointer = const_cast<void*>(ptr);
+    if (managed) attributes->devicePointer = const_cast<void*>(ptr);
   } else {
     attributes->type = cudaMemoryTypeUnregistered;
     attributes->device = -2;  // what CUDA reports for memory it does not know

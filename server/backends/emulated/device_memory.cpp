@@ -81,6 +81,7 @@ cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, uint64
   auto allocation = std::make_shared<Allocation>(device, size, footprint, want);
   if (!allocation->data) return cudaErrorMemoryAllocation;
   allocation->counted = false;
+  if (!allocation->mapped) std::memset(allocation->data, 0, allocation->footprint);  // mmap'ed pages are zero already
   std::lock_guard lock(mu_);
   if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
   *out = allocation->data;

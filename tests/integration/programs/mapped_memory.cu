@@ -4,7 +4,7 @@
 // work (at exposure, and as diffs before each launch or copy); the device's writes come back at a
 // synchronisation, merged byte by byte with the host's own changes; a byte both changed is refused
 // with cudaErrorIllegalState; a kernel argument pointing into pinned memory exposes it; freeing
-// ends the exposure.
+// ends the exposure. Managed memory is the same, exposed from the start; its hints are checked.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +97,34 @@ int main() {
   CHECK_CUDA(cudaFreeHost(h));
   EXPECT(cudaHostGetDevicePointer(&none, h, 0) == cudaErrorInvalidValue, "freed memory has no device address");
   cudaGetLastError();
+  // Managed memory is exposed mapped memory from the start.
+  int* m = nullptr;
+  CHECK_CUDA(cudaMallocManaged(reinterpret_cast<void**>(&m), kBytes, cudaMemAttachGlobal));
+  cudaPointerAttributes attrs{};
+  CHECK_CUDA(cudaPointerGetAttributes(&attrs, m + 5));
+  EXPECT(attrs.type == cudaMemoryTypeManaged && attrs.devicePointer == m + 5, "managed memory says so");
+  EXPECT(m[0] == 0 && m[kN - 1] == 0, "managed memory starts zeroed");
+  for (int i = 0; i < kN; ++i) m[i] = 3 * i, want[i] = 3 * i;
+  cudaMemLocation on_device{cudaMemLocationTypeDevice, 0};
+  CHECK_CUDA(cudaMemPrefetchAsync(m, kBytes, on_device, 0, 0));
+  CHECK_CUDA(cudaMemAdvise(m, kBytes, cudaMemAdviseSetReadMostly, on_device));
+  CHECK_CUDA(cudaStreamAttachMemAsync(0, m, 0, cudaMemAttachSingle));
+  EXPECT(server_sees(m, scratch, want), "the host's writes to managed memory reach the server");
+  CHECK_CUDA(cudaMemcpy(scratch, from_device, kBytes, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(m, scratch, kBytes, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaStreamSynchronize(0));
+  EXPECT(std::memcmp(m, from_device, kBytes) == 0, "the device's writes to managed memory come back at a sync");
+  EXPECT(cudaMemPrefetchAsync(m, kBytes + 1, on_device, 0, 0) == cudaErrorInvalidValue &&
+             cudaMemAdvise(&pageable, 4, cudaMemAdviseSetReadMostly, on_device) == cudaErrorInvalidValue &&
+             cudaStreamAttachMemAsync(0, m + 1, 0, cudaMemAttachSingle) == cudaErrorInvalidValue,
+         "hints about memory that is not managed are refused");
+  cudaGetLastError();
+  EXPECT(cudaHostUnregister(m) == cudaErrorHostMemoryNotRegistered, "managed memory is not registered memory");
+  cudaGetLastError();
+  CHECK_CUDA(cudaFree(m));
+  EXPECT(cudaFree(m) == cudaErrorInvalidValue, "managed memory is freed once");
+  cudaGetLastError();
+
   CHECK_CUDA(cudaFree(scratch));
   CHECK_CUDA(cudaDeviceSynchronize());
   std::printf("mapped memory: all checks passed\n");
