@@ -90,6 +90,7 @@ void trace_wait(const char* what) {
 
 int32_t Call::invoke() {
   trace_wait(call_name(id_));
+  mapped_before_call(id_);  // any call may make the GPU read mapped host memory: the host's changes go first
   Pipe& pipe = Pipe::get();
   Waiter w;
   w.payload = &buffers_->reply;
@@ -114,6 +115,7 @@ int32_t Call::invoke() {
 
 int32_t Call::post() {
   if (sync_mode()) return invoke();
+  mapped_before_call(id_);
   Pipe& pipe = Pipe::get();
   if (!pipe.send_call(id_, buffers_->args, current_device(), nullptr, reply_bulk_, reply_bulk_len_)) return kStatusUnavailable;
   return 0;

@@ -13,7 +13,6 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
-#include "client/runtime/mapped_memory.h"
 #include "client/runtime/pipe.h"
 #include "common/wire/graph_args.h"
 #include "common/wire/internal_calls.h"
@@ -164,7 +163,6 @@ cudaError_t launch_graph(cudaGraphExec_t exec, cudaStream_t stream, bool per_thr
       if (st != 0) return cudart_finish(static_cast<cudaError_t>(st));
     }
   }
-  mapped_before_device_work();  // kernels of the graph may read mapped host memory
   return cudart_finish(per_thread ? remote::cudaGraphLaunch_ptsz(exec, stream) : remote::cudaGraphLaunch(exec, stream));
 }
 

@@ -68,40 +68,70 @@ int32_t exchange(uint32_t id, const wire::Encoder& e, std::vector<uint8_t>* repl
   return d.ok() ? st : kStatusUnavailable;
 }
 
-// Sends [off, off + n) of the twin into the mirror (async, in call order).
-void write_twin(const Exposed& x, size_t off, size_t n) {
-  for (size_t done = 0; done < n; done += kPiece) {
-    const size_t len = std::min(kPiece, n - done);
-    wire::Encoder e;
-    e.put<uint64_t>(x.mirror);
-    e.put<uint64_t>(x.offset + off + done);
-    e.add_bulk(x.twin.data() + off + done, len);
-    exchange(wire::kCallMappedWrite, e);
+// Byte runs of an allocation that go into its mirror in one write.
+class WriteBatch {
+ public:
+  explicit WriteBatch(const Exposed& x) : x_(x) {}
+  ~WriteBatch() { flush(); }
+  // [off, off + n) of the twin (already updated) goes into the mirror, where the server expects
+  // `old` (what the twin held).
+  void add(size_t off, size_t n, const uint8_t* old) {
+    if (old_.size() + n > kPiece / 2 || runs_.size() == kMaxRuns) flush();
+    runs_.push_back({off, n});
+    old_.insert(old_.end(), old, old + n);
   }
-}
 
-// Sends what the host changed since the last exchange (the lock held). An asynchronous D2H copy
-// still landing in the allocation lands first: in stream order the work after it sees its bytes.
+ private:
+  static constexpr size_t kMaxRuns = 4096;
+  // Sent async, in call order: u64 mirror, u32 count, then count pairs of u64 offset (in the
+  // mirror) and u64 length; as bulk, the bytes each run replaces, then its new bytes.
+  void flush() {
+    if (runs_.empty()) return;
+    wire::Encoder e;
+    e.put<uint64_t>(x_.mirror);
+    e.put<uint32_t>(static_cast<uint32_t>(runs_.size()));
+    for (auto [off, n] : runs_) {
+      e.put<uint64_t>(x_.offset + off);
+      e.put<uint64_t>(n);
+    }
+    e.add_bulk(old_.data(), old_.size());
+    for (auto [off, n] : runs_) e.add_bulk(x_.twin.data() + off, n);
+    exchange(wire::kCallMappedWrite, e);
+    runs_.clear();
+    old_.clear();
+  }
+  const Exposed& x_;
+  std::vector<std::pair<size_t, size_t>> runs_;
+  std::vector<uint8_t> old_;
+};
+
+// Sends exactly the bytes the host changed since the last exchange (the lock held): never a byte
+// it did not change, which the GPU may have written meanwhile. An asynchronous D2H copy still
+// landing in the allocation lands first: in stream order the work after it sees its bytes.
 void push_locked(Exposed& x) {
   Pipe::get().wait_landings(reinterpret_cast<const void*>(x.base), x.size);
   const auto* host = reinterpret_cast<const uint8_t*>(x.base);
-  size_t off = 0;
-  while (off < x.size) {
-    size_t len = std::min(kBlock, x.size - off);
-    if (std::memcmp(host + off, x.twin.data() + off, len) == 0) {
-      off += len;
-      continue;
+  uint8_t* twin = x.twin.data();
+  WriteBatch batch(x);
+  std::vector<uint8_t> old;     // what the twin held in the run being collected
+  size_t run = 0, run_len = 0;  // the run of changed bytes being collected
+  for (size_t off = 0; off < x.size; off += kBlock) {
+    const size_t len = std::min(kBlock, x.size - off);
+    if (std::memcmp(host + off, twin + off, len) == 0) continue;
+    for (size_t i = off; i < off + len; ++i) {
+      const uint8_t b = host[i];  // read once: another thread may be writing it
+      if (b == twin[i]) continue;
+      if (!run_len || run + run_len != i) {
+        if (run_len) batch.add(run, run_len, old.data());
+        run = i, run_len = 0;
+        old.clear();
+      }
+      old.push_back(twin[i]);
+      ++run_len;
+      twin[i] = b;
     }
-    size_t end = off + len;
-    while (end < x.size) {
-      const size_t next = std::min(kBlock, x.size - end);
-      if (std::memcmp(host + end, x.twin.data() + end, next) == 0) break;
-      end += next;
-    }
-    std::memcpy(x.twin.data() + off, host + off, end - off);
-    write_twin(x, off, end - off);
-    off = end;
   }
+  if (run_len) batch.add(run, run_len, old.data());
 }
 
 // Brings back what the GPU changed: bytes where the mirror differs from the twin. Returns how many
@@ -205,8 +235,7 @@ cudaError_t mapped_prepare_launch(uint8_t* args, const std::vector<KernelRecord:
     return map.may_be_host(*v);
   };
   uint64_t v = 0;
-  const bool host_args = std::any_of(params.begin(), params.end(), [&](const auto& p) { return pointer_at(p, &v); });
-  if (!host_args && !ex.any.load(std::memory_order_acquire)) return cudaSuccess;
+  if (std::none_of(params.begin(), params.end(), [&](const auto& p) { return pointer_at(p, &v); })) return cudaSuccess;
   std::lock_guard<std::mutex> lock(ex.mu);
   for (const auto& p : params) {
     if (!pointer_at(p, &v)) continue;
@@ -220,8 +249,12 @@ cudaError_t mapped_prepare_launch(uint8_t* args, const std::vector<KernelRecord:
     const uint64_t device = x->address() + (v - x->base);
     std::memcpy(args + p.offset, &device, sizeof device);
   }
-  push_all_locked(ex);
   return cudaSuccess;
+}
+
+void mapped_before_call(uint32_t id) {
+  if (completes_work(id)) return;  // the read-back after it must see the GPU's bytes first (conflicts)
+  mapped_before_device_work();
 }
 
 void mapped_before_device_work() {

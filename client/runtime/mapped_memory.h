@@ -6,9 +6,12 @@
 // is free on the GPU host (nested pointers then work unchanged), elsewhere otherwise (launch
 // arguments are rewritten; pointers stored inside memory are not). Coherence, by twin and diff as
 // in a multiple-writer distributed shared memory, with no page protection and no signal handler:
-//  - before a kernel launch, graph launch or device-to-device copy, the bytes the host changed in
-//    any exposed allocation since the last exchange (found against a twin, the client's copy of
-//    what the mirror holds) are written into the mirror, in call order ahead of that work;
+//  - before every forwarded call (a kernel or graph launch, a copy, a library call: any may make the
+//    GPU read it), the bytes the host changed in any exposed allocation since the last exchange
+//    (found against a twin, the client's copy of what the mirror holds) are written into the
+//    mirror, in call order ahead of that call; the server checks that each byte it replaces is
+//    still the twin's (else the GPU wrote it too: a conflict, the write's asynchronous error
+//    cudaErrorIllegalState);
 //  - after a call that completes device work (cudaDeviceSynchronize, cudaStreamSynchronize,
 //    cudaEventSynchronize, a query answering cudaSuccess), if device work was issued since the last
 //    exchange, each exposed allocation is read back and the bytes the GPU changed are stored into
@@ -33,13 +36,16 @@ namespace rgpu::client {
 cudaError_t mapped_device_pointer(const void* p, void** out);
 
 // A launch's packed arguments: every pointer-sized parameter holding an address inside a pinned
-// host allocation exposes that allocation and becomes the GPU's address for it; then the host's
-// changes to exposed memory are sent. Called before the launch is sent.
+// host allocation exposes that allocation and becomes the GPU's address for it. Called before the
+// launch is sent.
 cudaError_t mapped_prepare_launch(uint8_t* args, const std::vector<KernelRecord::Param>& params);
 
-// Before other device work that may read or write exposed memory (graph launch, device-to-device
-// copy): sends the host's changes. A relaxed load when nothing is exposed.
+// Sends the host's changes to exposed memory, and notes that device work may follow. A relaxed load
+// when nothing is exposed.
 void mapped_before_device_work();
+// Before forwarded call `id` (Call::post and invoke): mapped_before_device_work(), except for the
+// calls after which a read-back follows (it merges the host's changes itself).
+void mapped_before_call(uint32_t id);
 
 // After call `id` returned `status`: when it completed device work, brings the GPU's changes to
 // exposed memory back. Returns the status the caller should report.

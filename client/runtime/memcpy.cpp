@@ -11,7 +11,6 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
-#include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
 #include "client/runtime/stripes.h"
@@ -96,7 +95,6 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     a.dst = reinterpret_cast<uint64_t>(dst);
     a.src = reinterpret_cast<uint64_t>(src);
     a.count = count;
-    mapped_before_device_work();  // either side may be the device address of mapped host memory
     // CUDA's own D2D cudaMemcpy does not wait for the copy either.
     const bool wait = !async && !(known_device_range(dst, count) && known_device_range(src, count));
     return cudart_finish(static_cast<cudaError_t>(send_copy(id, wait, a, nullptr, nullptr)));

@@ -29,7 +29,8 @@ enum InternalCall : uint32_t {
   // Mapped host memory (client/runtime/mapped_memory.h, server/session/mapped_mirrors.h): the
   // server's device-mapped mirror of a client's pinned range. Expose (sync; in: u64 wanted address,
   // the client's page-aligned base, u64 size; out: u64 address the GPU uses, the wanted one when it
-  // was free on the server); write (async; in: u64 address, u64 offset, the bytes as bulk); read
+  // was free on the server); write (async; in: u64 address, u32 n, n pairs of u64 offset and u64
+  // length; as bulk the bytes each run replaces, then the runs' new bytes); read
   // (sync; in: u64 address, u64 offset, u64 length; out: the bytes as reply bulk); release (async;
   // in: u64 address).
   kCallMappedExpose = 0x52470010,

@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "common/wire/frame.h"
 #include "server/session/internal_handlers.h"
@@ -21,18 +23,38 @@ bool mapped_expose(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
   return true;
 }
 
+// Byte runs of one mirror: u64 address, u32 count, count pairs of u64 offset and u64 length; as
+// bulk, the bytes each run replaces (as the client last knew them), then its new bytes. Every run
+// is checked before any is written. A replaced byte that is not what the client expected was
+// written by the GPU too: the host's byte wins, and the call fails with cudaErrorIllegalState
+// (reported at the client's next synchronisation).
 bool mapped_write(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;
   const auto address = in.get<uint64_t>();
-  const auto offset = in.get<uint64_t>();
-  if (!in.ok() || !in.at_end() || ctx.bulk_reader) return false;
-  uint8_t* host = ctx.session.mapped_mirrors().host_range(address, offset, ctx.bulk_in.size());
-  if (!host) {
-    status = cudaErrorInvalidValue;
-    return true;
-  }
-  std::memcpy(host, ctx.bulk_in.data(), ctx.bulk_in.size());
+  const auto count = in.get<uint32_t>();
+  if (!in.ok() || ctx.bulk_reader) return false;
+  std::vector<std::pair<uint8_t*, uint64_t>> runs;
+  uint64_t total = 0;
   status = cudaSuccess;
+  for (uint32_t i = 0; i < count; ++i) {
+    const auto offset = in.get<uint64_t>();
+    const auto length = in.get<uint64_t>();
+    if (!in.ok() || length > (ctx.bulk_in.size() - total) / 2) return false;
+    total += 2 * length;
+    uint8_t* host = ctx.session.mapped_mirrors().host_range(address, offset, length);
+    if (!host) status = cudaErrorInvalidValue;
+    runs.emplace_back(host, length);
+  }
+  if (!in.at_end() || total != ctx.bulk_in.size()) return false;
+  if (status != cudaSuccess) return true;
+  const uint8_t* expected = ctx.bulk_in.data();
+  const uint8_t* bytes = expected + total / 2;
+  for (auto [host, length] : runs) {
+    if (std::memcmp(host, expected, length) != 0) status = cudaErrorIllegalState;
+    std::memcpy(host, bytes, length);
+    expected += length;
+    bytes += length;
+  }
   return true;
 }
 

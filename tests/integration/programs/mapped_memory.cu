@@ -69,6 +69,18 @@ int main() {
   EXPECT(h[0] == 8, "the host's byte is kept");
   EXPECT(cudaGetLastError() == cudaErrorIllegalState && cudaGetLastError() == cudaSuccess, "the error is not sticky");
 
+  // Both change element 1 and a call that is no synchronisation sends the host's byte: the server
+  // finds the GPU's byte where the host's twin said another was: an asynchronous error, which
+  // cudaGetLastError reports after the next synchronisation.
+  int nine = 9;
+  CHECK_CUDA(cudaMemcpy(scratch, &nine, sizeof nine, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d + 1, scratch, sizeof nine, cudaMemcpyDeviceToDevice));
+  h[1] = 10;
+  CHECK_CUDA(cudaMemsetAsync(scratch, 0, sizeof nine));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  EXPECT(cudaGetLastError() == cudaErrorIllegalState, "a conflict found by the server is the next error");
+  EXPECT(h[1] == 10, "the host's byte is kept there too");
+
   // A kernel argument pointing into pinned memory (no cudaHostGetDevicePointer): the array of
   // pointers is exposed by the launch, with the host's bytes, and later changes go before each launch.
   int** arrays = nullptr;
