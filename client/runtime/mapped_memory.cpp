@@ -35,14 +35,16 @@ struct Exposed {
   uint64_t address() const { return mirror + offset; }  // the GPU's address of `base`
 };
 
+// Outside the class, constant-initialised: the checks every call makes need no static guard.
+std::atomic<bool> g_any{false};       // something is exposed: the one check of the fast paths
+std::atomic<bool> g_unsynced{false};  // device work was issued since the last device-wide read-back
+
 class Exposures {
  public:
   static Exposures& get() {
     static auto* e = new Exposures();  // outlives static destructors that may still launch
     return *e;
   }
-  std::atomic<bool> any{false};       // something is exposed: the one check of the fast paths
-  std::atomic<bool> unsynced{false};  // device work was issued since the last device-wide read-back
   std::mutex mu;                      // held across each exchange, so twins change in call order
   std::map<uintptr_t, Exposed> by_base;
 };
@@ -196,14 +198,14 @@ cudaError_t expose_locked(Exposures& ex, const Region& r, Exposed** out) {
   x.offset = r.base - page;
   x.twin.assign(r.size, 0);  // a new mirror is zero-filled: only the nonzero blocks go
   push_locked(x);
-  ex.any.store(true, std::memory_order_release);
+  g_any.store(true, std::memory_order_release);
   *out = &x;
   return cudaSuccess;
 }
 
 void push_all_locked(Exposures& ex) {
   for (auto& [base, x] : ex.by_base) push_locked(x);
-  ex.unsynced.store(true, std::memory_order_relaxed);
+  g_unsynced.store(true, std::memory_order_relaxed);
 }
 
 // Calls after which device work the program waited for is complete.
@@ -253,24 +255,25 @@ cudaError_t mapped_prepare_launch(uint8_t* args, const std::vector<KernelRecord:
 }
 
 void mapped_before_call(uint32_t id) {
+  if (!g_any.load(std::memory_order_acquire)) return;
   if (completes_work(id)) return;  // the read-back after it must see the GPU's bytes first (conflicts)
   mapped_before_device_work();
 }
 
 void mapped_before_device_work() {
+  if (!g_any.load(std::memory_order_acquire)) return;
   Exposures& ex = Exposures::get();
-  if (!ex.any.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(ex.mu);
   push_all_locked(ex);
 }
 
 int32_t mapped_after_call(uint32_t id, int32_t status) {
+  if (!g_unsynced.load(std::memory_order_relaxed) || status != cudaSuccess || !completes_work(id)) return status;
   Exposures& ex = Exposures::get();
-  if (!ex.unsynced.load(std::memory_order_relaxed) || status != cudaSuccess || !completes_work(id)) return status;
   std::lock_guard<std::mutex> lock(ex.mu);
   // Only a device-wide synchronisation completes all of it: after a stream's or an event's, work
   // of other streams may still write, so later synchronisations read back again.
-  if (id == gen::cudart::k_cudaDeviceSynchronize) ex.unsynced.store(false, std::memory_order_relaxed);
+  if (id == gen::cudart::k_cudaDeviceSynchronize) g_unsynced.store(false, std::memory_order_relaxed);
   for (auto& [base, x] : ex.by_base) {
     cudaError_t st = cudaSuccess;
     const size_t conflicts = pull_locked(x, &st);
@@ -287,8 +290,8 @@ int32_t mapped_after_call(uint32_t id, int32_t status) {
 }
 
 void mapped_forget(const void* base) {
+  if (!g_any.load(std::memory_order_acquire)) return;
   Exposures& ex = Exposures::get();
-  if (!ex.any.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(ex.mu);
   auto it = ex.by_base.find(reinterpret_cast<uintptr_t>(base));
   if (it == ex.by_base.end()) return;
@@ -296,7 +299,8 @@ void mapped_forget(const void* base) {
   e.put<uint64_t>(it->second.mirror);
   exchange(wire::kCallMappedRelease, e);
   ex.by_base.erase(it);
-  ex.any.store(!ex.by_base.empty(), std::memory_order_release);
+  g_any.store(!ex.by_base.empty(), std::memory_order_release);
+  if (ex.by_base.empty()) g_unsynced.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace rgpu::client
