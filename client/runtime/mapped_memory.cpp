@@ -22,7 +22,7 @@ namespace {
 constexpr uintptr_t kPage = 4096;
 // The largest piece of a mirror written or read in one frame (below wire::kMaxBulk).
 constexpr size_t kPiece = size_t{64} << 20;
-// The granule of the diff: runs of changed blocks go as one write each.
+// The granule of the first comparison: only a block that differs is compared byte by byte.
 constexpr size_t kBlock = 64;
 
 // One exposed allocation.
