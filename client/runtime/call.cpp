@@ -9,6 +9,7 @@
 #include <string>
 
 #include "client/runtime/device.h"
+#include "client/runtime/mapped_memory.h"
 #include "client/runtime/pipe.h"
 #include "common/config.h"
 #include "common/log.h"
@@ -89,6 +90,7 @@ void trace_wait(const char* what) {
 
 int32_t Call::invoke() {
   trace_wait(call_name(id_));
+  mapped_before_call(id_);  // any call may make the GPU read mapped host memory: the host's changes go first
   Pipe& pipe = Pipe::get();
   Waiter w;
   w.payload = &buffers_->reply;
@@ -108,11 +110,12 @@ int32_t Call::invoke() {
   int32_t status = results_.get<int32_t>();
   if (!results_.ok()) return kStatusUnavailable;
   replied_ = true;
-  return status;
+  return mapped_after_call(id_, status);  // a synchronisation brings the GPU's changes to mapped memory back
 }
 
 int32_t Call::post() {
   if (sync_mode()) return invoke();
+  mapped_before_call(id_);
   Pipe& pipe = Pipe::get();
   if (!pipe.send_call(id_, buffers_->args, current_device(), nullptr, reply_bulk_, reply_bulk_len_, descriptor_))
     return kStatusUnavailable;

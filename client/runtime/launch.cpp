@@ -12,6 +12,7 @@
 #include "common/fixed_stack.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
+#include "client/runtime/mapped_memory.h"
 #include "client/runtime/modules.h"
 #include "common/wire/launch_args.h"
 #include "gen/cudart/cudart_ids.h"
@@ -118,6 +119,8 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t 
   e.put<uint32_t>(k->args_size);
   uint8_t* buf = e.append_zeros(k->args_size);
   for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(buf + k->params[i].offset, args[i], k->params[i].size);
+  // Pointers into pinned host memory become the GPU's addresses of it (the call sends the host's changes).
+  if (cudaError_t mst = mapped_prepare_launch(buf, k->params); mst != cudaSuccess) return cudart_finish(mst);
   return cudart_finish(static_cast<cudaError_t>(call.post()));
 }
 

@@ -1,8 +1,10 @@
 // Memory kinds on the client: device allocations are made on the server and recorded in the
 // memory map; pinned host memory is ordinary client memory recorded as pinned (a network cannot
-// DMA into it, so "pinned" only changes which copies may be asynchronous), or, for a client on the
-// server's host, memory shared with its session that the GPU reaches directly (shared_host.h); mapped (zero-copy) host
-// memory and managed memory cannot work across a network and say so.
+// DMA into it, so "pinned" mostly changes which copies may be asynchronous), or, for a client on
+// the server's host, memory shared with its session that the GPU reaches directly (shared_host.h).
+// Pinned memory becomes mapped (zero-copy) memory the GPU reads and writes through a server-side
+// mirror once a kernel or cudaHostGetDevicePointer asks for it (mapped_memory.h); managed memory is
+// mapped memory from the start (managed_memory.h).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +12,8 @@
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
+#include "client/runtime/managed_memory.h"
+#include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/shared_host.h"
 #include "gen/cudart/cudart_remote.h"
@@ -61,6 +65,7 @@ extern "C" cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStre
 // fails here, with the code CUDA's own check gives.
 extern "C" cudaError_t cudaFree(void* devPtr) {
   if (!devPtr) return cudaSuccess;
+  if (rgpu::client::free_managed(devPtr)) return cudaSuccess;
   if (!MemoryMap::get().remove_device(devPtr)) return cudart_finish(cudaErrorInvalidValue);
   return cudart_finish(remote::cudaFree(devPtr));
 }
@@ -87,6 +92,7 @@ extern "C" cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r || !r->owned_host) return cudart_finish(cudaErrorInvalidValue);
+  rgpu::client::mapped_forget(ptr);
   if (r->shared) return cudart_finish(rgpu::client::shared_host_free(ptr, r->size, r->shared));
   std::free(ptr);
   return cudaSuccess;
@@ -100,12 +106,14 @@ extern "C" cudaError_t cudaHostRegister(void* ptr, size_t size, unsigned int fla
 }
 
 extern "C" cudaError_t cudaHostUnregister(void* ptr) {
+  if (rgpu::client::is_managed(ptr)) return cudart_finish(cudaErrorHostMemoryNotRegistered);
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r) return cudart_finish(cudaErrorHostMemoryNotRegistered);
   if (r->owned_host) {  // cudaMallocHost memory is not unregistered this way; put it back
     MemoryMap::get().add_host(ptr, r->size, r->host_flags, true, r->shared);
     return cudart_finish(cudaErrorInvalidValue);
   }
+  rgpu::client::mapped_forget(ptr);
   return cudaSuccess;
 }
 
@@ -117,22 +125,11 @@ extern "C" cudaError_t cudaHostGetFlags(unsigned int* pFlags, void* pHost) {
   return cudaSuccess;
 }
 
+// Any pinned allocation answers (with unified addressing all of them are mapped); the address is
+// the server mirror's, which is the host address itself when it was free on the GPU host.
 extern "C" cudaError_t cudaHostGetDevicePointer(void** pDevice, void* pHost, unsigned int flags) {
-  (void)pDevice;
-  (void)pHost;
-  (void)flags;
-  std::fprintf(stderr,
-               "rgpu: cudaHostGetDevicePointer: mapped (zero-copy) host memory cannot be shared with a GPU across "
-               "the network; copy the data with cudaMemcpy instead\n");
-  return cudart_finish(cudaErrorNotSupported);
-}
-
-extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
-  (void)devPtr;
-  (void)size;
-  (void)flags;
-  rgpu::client::report_unsupported("cudaMallocManaged (managed memory)");
-  return cudart_finish(cudaErrorNotSupported);
+  if (!pDevice || flags != 0) return cudart_finish(cudaErrorInvalidValue);
+  return cudart_finish(rgpu::client::mapped_device_pointer(pHost, pDevice));
 }
 
 extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr) {
@@ -143,9 +140,11 @@ extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attribute
     attributes->device = d->device;
     attributes->devicePointer = const_cast<void*>(ptr);
   } else if (auto h = MemoryMap::get().find_host(ptr)) {
-    attributes->type = cudaMemoryTypeHost;
+    const bool managed = rgpu::client::is_managed(ptr);
+    attributes->type = managed ? cudaMemoryTypeManaged : cudaMemoryTypeHost;
     attributes->device = rgpu::client::current_device();
     attributes->hostPointer = const_cast<void*>(ptr);
+    if (managed) attributes->devicePointer = const_cast<void*>(ptr);
   } else {
     attributes->type = cudaMemoryTypeUnregistered;
     attributes->device = -2;  // what CUDA reports for memory it does not know

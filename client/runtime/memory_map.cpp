@@ -35,6 +35,9 @@ void MemoryMap::add_host(const void* base, size_t size, unsigned flags, bool own
   std::unique_lock lock(mu_);
   auto b = reinterpret_cast<uintptr_t>(base);
   host_[b] = Region{b, size == 0 ? 1 : size, -1, flags, owned, shared};
+  if (b < host_lo_.load(std::memory_order_relaxed)) host_lo_.store(b, std::memory_order_relaxed);
+  const uintptr_t end = b + host_[b].size;
+  if (end > host_hi_.load(std::memory_order_relaxed)) host_hi_.store(end, std::memory_order_relaxed);
 }
 
 std::optional<Region> MemoryMap::remove_host(const void* base) {

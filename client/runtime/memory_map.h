@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -34,12 +35,18 @@ class MemoryMap {
   void add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared = 0);
   std::optional<Region> remove_host(const void* base);
   std::optional<Region> find_host(const void* p) const;
+  // False when no pinned host range ever held `a`: a launch's arguments are looked up only past
+  // this check (two relaxed loads, no lock).
+  bool may_be_host(uintptr_t a) const {
+    return a >= host_lo_.load(std::memory_order_relaxed) && a < host_hi_.load(std::memory_order_relaxed);
+  }
 
  private:
   static std::optional<Region> find_in(const std::map<uintptr_t, Region>& m, const void* p);
   mutable std::shared_mutex mu_;
   std::map<uintptr_t, Region> device_;
   std::map<uintptr_t, Region> host_;
+  std::atomic<uintptr_t> host_lo_{UINTPTR_MAX}, host_hi_{0};  // every host range ever added lies within
 };
 
 }  // namespace rgpu::client

@@ -35,6 +35,17 @@ enum InternalCall : uint32_t {
   kCallShareHost = 0x52470008,
   kCallUnshareHost = 0x52470009,
   kCallSharedCopy = 0x5247000a,
+  // Mapped host memory (client/runtime/mapped_memory.h, server/session/mapped_mirrors.h): the
+  // server's device-mapped mirror of a client's pinned range. Expose (sync; in: u64 wanted address,
+  // the client's page-aligned base, u64 size; out: u64 address the GPU uses, the wanted one when it
+  // was free on the server); write (async; in: u64 address, u32 n, n pairs of u64 offset and u64
+  // length; as bulk the bytes each run replaces, then the runs' new bytes); read
+  // (sync; in: u64 address, u64 offset, u64 length; out: the bytes as reply bulk); release (async;
+  // in: u64 address).
+  kCallMappedExpose = 0x52470010,
+  kCallMappedWrite = 0x52470011,
+  kCallMappedRead = 0x52470012,
+  kCallMappedRelease = 0x52470013,
 };
 
 // A name for messages, or nullptr for an id that is not one of these.
@@ -50,6 +61,10 @@ inline const char* internal_call_name(uint32_t id) {
     case kCallShareHost: return "rgpu's shared host memory";
     case kCallUnshareHost: return "rgpu's release of shared host memory";
     case kCallSharedCopy: return "rgpu's copy through shared memory";
+    case kCallMappedExpose: return "rgpu's mapped-memory exposure";
+    case kCallMappedWrite: return "rgpu's mapped-memory write";
+    case kCallMappedRead: return "rgpu's mapped-memory read";
+    case kCallMappedRelease: return "rgpu's mapped-memory release";
   }
   return nullptr;
 }

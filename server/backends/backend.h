@@ -157,9 +157,13 @@ class Backend {
   }
 
   // Host memory the GPU reads and writes across the bus (pinned, device-mapped), for a tenant's
-  // memory extension (server/session/host_extension.h): `address` is what kernels and copies use.
-  virtual int32_t host_mapped_alloc(uint64_t size, uint64_t* address) {
-    (void)size, (void)address;
+  // memory extension (server/session/host_extension.h) and the mirrors of a client's mapped host
+  // memory (server/session/mapped_mirrors.h): `address` is what kernels and copies use, `host`
+  // (when not null) where the worker itself reads and writes it. A nonzero `want` (page-aligned)
+  // asks for that host address, so that the GPU sees the client's own addresses; when it is taken
+  // here the memory goes elsewhere (the caller compares). It starts zero-filled.
+  virtual int32_t host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* address, uint8_t** host) {
+    (void)size, (void)want, (void)address, (void)host;
     return 801;
   }
   virtual int32_t host_mapped_free(uint64_t address) {

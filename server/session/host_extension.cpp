@@ -19,7 +19,7 @@ bool HostExtension::allocate(uint64_t size, void** out, int32_t* status) {
     return true;
   }
   uint64_t address = 0;
-  *status = backend_.host_mapped_alloc(size, &address);
+  *status = backend_.host_mapped_alloc(size, 0, &address, nullptr);
   if (*status != cudaSuccess) return true;
   allocations_[address] = size;
   used_ += size;

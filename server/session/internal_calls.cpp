@@ -30,6 +30,10 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallShareHost: return share_host(ctx, in, out, status);
     case wire::kCallUnshareHost: return unshare_host(ctx, in, out, status);
     case wire::kCallSharedCopy: return shared_copy(ctx, in, out, status);
+    case wire::kCallMappedExpose: return mapped_expose(ctx, in, out, status);
+    case wire::kCallMappedWrite: return mapped_write(ctx, in, out, status);
+    case wire::kCallMappedRead: return mapped_read(ctx, in, out, status);
+    case wire::kCallMappedRelease: return mapped_release(ctx, in, out, status);
     default: *known = false; return false;
   }
 }

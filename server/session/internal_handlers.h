@@ -27,5 +27,10 @@ bool module_unload(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
 bool share_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool unshare_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool shared_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallMapped* (server/session/mapped_memory.cpp).
+bool mapped_expose(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mapped_write(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mapped_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+bool mapped_release(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers

@@ -45,6 +45,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       output_(output),
       memory_(backend, limits.memory),
       host_extension_(backend, limits.memory_host),
+      mapped_mirrors_(backend),
       gate_(limits.gate),
       swap_(limits.swap),
       input_(conn),

@@ -30,6 +30,7 @@
 #include "server/session/swap_space.h"
 #include "server/session/handle_table.h"
 #include "server/session/host_extension.h"
+#include "server/session/mapped_mirrors.h"
 #include "server/session/output_capture.h"
 #include "server/session/session_input.h"
 #include "server/session/shared_host.h"
@@ -83,6 +84,8 @@ class Session {
   SwapSpace* swap() { return swap_; }
   // Host memory past the slice (the tenant's memory_host; takes nothing when it has none).
   HostExtension& host_extension() { return host_extension_; }
+  // The mirrors of the client's mapped host memory.
+  MappedMirrors& mapped_mirrors() { return mapped_mirrors_; }
   const SessionStats& stats() const { return stats_; }
   // Runs `report` about once a second on the session's watcher thread while the session runs (the
   // worker's traffic report to rgpud's parent: a message a second at most, none per call). Set
@@ -182,6 +185,7 @@ class Session {
   OutputCapture* output_;
   MemorySlice memory_;
   HostExtension host_extension_;
+  MappedMirrors mapped_mirrors_;
   ComputeGate* gate_;
   SwapSpace* swap_;
   HandleTable handles_;

@@ -78,7 +78,7 @@ class CudaBackend final : public Backend {
   int32_t movable_free(uint64_t address) override;
   int32_t movable_release(uint64_t address) override;
   int32_t movable_restore(uint64_t address) override;
-  int32_t host_mapped_alloc(uint64_t size, uint64_t* address) override;
+  int32_t host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* address, uint8_t** host) override;
   int32_t host_mapped_free(uint64_t address) override;
   int32_t host_register(void* host, uint64_t size) override;
   int32_t host_unregister(void* host) override;

@@ -105,13 +105,30 @@ int32_t CudaBackend::movable_restore(uint64_t address) {
   return it->second.backed ? cudaSuccess : back_range(address, it->second);
 }
 
-// Device-mapped host memory (a tenant's memory extension): pinned, portable, mapped into the
-// device's address space; with unified addressing the device address is the host address. Pages
-// made ahead and registered, not cuMemHostAlloc'ed: 18 times as fast, and the session's other
-// threads (its heartbeats) go on meanwhile (common/host_memory.h).
-int32_t CudaBackend::host_mapped_alloc(uint64_t size, uint64_t* address) {
+// Device-mapped host memory (a tenant's memory extension, a client's mapped memory): pinned,
+// portable, mapped into the device's address space; with unified addressing the device address is
+// the host address. Pages made ahead and registered, not cuMemHostAlloc'ed: 18 times as fast, and
+// the session's other threads (its heartbeats) go on meanwhile (common/host_memory.h).
+namespace {
+
+// `size` bytes at exactly `want`, or null when something of this process is there already.
+uint8_t* map_at(uint64_t want, uint64_t size) {
+  void* p = mmap(reinterpret_cast<void*>(want), size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  if (reinterpret_cast<uint64_t>(p) != want) {  // a kernel before 4.17 takes the address as a hint
+    munmap(p, size);
+    return nullptr;
+  }
+  return static_cast<uint8_t*>(p);
+}
+
+}  // namespace
+
+int32_t CudaBackend::host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* address, uint8_t** host_out) {
   if (!ready_ || !make_context_current()) return cudaErrorInitializationError;
-  uint8_t* host = map_populated(size);
+  uint8_t* host = want ? map_at(want, size) : nullptr;
+  if (!host) host = map_populated(size);
   if (!host) return cudaErrorMemoryAllocation;
   if (CUresult r = driver_.cuMemHostRegister_v2(host, size, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
       r != CUDA_SUCCESS) {
@@ -127,6 +144,7 @@ int32_t CudaBackend::host_mapped_alloc(uint64_t size, uint64_t* address) {
   std::lock_guard<std::mutex> lock(movable_mu_);
   host_mapped_[device] = {host, size};
   *address = device;
+  if (host_out) *host_out = host;
   return cudaSuccess;
 }
 

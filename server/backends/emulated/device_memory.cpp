@@ -17,8 +17,18 @@ constexpr uint64_t kMapThreshold = 1 << 20;
 
 }  // namespace
 
-Allocation::Allocation(int dev, uint64_t bytes, uint64_t accounted)
+Allocation::Allocation(int dev, uint64_t bytes, uint64_t accounted, uint64_t want)
     : size(bytes), footprint(accounted), device(dev), mapped(accounted >= kMapThreshold) {
+  if (want) {
+    void* p = mmap(reinterpret_cast<void*>(want), footprint, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p != MAP_FAILED && reinterpret_cast<uint64_t>(p) == want) {
+      data = static_cast<uint8_t*>(p);
+      mapped = true;
+      return;
+    }
+    if (p != MAP_FAILED) munmap(p, footprint);  // a kernel before 4.17 took it as a hint
+  }
   if (mapped) {
     void* p = mmap(nullptr, footprint, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     data = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
@@ -64,13 +74,14 @@ cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
   return cudaSuccess;
 }
 
-cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, void** out) {
+cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, uint64_t want, void** out) {
   *out = nullptr;
   if (size == 0) return cudaSuccess;
   const uint64_t footprint = (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
-  auto allocation = std::make_shared<Allocation>(device, size, footprint);
+  auto allocation = std::make_shared<Allocation>(device, size, footprint, want);
   if (!allocation->data) return cudaErrorMemoryAllocation;
   allocation->counted = false;
+  if (!allocation->mapped) std::memset(allocation->data, 0, allocation->footprint);  // mmap'ed pages are zero already
   std::lock_guard lock(mu_);
   if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
   *out = allocation->data;

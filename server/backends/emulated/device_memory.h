@@ -17,7 +17,8 @@
 namespace rgpu::server::emulated {
 
 struct Allocation {
-  Allocation(int device, uint64_t size, uint64_t footprint);
+  // `want`: map the backing at that address if it is free (then `mapped`, whatever the size).
+  Allocation(int device, uint64_t size, uint64_t footprint, uint64_t want = 0);
   ~Allocation();
   Allocation(const Allocation&) = delete;
   Allocation& operator=(const Allocation&) = delete;
@@ -47,8 +48,9 @@ class DeviceMemory {
   // A zero-byte request succeeds with a null pointer, as CUDA does.
   cudaError_t allocate(int device, uint64_t size, void** out);
   // Device-mapped host memory (Backend::host_mapped_alloc): usable as device memory, not counted
-  // against the device's capacity. Freed by free().
-  cudaError_t allocate_host_mapped(int device, uint64_t size, void** out);
+  // against the device's capacity. Freed by free(). A nonzero `want` (page-aligned) asks for that
+  // address; when it is taken the memory goes elsewhere.
+  cudaError_t allocate_host_mapped(int device, uint64_t size, uint64_t want, void** out);
   // cudaErrorInvalidValue unless `ptr` is the start of a live allocation (and that allocation is
   // `expected`, when given); null is a no-op.
   cudaError_t free(const void* ptr, const Allocation* expected = nullptr);

@@ -355,10 +355,12 @@ int32_t EmulatedBackend::movable_restore(uint64_t address) {
   return state().memory.restore_backing(reinterpret_cast<const void*>(address));
 }
 
-int32_t EmulatedBackend::host_mapped_alloc(uint64_t size, uint64_t* address) {
+int32_t EmulatedBackend::host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* address, uint8_t** host) {
   void* p = nullptr;
-  cudaError_t st = state().memory.allocate_host_mapped(current_device(), size, &p);
-  if (st == cudaSuccess) *address = reinterpret_cast<uintptr_t>(p);
+  cudaError_t st = state().memory.allocate_host_mapped(current_device(), size, want, &p);
+  if (st != cudaSuccess) return st;
+  *address = reinterpret_cast<uintptr_t>(p);  // a device address is the host address of its backing
+  if (host) *host = static_cast<uint8_t*>(p);
   return st;
 }
 

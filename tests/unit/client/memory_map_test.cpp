@@ -32,3 +32,16 @@ TEST_CASE("pinned host ranges keep their flags and ownership") {
   CHECK(removed->size == 100);
   CHECK_FALSE(m.find_host(base));
 }
+
+TEST_CASE("the bounds of pinned host ranges hold every range ever added, and nothing before the first") {
+  MemoryMap m;
+  CHECK_FALSE(m.may_be_host(0x600000));
+  m.add_host(reinterpret_cast<const void*>(0x600000), 0x1000, 0, true);
+  m.add_host(reinterpret_cast<const void*>(0x900000), 0x10, 0, false);
+  CHECK(m.may_be_host(0x600000));
+  CHECK(m.may_be_host(0x90000f));
+  CHECK_FALSE(m.may_be_host(0x5fffff));
+  CHECK_FALSE(m.may_be_host(0x900010));
+  m.remove_host(reinterpret_cast<const void*>(0x900000));
+  CHECK(m.may_be_host(0x900000));  // a filter only: a removed range may still pass it
+}

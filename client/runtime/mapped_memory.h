@@ -1,0 +1,57 @@
+// Mapped (zero-copy) host memory across the network. With unified addressing every pinned host
+// allocation (cudaMallocHost, cudaHostAlloc, cudaHostRegister) is device-accessible at its host
+// address. The client keeps such memory where it is; an allocation is *exposed* to the GPU the first
+// time cudaHostGetDevicePointer is asked about it or a kernel receives a pointer into it. The server
+// then backs it with a device-mapped mirror, placed at the client's own address when that address
+// is free on the GPU host (nested pointers then work unchanged), elsewhere otherwise (launch
+// arguments are rewritten; pointers stored inside memory are not). Coherence, by twin and diff as
+// in a multiple-writer distributed shared memory, with no page protection and no signal handler:
+//  - before every forwarded call (a kernel or graph launch, a copy, a library call: any may make the
+//    GPU read it), the bytes the host changed in any exposed allocation since the last exchange
+//    (found against a twin, the client's copy of what the mirror holds) are written into the
+//    mirror, in call order ahead of that call; the server checks that each byte it replaces is
+//    still the twin's (else the GPU wrote it too: a conflict, the write's asynchronous error
+//    cudaErrorIllegalState);
+//  - after a call that completes device work (cudaDeviceSynchronize, cudaStreamSynchronize,
+//    cudaEventSynchronize, a query answering cudaSuccess), if device work was issued since the last
+//    exchange, each exposed allocation is read back and the bytes the GPU changed are stored into
+//    host memory; bytes the host changed meanwhile are kept (and sent before the next work). A byte
+//    both sides changed is a conflict (concurrent CPU and GPU writes, atomics included, cannot be
+//    coherent across a network): the host's byte is kept, a message names it and the synchronising
+//    call returns cudaErrorIllegalState.
+// docs/mapped-memory.md says what is coherent when, and what does not work.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "client/runtime/modules.h"
+
+namespace rgpu::client {
+
+// The address the GPU uses for host pointer `p` inside a pinned allocation (exposing it).
+// cudaErrorInvalidValue when `p` is not in one.
+cudaError_t mapped_device_pointer(const void* p, void** out);
+
+// A launch's packed arguments: every pointer-sized parameter holding an address inside a pinned
+// host allocation exposes that allocation and becomes the GPU's address for it. Called before the
+// launch is sent.
+cudaError_t mapped_prepare_launch(uint8_t* args, const std::vector<KernelRecord::Param>& params);
+
+// Sends the host's changes to exposed memory, and notes that device work may follow. A relaxed load
+// when nothing is exposed.
+void mapped_before_device_work();
+// Before forwarded call `id` (Call::post and invoke): mapped_before_device_work(), except for the
+// calls after which a read-back follows (it merges the host's changes itself).
+void mapped_before_call(uint32_t id);
+
+// After call `id` returned `status`: when it completed device work, brings the GPU's changes to
+// exposed memory back. Returns the status the caller should report.
+int32_t mapped_after_call(uint32_t id, int32_t status);
+
+// cudaFreeHost / cudaHostUnregister of an allocation starting at `base`: its mirror is released.
+void mapped_forget(const void* base);
+
+}  // namespace rgpu::client

@@ -1,0 +1,144 @@
+// Mapped (zero-copy) host memory against rgpud --emulate, whose kernels are checked, not run: the
+// server's side of the memory is observed through device-to-device copies, which read and write the
+// server's mirror of the host memory as a kernel would. Host writes reach the mirror before device
+// work (at exposure, and as diffs before each launch or copy); the device's writes come back at a
+// synchronisation, merged byte by byte with the host's own changes; a byte both changed is refused
+// with cudaErrorIllegalState; a kernel argument pointing into pinned memory exposes it; freeing
+// ends the exposure. Managed memory is the same, exposed from the start; its hints are checked.
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "tour_checks.h"
+
+__global__ void reads_array(const int* const* arrays, int n, int* out) {
+  if (threadIdx.x < n) out[threadIdx.x] = *arrays[threadIdx.x];
+}
+
+constexpr int kN = 3000;  // not a whole number of pages
+constexpr size_t kBytes = kN * sizeof(int);
+
+// The server's view of `device_address` (a mapped range), read through a device buffer.
+static bool server_sees(const int* device_address, int* scratch, const int* expected) {
+  static int back[kN];
+  if (cudaMemcpy(scratch, device_address, kBytes, cudaMemcpyDeviceToDevice) != cudaSuccess) return false;
+  if (cudaMemcpy(back, scratch, kBytes, cudaMemcpyDeviceToHost) != cudaSuccess) return false;
+  return std::memcmp(back, expected, kBytes) == 0;
+}
+
+int main() {
+  int* h = nullptr;
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&h), kBytes, cudaHostAllocMapped));
+  for (int i = 0; i < kN; ++i) h[i] = i;
+  int* d = nullptr;
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), h, 0));
+  int* scratch = nullptr;
+  CHECK_CUDA(cudaMalloc(&scratch, kBytes));
+  static int want[kN];
+  for (int i = 0; i < kN; ++i) want[i] = i;
+  EXPECT(server_sees(d, scratch, want), "the host's bytes reach the server at exposure");
+
+  for (int i = 0; i < kN; i += 7) h[i] = -i, want[i] = -i;
+  EXPECT(server_sees(d, scratch, want), "the host's later changes reach the server before device work");
+
+  void* again = nullptr;
+  CHECK_CUDA(cudaHostGetDevicePointer(&again, h + 10, 0));
+  EXPECT(again == d + 10, "an interior pointer's device address is the allocation's plus the offset");
+
+  // The device writes the whole range; the host changed one byte range meanwhile, the device not.
+  static int from_device[kN];
+  for (int i = 0; i < kN; ++i) from_device[i] = 5 * i + 1;
+  from_device[3] = want[3];  // the device leaves element 3 as it was ...
+  CHECK_CUDA(cudaMemcpy(scratch, from_device, kBytes, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d, scratch, kBytes, cudaMemcpyDeviceToDevice));
+  h[3] = 4242;  // ... and the host changes it
+  CHECK_CUDA(cudaDeviceSynchronize());
+  bool merged = h[3] == 4242;
+  for (int i = 0; i < kN; ++i) merged = merged && (i == 3 || h[i] == 5 * i + 1);
+  EXPECT(merged, "after cudaDeviceSynchronize the host sees the device's writes, and keeps its own");
+  for (int i = 0; i < kN; ++i) want[i] = h[i];
+  EXPECT(server_sees(d, scratch, want), "the host's kept change reaches the server before the next work");
+
+  // Both sides change element 0: a conflict, refused by the synchronisation.
+  int seven = 7;
+  CHECK_CUDA(cudaMemcpy(scratch, &seven, sizeof seven, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d, scratch, sizeof seven, cudaMemcpyDeviceToDevice));
+  h[0] = 8;
+  cudaError_t st = cudaDeviceSynchronize();
+  EXPECT(st == cudaErrorIllegalState, "a byte both the host and the device changed fails the synchronisation");
+  EXPECT(h[0] == 8, "the host's byte is kept");
+  EXPECT(cudaGetLastError() == cudaErrorIllegalState && cudaGetLastError() == cudaSuccess, "the error is not sticky");
+
+  // Both change element 1 and a call that is no synchronisation sends the host's byte: the server
+  // finds the GPU's byte where the host's twin said another was: an asynchronous error, which
+  // cudaGetLastError reports after the next synchronisation.
+  int nine = 9;
+  CHECK_CUDA(cudaMemcpy(scratch, &nine, sizeof nine, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d + 1, scratch, sizeof nine, cudaMemcpyDeviceToDevice));
+  h[1] = 10;
+  CHECK_CUDA(cudaMemsetAsync(scratch, 0, sizeof nine));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  EXPECT(cudaGetLastError() == cudaErrorIllegalState, "a conflict found by the server is the next error");
+  EXPECT(h[1] == 10, "the host's byte is kept there too");
+
+  // A kernel argument pointing into pinned memory (no cudaHostGetDevicePointer): the array of
+  // pointers is exposed by the launch, with the host's bytes, and later changes go before each launch.
+  int** arrays = nullptr;
+  CHECK_CUDA(cudaMallocHost(reinterpret_cast<void**>(&arrays), 4 * sizeof(int*)));
+  for (int i = 0; i < 4; ++i) arrays[i] = scratch + i;
+  reads_array<<<1, 4>>>(arrays, 4, scratch);
+  CHECK_CUDA(cudaGetLastError());
+  void* arrays_dev = nullptr;
+  CHECK_CUDA(cudaHostGetDevicePointer(&arrays_dev, arrays, 0));
+  int* copied[4] = {};
+  CHECK_CUDA(cudaMemcpy(scratch, arrays_dev, sizeof copied, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaMemcpy(copied, scratch, sizeof copied, cudaMemcpyDeviceToHost));
+  EXPECT(copied[0] == scratch && copied[3] == scratch + 3, "a launch exposes the pinned memory its arguments point into");
+  arrays[2] = scratch + 100;
+  reads_array<<<1, 4>>>(arrays, 4, scratch);
+  CHECK_CUDA(cudaMemcpy(scratch, arrays_dev, sizeof copied, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaMemcpy(copied, scratch, sizeof copied, cudaMemcpyDeviceToHost));
+  EXPECT(copied[2] == scratch + 100, "the host's change to it goes before the next launch");
+
+  // Pageable memory has no device address; freed memory has none any more.
+  int pageable = 0;
+  void* none = nullptr;
+  EXPECT(cudaHostGetDevicePointer(&none, &pageable, 0) == cudaErrorInvalidValue, "pageable memory has no device address");
+  cudaGetLastError();
+  CHECK_CUDA(cudaFreeHost(arrays));
+  CHECK_CUDA(cudaFreeHost(h));
+  EXPECT(cudaHostGetDevicePointer(&none, h, 0) == cudaErrorInvalidValue, "freed memory has no device address");
+  cudaGetLastError();
+  // Managed memory is exposed mapped memory from the start.
+  int* m = nullptr;
+  CHECK_CUDA(cudaMallocManaged(reinterpret_cast<void**>(&m), kBytes, cudaMemAttachGlobal));
+  cudaPointerAttributes attrs{};
+  CHECK_CUDA(cudaPointerGetAttributes(&attrs, m + 5));
+  EXPECT(attrs.type == cudaMemoryTypeManaged && attrs.devicePointer == m + 5, "managed memory says so");
+  EXPECT(m[0] == 0 && m[kN - 1] == 0, "managed memory starts zeroed");
+  for (int i = 0; i < kN; ++i) m[i] = 3 * i, want[i] = 3 * i;
+  cudaMemLocation on_device{cudaMemLocationTypeDevice, 0};
+  CHECK_CUDA(cudaMemPrefetchAsync(m, kBytes, on_device, 0, 0));
+  CHECK_CUDA(cudaMemAdvise(m, kBytes, cudaMemAdviseSetReadMostly, on_device));
+  CHECK_CUDA(cudaStreamAttachMemAsync(0, m, 0, cudaMemAttachSingle));
+  EXPECT(server_sees(m, scratch, want), "the host's writes to managed memory reach the server");
+  CHECK_CUDA(cudaMemcpy(scratch, from_device, kBytes, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(m, scratch, kBytes, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaStreamSynchronize(0));
+  EXPECT(std::memcmp(m, from_device, kBytes) == 0, "the device's writes to managed memory come back at a sync");
+  EXPECT(cudaMemPrefetchAsync(m, kBytes + 1, on_device, 0, 0) == cudaErrorInvalidValue &&
+             cudaMemAdvise(&pageable, 4, cudaMemAdviseSetReadMostly, on_device) == cudaErrorInvalidValue &&
+             cudaStreamAttachMemAsync(0, m + 1, 0, cudaMemAttachSingle) == cudaErrorInvalidValue,
+         "hints about memory that is not managed are refused");
+  cudaGetLastError();
+  EXPECT(cudaHostUnregister(m) == cudaErrorHostMemoryNotRegistered, "managed memory is not registered memory");
+  cudaGetLastError();
+  CHECK_CUDA(cudaFree(m));
+  EXPECT(cudaFree(m) == cudaErrorInvalidValue, "managed memory is freed once");
+  cudaGetLastError();
+
+  CHECK_CUDA(cudaFree(scratch));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::printf("mapped memory: all checks passed\n");
+  return 0;
+}
