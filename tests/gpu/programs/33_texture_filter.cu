@@ -2,9 +2,10 @@
 // texture object (normalised coordinates, linear filtering, clamp addressing) and writes a second
 // array through a surface object; the result comes back with cudaMemcpy2DFromArray and is checked
 // against a host reference and checksummed. Then a 3D array round trip (host -> array -> array ->
-// host) and a mipmapped array whose level 2 is filled by copy and read back through a texture
-// with tex2DLod. Remotely the arrays are ids mapped on the server and the objects are the
-// server's own values, so every line printed must match the native run.
+// host), batched copies (cudaMemcpyBatchAsync), and a mipmapped array whose level 2 is filled by
+// copy and read back through a texture with tex2DLod. Remotely the arrays are ids mapped on the
+// server and the objects are the server's own values, so every line printed must match the
+// native run.
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -144,6 +145,25 @@ int main() {
   CHECK_CUDA(cudaMemcpy3D(&r));
   expect(std::memcmp(box.data(), box_back.data(), box.size() * sizeof(float2)) == 0,
          "3D array round trip (host, array, array, host)");
+
+  // ---- a batch: the filtered image to the device and back to the host, on a stream ----
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  float* d_img = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_img, filtered.size() * sizeof(float)));
+  std::vector<float> again(filtered.size(), 0.f);
+  void* dsts[2] = {d_img, again.data()};
+  const void* srcs[2] = {filtered.data(), d_img};
+  size_t sizes[2] = {filtered.size() * sizeof(float), filtered.size() * sizeof(float)};
+  cudaMemcpyAttributes attrs[1] = {};
+  attrs[0].srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+  size_t idxs[1] = {0};
+  CHECK_CUDA(cudaMemcpyBatchAsync(dsts, srcs, sizes, 1, attrs, idxs, 1, stream));
+  CHECK_CUDA(cudaMemcpyBatchAsync(dsts + 1, srcs + 1, sizes + 1, 1, attrs, idxs, 1, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  expect(again == filtered, "batched copies to the device and back");
+  CHECK_CUDA(cudaFree(d_img));
+  CHECK_CUDA(cudaStreamDestroy(stream));
 
   // ---- a mipmapped array: level 2 filled by copy, read through a texture at that level ----
   cudaMipmappedArray_t mip = nullptr;

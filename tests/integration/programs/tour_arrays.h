@@ -135,6 +135,55 @@ static void tour_arrays() {
   CHECK(cudaFreeArray(level) != cudaSuccess, "a mipmap level cannot be freed on its own");
   (void)cudaGetLastError();
 
+  // Batches: two linear copies (H2D then D2D, one attribute each), and a 3D batch of a host block
+  // into the 3D array and back out (element size from the array).
+  {
+    std::vector<float> in(64), out(64, 0.f);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) + 0.25f;
+    float *d1 = nullptr, *d2 = nullptr;
+    CUDA_OK(cudaMalloc(&d1, 64 * sizeof(float)));
+    CUDA_OK(cudaMalloc(&d2, 64 * sizeof(float)));
+    void* dsts[2] = {d1, d2};
+    const void* srcs[2] = {in.data(), d1};
+    size_t sizes[2] = {64 * sizeof(float), 64 * sizeof(float)};
+    cudaMemcpyAttributes attrs[2] = {};
+    attrs[0].srcAccessOrder = cudaMemcpySrcAccessOrderDuringApiCall;
+    attrs[1].srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    size_t idxs[2] = {0, 1};
+    CUDA_OK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, idxs, 2, s));
+    CUDA_OK(cudaMemcpyAsync(out.data(), d2, 64 * sizeof(float), cudaMemcpyDeviceToHost, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    CHECK(out == in, "cudaMemcpyBatchAsync: H2D and D2D in one batch");
+    attrs[1].srcAccessOrder = cudaMemcpySrcAccessOrderInvalid;
+    CHECK(cudaMemcpyBatchAsync(dsts, srcs, sizes, 2, attrs, idxs, 2, s) == cudaErrorInvalidValue,
+          "a batch copy without a source access order is refused");
+    (void)cudaGetLastError();
+    CUDA_OK(cudaFree(d1));
+    CUDA_OK(cudaFree(d2));
+
+    std::vector<uchar4> block(4 * 2 * 3), block_back(block.size());
+    for (size_t i = 0; i < block.size(); ++i)
+      block[i] = make_uchar4(static_cast<unsigned char>(i * 7), 1, 2, static_cast<unsigned char>(i));
+    cudaMemcpy3DBatchOp ops[2] = {};
+    ops[0].src.type = cudaMemcpyOperandTypePointer;
+    ops[0].src.op.ptr.ptr = block.data();
+    ops[0].dst.type = cudaMemcpyOperandTypeArray;
+    ops[0].dst.op.array.array = vol;
+    ops[0].dst.op.array.offset = cudaOffset3D{3, 2, 1};
+    ops[0].extent = make_cudaExtent(4, 2, 3);
+    ops[0].srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    CUDA_OK(cudaMemcpy3DBatchAsync(1, ops, 0, s));
+    ops[1].src = ops[0].dst;
+    ops[1].dst = ops[0].src;
+    ops[1].dst.op.ptr.ptr = block_back.data();
+    ops[1].extent = ops[0].extent;
+    ops[1].srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    CUDA_OK(cudaMemcpy3DBatchAsync(1, ops + 1, 0, s));
+    CUDA_OK(cudaStreamSynchronize(s));
+    CHECK(std::memcmp(block.data(), block_back.data(), block.size() * sizeof(uchar4)) == 0,
+          "cudaMemcpy3DBatchAsync: a host block into a 3D array and back");
+  }
+
   // Texture and surface objects: the getters give back what was set.
   cudaResourceDesc res{};
   res.resType = cudaResourceTypeArray;
