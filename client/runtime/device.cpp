@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "client/runtime/arrays.h"
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/memory_map.h"
@@ -161,6 +162,7 @@ extern "C" cudaError_t cudaDeviceReset(void) {
     // The reset destroyed the device's allocations and modules on the server.
     rgpu::client::MemoryMap::get().remove_device_all(rgpu::client::current_device());
     rgpu::client::ModuleRegistry::get().forget_uploads();
+    rgpu::client::forget_arrays(rgpu::client::current_device());
   }
   return cudart_finish(st);
 }

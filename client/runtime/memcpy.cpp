@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "client/runtime/arrays.h"
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
@@ -16,6 +17,7 @@
 #include "client/runtime/shared_host.h"
 #include "client/runtime/stripes.h"
 #include "common/config.h"
+#include "common/wire/array_geometry.h"
 #include "common/wire/copy_args.h"
 #include "common/wire/pitched.h"
 #include "common/wire/frame.h"
@@ -151,57 +153,93 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
   return cudaSuccess;
 }
 
-namespace {
-
-// 2D and 3D copies between pitched memory; host sides are packed into / unpacked from a
-// contiguous buffer of width*height*depth bytes.
-cudaError_t copy_pitched(const cudaPitchedPtr& dst, const cudaPos& dpos, const cudaPitchedPtr& src, const cudaPos& spos,
-                         const cudaExtent& extent, cudaMemcpyKind kind, bool is_3d, bool async, cudaStream_t stream,
-                         bool per_thread, uint32_t id) {
+// 2D and 3D copies between pitched memory and CUDA arrays; host sides are packed into / unpacked
+// from a contiguous buffer of rows of the copy's width in bytes. `is_3d` picks the server's
+// cudaMemcpy2D* or cudaMemcpy3D* (an array or a peer copy is always served by the 3D calls).
+cudaError_t copy_pitched(const cudaMemcpy3DParms& p, bool is_3d, bool async, cudaStream_t stream, bool per_thread,
+                         uint32_t id, const PeerDevices& peer) {
+  const cudaExtent& extent = p.extent;
   if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
-  if (!dst.ptr || !src.ptr) return cudart_finish(cudaErrorInvalidValue);
-  if (extent.width > dst.pitch || extent.width > src.pitch) return cudart_finish(cudaErrorInvalidPitchValue);
-  auto at = [](const cudaPitchedPtr& p, const cudaPos& pos) {
-    size_t ysize = p.ysize ? p.ysize : 1;
-    return static_cast<char*>(p.ptr) + pos.z * p.pitch * ysize + pos.y * p.pitch + pos.x;
+  // An array side's elements: the extent's width and the array's x position count them.
+  size_t elem = 1;
+  for (cudaArray_const_t arr : {static_cast<cudaArray_const_t>(p.dstArray), static_cast<cudaArray_const_t>(p.srcArray)}) {
+    if (!arr) continue;
+    auto rec = find_array(arr);
+    if (!rec) return cudart_finish(cudaErrorInvalidResourceHandle);
+    size_t e = channel_bytes(rec->desc);
+    if (e == 0) {
+      report_unsupported("copies of CUDA arrays whose elements are not whole bytes (NV12, block-compressed)");
+      return cudart_finish(cudaErrorNotSupported);
+    }
+    if (elem != 1 && e != elem) return cudart_finish(cudaErrorInvalidValue);
+    elem = e;
+  }
+  size_t width = 0;
+  if (__builtin_mul_overflow(extent.width, elem, &width)) return cudart_finish(cudaErrorInvalidValue);
+  if ((!p.dstArray && !p.dstPtr.ptr) || (!p.srcArray && !p.srcPtr.ptr)) return cudart_finish(cudaErrorInvalidValue);
+  if ((!p.dstArray && width > p.dstPtr.pitch) || (!p.srcArray && width > p.srcPtr.pitch))
+    return cudart_finish(cudaErrorInvalidPitchValue);
+  auto at = [](const cudaPitchedPtr& ptr, const cudaPos& pos) -> char* {
+    if (!ptr.ptr) return nullptr;
+    size_t ysize = ptr.ysize ? ptr.ysize : 1;
+    return static_cast<char*>(ptr.ptr) + pos.z * ptr.pitch * ysize + pos.y * ptr.pitch + pos.x;
   };
-  char* d = at(dst, dpos);
-  char* s = at(src, spos);
-  kind = resolve(kind, d, s);
+  char* d = p.dstArray ? nullptr : at(p.dstPtr, p.dstPos);
+  char* s = p.srcArray ? nullptr : at(p.srcPtr, p.srcPos);
+  cudaMemcpyKind kind = p.kind;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudart_finish(cudaErrorInvalidMemcpyDirection);
+  if (kind == cudaMemcpyDefault) {
+    bool d_dev = p.dstArray || MemoryMap::get().find_device(d).has_value();
+    bool s_dev = p.srcArray || MemoryMap::get().find_device(s).has_value();
+    kind = d_dev ? (s_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                 : (s_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  if ((p.dstArray && (kind == cudaMemcpyHostToHost || kind == cudaMemcpyDeviceToHost)) ||
+      (p.srcArray && (kind == cudaMemcpyHostToHost || kind == cudaMemcpyHostToDevice)))
+    return cudart_finish(cudaErrorInvalidMemcpyDirection);
   const size_t slice_rows = extent.height;
-  auto rows = [&](const cudaPitchedPtr& p, char* base, auto&& fn) {
-    size_t ysize = p.ysize ? p.ysize : slice_rows;
+  auto rows = [&](const cudaPitchedPtr& ptr, char* base, auto&& fn) {
+    size_t ysize = ptr.ysize ? ptr.ysize : slice_rows;
     for (size_t z = 0; z < extent.depth; ++z)
-      for (size_t y = 0; y < extent.height; ++y) fn(base + z * p.pitch * ysize + y * p.pitch, (z * extent.height + y) * extent.width);
+      for (size_t y = 0; y < extent.height; ++y) fn(base + z * ptr.pitch * ysize + y * ptr.pitch, (z * extent.height + y) * width);
   };
   if (kind == cudaMemcpyHostToHost) {
-    std::vector<char> tmp(extent.width * extent.height * extent.depth);
-    rows(src, s, [&](char* row, size_t off) { std::memcpy(tmp.data() + off, row, extent.width); });
-    rows(dst, d, [&](char* row, size_t off) { std::memcpy(row, tmp.data() + off, extent.width); });
+    std::vector<char> tmp(width * extent.height * extent.depth);
+    rows(p.srcPtr, s, [&](char* row, size_t off) { std::memcpy(tmp.data() + off, row, width); });
+    rows(p.dstPtr, d, [&](char* row, size_t off) { std::memcpy(row, tmp.data() + off, width); });
     return cudaSuccess;
   }
   wire::Copy3D a{};
   a.dst = reinterpret_cast<uint64_t>(d);
-  a.dst_pitch = dst.pitch;
-  a.dst_ysize = dst.ysize ? dst.ysize : extent.height;
+  a.dst_pitch = p.dstPtr.pitch;
+  a.dst_ysize = p.dstPtr.ysize ? p.dstPtr.ysize : extent.height;
   a.src = reinterpret_cast<uint64_t>(s);
-  a.src_pitch = src.pitch;
-  a.src_ysize = src.ysize ? src.ysize : extent.height;
-  a.width = extent.width;
+  a.src_pitch = p.srcPtr.pitch;
+  a.src_ysize = p.srcPtr.ysize ? p.srcPtr.ysize : extent.height;
+  a.width = width;
   a.height = extent.height;
   a.depth = extent.depth;
   a.kind = kind;
   a.is_3d = is_3d ? 1 : 0;
   a.stream = stream_id(stream, per_thread);
-  size_t packed = extent.width * extent.height * extent.depth;
-  if (kind != cudaMemcpyDeviceToDevice && packed > wire::kMaxBulk) return cudart_finish(cudaErrorInvalidValue);
+  a.dst_array = reinterpret_cast<uint64_t>(p.dstArray);
+  a.src_array = reinterpret_cast<uint64_t>(p.srcArray);
+  if (p.dstArray) a.dst_pos[0] = p.dstPos.x, a.dst_pos[1] = p.dstPos.y, a.dst_pos[2] = p.dstPos.z;
+  if (p.srcArray) a.src_pos[0] = p.srcPos.x, a.src_pos[1] = p.srcPos.y, a.src_pos[2] = p.srcPos.z;
+  a.elem = elem;
+  a.dst_device = peer.dst;
+  a.src_device = peer.src;
+  size_t packed = 0;
+  if (__builtin_mul_overflow(width, extent.height, &packed) || __builtin_mul_overflow(packed, extent.depth, &packed) ||
+      (kind != cudaMemcpyDeviceToDevice && packed > wire::kMaxBulk))
+    return cudart_finish(cudaErrorInvalidValue);
 
   Call call(id, async ? CallClass::kAsync : CallClass::kSync);
   call.args().put(a);
   std::vector<char> host;  // packed host rows (kept alive until the call is sent or answered)
   if (kind == cudaMemcpyHostToDevice) {
     host.resize(packed);
-    rows(src, s, [&](char* row, size_t off) { std::memcpy(host.data() + off, row, extent.width); });
+    rows(p.srcPtr, s, [&](char* row, size_t off) { std::memcpy(host.data() + off, row, width); });
     call.add_bulk(host.data(), packed);
     return cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));
   }
@@ -210,28 +248,28 @@ cudaError_t copy_pitched(const cudaPitchedPtr& dst, const cudaPos& dpos, const c
     host.resize(packed);
     call.expect_reply_bulk(host.data(), packed);
     int32_t st = call.invoke();
-    if (st == 0) rows(dst, d, [&](char* row, size_t off) { std::memcpy(row, host.data() + off, extent.width); });
+    if (st == 0) rows(p.dstPtr, d, [&](char* row, size_t off) { std::memcpy(row, host.data() + off, width); });
     return cudart_finish(static_cast<cudaError_t>(st));
   }
   return cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));
 }
 
-cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                    cudaMemcpyKind kind, bool async, cudaStream_t stream, bool per_thread, uint32_t id) {
-  cudaPitchedPtr d = pitched(dst, dpitch, width, height);
-  cudaPitchedPtr s = pitched(const_cast<void*>(src), spitch, width, height);
-  return copy_pitched(d, cudaPos{0, 0, 0}, s, cudaPos{0, 0, 0}, cudaExtent{width, height, 1}, kind,
-                      false, async, stream, per_thread, id);
+cudaError_t copy_3d_parms(const cudaMemcpy3DParms& p, bool async, cudaStream_t stream, bool per_thread) {
+  uint32_t id = async ? (per_thread ? ids::k_cudaMemcpy3DAsync_ptsz : ids::k_cudaMemcpy3DAsync)
+                      : (per_thread ? ids::k_cudaMemcpy3D_ptds : ids::k_cudaMemcpy3D);
+  return copy_pitched(p, true, async, stream, per_thread, id, PeerDevices{});
 }
 
-cudaError_t copy_3d(const cudaMemcpy3DParms* p, bool async, cudaStream_t stream, bool per_thread, uint32_t id) {
-  if (!p) return cudart_finish(cudaErrorInvalidValue);
-  if (p->srcArray || p->dstArray) {
-    report_unsupported("cudaMemcpy3D with CUDA arrays");
-    return cudart_finish(cudaErrorNotSupported);
-  }
-  return copy_pitched(p->dstPtr, p->dstPos, p->srcPtr, p->srcPos, p->extent, p->kind, true, async, stream, per_thread,
-                      id);
+namespace {
+
+cudaError_t copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                    cudaMemcpyKind kind, bool async, cudaStream_t stream, bool per_thread, uint32_t id) {
+  cudaMemcpy3DParms p{};
+  p.dstPtr = pitched(dst, dpitch, width, height);
+  p.srcPtr = pitched(const_cast<void*>(src), spitch, width, height);
+  p.extent = cudaExtent{width, height, 1};
+  p.kind = kind;
+  return copy_pitched(p, false, async, stream, per_thread, id, PeerDevices{});
 }
 
 }  // namespace
@@ -273,16 +311,16 @@ extern "C" cudaError_t cudaMemcpy2DAsync_ptsz(void* dst, size_t dpitch, const vo
                                ids::k_cudaMemcpy2DAsync_ptsz);
 }
 extern "C" cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms* p) {
-  return rgpu::client::copy_3d(p, false, nullptr, false, ids::k_cudaMemcpy3D);
+  return p ? rgpu::client::copy_3d_parms(*p, false, nullptr, false) : rgpu::client::cudart_finish(cudaErrorInvalidValue);
 }
 extern "C" cudaError_t cudaMemcpy3D_ptds(const cudaMemcpy3DParms* p) {
-  return rgpu::client::copy_3d(p, false, nullptr, true, ids::k_cudaMemcpy3D_ptds);
+  return p ? rgpu::client::copy_3d_parms(*p, false, nullptr, true) : rgpu::client::cudart_finish(cudaErrorInvalidValue);
 }
 extern "C" cudaError_t cudaMemcpy3DAsync(const cudaMemcpy3DParms* p, cudaStream_t stream) {
-  return rgpu::client::copy_3d(p, true, stream, false, ids::k_cudaMemcpy3DAsync);
+  return p ? rgpu::client::copy_3d_parms(*p, true, stream, false) : rgpu::client::cudart_finish(cudaErrorInvalidValue);
 }
 extern "C" cudaError_t cudaMemcpy3DAsync_ptsz(const cudaMemcpy3DParms* p, cudaStream_t stream) {
-  return rgpu::client::copy_3d(p, true, stream, true, ids::k_cudaMemcpy3DAsync_ptsz);
+  return p ? rgpu::client::copy_3d_parms(*p, true, stream, true) : rgpu::client::cudart_finish(cudaErrorInvalidValue);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace rgpu::client {
 
@@ -12,5 +13,19 @@ namespace rgpu::client {
 // null stream to the per-thread default stream (the _ptds/_ptsz entry points).
 cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind kind, bool async,
                         cudaStream_t stream, bool per_thread);
+
+// The devices of a cudaMemcpy3DPeer (-1: not a peer copy).
+struct PeerDevices {
+  int dst = -1;
+  int src = -1;
+};
+
+// One 2D or 3D copy between pitched memory and CUDA arrays (client ids), as cudaMemcpy3D reads
+// its parameters (extent and array x positions in elements when an array takes part), sent as
+// call `id`: also array_copy.cpp's legacy array copies and cudaMemcpy3DPeer.
+cudaError_t copy_pitched(const cudaMemcpy3DParms& p, bool is_3d, bool async, cudaStream_t stream, bool per_thread,
+                         uint32_t id, const PeerDevices& peer);
+// As cudaMemcpy3D / cudaMemcpy3DAsync (and their per-thread variants) do it.
+cudaError_t copy_3d_parms(const cudaMemcpy3DParms& p, bool async, cudaStream_t stream, bool per_thread);
 
 }  // namespace rgpu::client

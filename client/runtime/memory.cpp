@@ -16,6 +16,7 @@
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/shared_host.h"
+#include "common/wire/pitched.h"
 #include "gen/cudart/cudart_remote.h"
 
 using rgpu::client::cudart_finish;
@@ -51,6 +52,18 @@ extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
 extern "C" cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   cudaError_t st = remote::cudaMallocPitch(devPtr, pitch, width, height);
   return record_device(st, devPtr, st == cudaSuccess && pitch ? *pitch * height : 0);
+}
+
+// Pitched memory for height*depth rows, as CUDA's own cudaMalloc3D lays it out.
+extern "C" cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent extent) {
+  size_t rows = 0;
+  if (!pitchedDevPtr || __builtin_mul_overflow(extent.height, extent.depth, &rows))
+    return cudart_finish(cudaErrorInvalidValue);
+  void* p = nullptr;
+  size_t pitch = 0;
+  cudaError_t st = cudaMallocPitch(&p, &pitch, extent.width, rows);
+  if (st == cudaSuccess) *pitchedDevPtr = rgpu::pitched(p, pitch, extent.width, extent.height);
+  return st;
 }
 
 extern "C" cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream) {

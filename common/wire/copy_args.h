@@ -49,8 +49,10 @@ struct SharedCopy {
   uint8_t pad;
 };
 
-// cudaMemcpy2D / 3D with pitched pointers. Host data travels packed (rows of `width` bytes,
-// `height` rows per slice, `depth` slices); device sides keep their own pitch and position.
+// cudaMemcpy2D / 3D with pitched pointers or CUDA arrays, and cudaMemcpy3DPeer. Host data travels
+// packed (rows of `width` bytes, `height` rows per slice, `depth` slices); device sides keep their
+// own pitch and position. An array side has its client id in `*_array` (0: pitched memory, whose
+// position is already in its address) and its position in elements in `*_pos`.
 struct Copy3D {
   uint64_t dst;
   uint64_t dst_pitch;
@@ -64,6 +66,13 @@ struct Copy3D {
   int32_t kind;
   int32_t is_3d;       // 0: cudaMemcpy2D (depth 1), 1: cudaMemcpy3D
   uint64_t stream;
+  uint64_t dst_array;
+  uint64_t src_array;
+  uint64_t dst_pos[3];  // x (elements), y, z
+  uint64_t src_pos[3];
+  uint64_t elem;        // bytes per array element (width is a multiple of it); 1 without arrays
+  int32_t dst_device;   // cudaMemcpy3DPeer: the devices (-1 otherwise)
+  int32_t src_device;
 };
 
 }  // namespace rgpu::wire

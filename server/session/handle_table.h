@@ -18,6 +18,7 @@ enum class HandleKind : uint8_t {
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
   kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans
   kCusolverDn, kCusolverSp, kCusolverRf, kCusolverDescriptor,  // cuSOLVER handles; params and info objects
+  kArray, kMipmappedArray,   // CUDA arrays (levels and planes too), mipmapped arrays
 };
 
 class HandleTable {

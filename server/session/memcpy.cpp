@@ -86,28 +86,49 @@ bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bo
   return true;
 }
 
-// 2D and 3D copies: host data travels packed (pitch = width); the device side keeps its pitch.
-bool copy_pitched(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bool per_thread) {
+// A copy side of cudaMemcpy3D's parameters: a CUDA array (its id resolved, x in elements) or
+// pitched memory.
+bool resolve_array(CallContext& ctx, uint64_t id, const uint64_t (&pos)[3], cudaArray_t* array, cudaPos* at,
+                   int32_t& status) {
+  if (!id) return true;
+  if (!ctx.handles.resolve(HandleKind::kArray, id, array) || !*array) {
+    status = cudaErrorInvalidResourceHandle;
+    return false;
+  }
+  *at = cudaPos{pos[0], pos[1], pos[2]};
+  return true;
+}
+
+// 2D and 3D copies: host data travels packed (pitch = width in bytes); the device side keeps its
+// pitch. A copy with a CUDA array (extent in its elements) or between devices is a cudaMemcpy3D
+// or cudaMemcpy3DPeer.
+bool copy_pitched(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bool per_thread, bool peer) {
   auto a = in.get<wire::Copy3D>();
   if (!in.ok() || !in.at_end()) return false;
   auto kind = static_cast<cudaMemcpyKind>(a.kind);
   bool async = mode == Mode::kAsync;
   if (a.width == 0 || a.height == 0 || a.depth == 0 || a.width > wire::kMaxBulk || a.height > wire::kMaxBulk ||
-      a.depth > wire::kMaxBulk || (!a.is_3d && a.depth != 1))
+      a.depth > wire::kMaxBulk || (!a.is_3d && a.depth != 1) || a.elem == 0 || a.width % a.elem != 0 ||
+      (peer && kind != cudaMemcpyDeviceToDevice))
     return false;
   unsigned __int128 packed128 = static_cast<unsigned __int128>(a.width) * a.height * a.depth;
   if (kind != cudaMemcpyDeviceToDevice && packed128 > wire::kMaxBulk) return false;
   size_t packed = static_cast<size_t>(packed128);
   if (kind == cudaMemcpyHostToDevice ? ctx.bulk_in.size() != packed : !ctx.bulk_in.empty()) return false;
   cudaStream_t stream{};
-  if (async && !resolve_stream(ctx, a.stream, &stream, status)) {
-    if (kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
+  cudaMemcpy3DParms p{};
+  const bool arrays = a.dst_array || a.src_array;
+  if ((async && !resolve_stream(ctx, a.stream, &stream, status)) ||
+      !resolve_array(ctx, a.dst_array, a.dst_pos, &p.dstArray, &p.dstPos, status) ||
+      !resolve_array(ctx, a.src_array, a.src_pos, &p.srcArray, &p.srcPos, status)) {
+    if (async && kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
     return true;
   }
-  cudaMemcpy3DParms p{};
-  p.dstPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst)), a.dst_pitch, a.width, a.dst_ysize);
-  p.srcPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.src)), a.src_pitch, a.width, a.src_ysize);
-  p.extent = cudaExtent{a.width, a.height, a.depth};
+  if (!a.dst_array)
+    p.dstPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst)), a.dst_pitch, a.width, a.dst_ysize);
+  if (!a.src_array)
+    p.srcPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.src)), a.src_pitch, a.width, a.src_ysize);
+  p.extent = cudaExtent{arrays ? a.width / a.elem : a.width, a.height, a.depth};
   p.kind = kind;
   void* host = nullptr;
   switch (kind) {
@@ -126,14 +147,24 @@ bool copy_pitched(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mod
       return true;
   }
   const auto& rt = ctx.cudart;
+  if (peer) {
+    cudaMemcpy3DPeerParms q{p.srcArray, p.srcPos, p.srcPtr, a.src_device, p.dstArray, p.dstPos, p.dstPtr,
+                            a.dst_device, p.extent};
+    auto c = per_thread ? rt.cudaMemcpy3DPeer_ptds : rt.cudaMemcpy3DPeer;
+    auto ca = per_thread ? rt.cudaMemcpy3DPeerAsync_ptsz : rt.cudaMemcpy3DPeerAsync;
+    if (async ? !ca : !c) status = cudaErrorNotSupported;
+    else status = async ? ca(&q, stream) : c(&q);
+    return true;
+  }
   auto c2 = per_thread ? rt.cudaMemcpy2D_ptds : rt.cudaMemcpy2D;
   auto c2a = per_thread ? rt.cudaMemcpy2DAsync_ptsz : rt.cudaMemcpy2DAsync;
   auto c3 = per_thread ? rt.cudaMemcpy3D_ptds : rt.cudaMemcpy3D;
   auto c3a = per_thread ? rt.cudaMemcpy3DAsync_ptsz : rt.cudaMemcpy3DAsync;
-  bool have = a.is_3d ? (async ? c3a != nullptr : c3 != nullptr) : (async ? c2a != nullptr : c2 != nullptr);
+  const bool use_3d = a.is_3d || arrays;
+  bool have = use_3d ? (async ? c3a != nullptr : c3 != nullptr) : (async ? c2a != nullptr : c2 != nullptr);
   if (!have) {
     status = cudaErrorNotSupported;
-  } else if (!a.is_3d) {
+  } else if (!use_3d) {
     status = async ? c2a(p.dstPtr.ptr, p.dstPtr.pitch, p.srcPtr.ptr, p.srcPtr.pitch, a.width, a.height, kind, stream)
                    : c2(p.dstPtr.ptr, p.dstPtr.pitch, p.srcPtr.ptr, p.srcPtr.pitch, a.width, a.height, kind);
   } else {
@@ -183,20 +214,24 @@ RGPU_COPY_HANDLER(cudaMemcpyAsync_ptsz, Mode::kAsync, true, cudaMemcpy_ptds, cud
 
 #undef RGPU_COPY_HANDLER
 
-#define RGPU_PITCHED_HANDLER(name, mode, per_thread)                                           \
+#define RGPU_PITCHED_HANDLER(name, mode, per_thread, peer)                                     \
   bool name(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {     \
     (void)out;                                                                              \
-    return copy_pitched(ctx, in, status, mode, per_thread);                                  \
+    return copy_pitched(ctx, in, status, mode, per_thread, peer);                            \
   }
 
-RGPU_PITCHED_HANDLER(cudaMemcpy2D, Mode::kSync, false)
-RGPU_PITCHED_HANDLER(cudaMemcpy2D_ptds, Mode::kSync, true)
-RGPU_PITCHED_HANDLER(cudaMemcpy2DAsync, Mode::kAsync, false)
-RGPU_PITCHED_HANDLER(cudaMemcpy2DAsync_ptsz, Mode::kAsync, true)
-RGPU_PITCHED_HANDLER(cudaMemcpy3D, Mode::kSync, false)
-RGPU_PITCHED_HANDLER(cudaMemcpy3D_ptds, Mode::kSync, true)
-RGPU_PITCHED_HANDLER(cudaMemcpy3DAsync, Mode::kAsync, false)
-RGPU_PITCHED_HANDLER(cudaMemcpy3DAsync_ptsz, Mode::kAsync, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy2D, Mode::kSync, false, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy2D_ptds, Mode::kSync, true, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy2DAsync, Mode::kAsync, false, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy2DAsync_ptsz, Mode::kAsync, true, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3D, Mode::kSync, false, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3D_ptds, Mode::kSync, true, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DAsync, Mode::kAsync, false, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DAsync_ptsz, Mode::kAsync, true, false)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DPeer, Mode::kSync, false, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DPeer_ptds, Mode::kSync, true, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DPeerAsync, Mode::kAsync, false, true)
+RGPU_PITCHED_HANDLER(cudaMemcpy3DPeerAsync_ptsz, Mode::kAsync, true, true)
 
 #undef RGPU_PITCHED_HANDLER
 

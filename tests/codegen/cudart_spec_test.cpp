@@ -40,7 +40,9 @@ TEST_CASE("the coverage report accounts for every export exactly once") {
   int forwarded = 0, hand_written = 0;
   for (const auto& [name, row] : rows) {
     forwarded += row.category.rfind("forwarded", 0) == 0;
-    hand_written += row.category.rfind("hand-written", 0) == 0;
+    // A hand-written client over another function's call (the array copies travel as cudaMemcpy3D)
+    // adds no call of its own.
+    hand_written += row.category.rfind("hand-written", 0) == 0 && row.server != "-";
   }
   CHECK(forwarded > hand_written);  // the bulk of what travels is generated, not hand-written
 }

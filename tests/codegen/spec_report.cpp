@@ -33,7 +33,7 @@ std::map<std::string, CoverageRow> coverage_rows(const std::string& report_path)
       auto b = cell.find_first_not_of(' '), e = cell.find_last_not_of(' ');
       if (b != std::string::npos) cells.push_back(cell.substr(b, e - b + 1));
     }
-    if (cells.size() == 5) rows[cells[0]] = {cells[1], cells[2]};
+    if (cells.size() == 5) rows[cells[0]] = {cells[1], cells[2], cells[3]};
   }
   return rows;
 }

@@ -11,7 +11,7 @@ namespace rgpu::test {
 std::set<std::string> lines_of(const std::string& text);
 
 struct CoverageRow {
-  std::string category, client;
+  std::string category, client, server;
 };
 
 // Rows "| name | category | client | server | classified by |" of a coverage report's table.

@@ -62,9 +62,10 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
                          enum cudaMemcpyKind kind);
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                               size_t height, enum cudaMemcpyKind kind, cudaStream_t stream);
-// Pitched pointers only: CUDA arrays are not emulated (cudaErrorNotSupported).
 cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms* p);
 cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms* p, cudaStream_t stream);
+cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms* p);
+cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms* p, cudaStream_t stream);
 cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count);
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
                                 cudaStream_t stream);
@@ -114,6 +115,26 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType);
 cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec);
+
+// CUDA arrays, texture and surface objects (runtime_array.cpp)
+cudaError_t cudaMallocArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, size_t width, size_t height,
+                            unsigned int flags);
+cudaError_t cudaMalloc3DArray(cudaArray_t* array, const struct cudaChannelFormatDesc* desc, struct cudaExtent extent,
+                              unsigned int flags);
+cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const struct cudaChannelFormatDesc* desc,
+                                     struct cudaExtent extent, unsigned int numLevels, unsigned int flags);
+cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t* levelArray, cudaMipmappedArray_const_t mipmappedArray,
+                                       unsigned int level);
+cudaError_t cudaFreeArray(cudaArray_t array);
+cudaError_t cudaFreeMipmappedArray(cudaMipmappedArray_t mipmappedArray);
+cudaError_t cudaArrayGetInfo(struct cudaChannelFormatDesc* desc, struct cudaExtent* extent, unsigned int* flags,
+                             cudaArray_t array);
+cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const struct cudaResourceDesc* pResDesc,
+                                    const struct cudaTextureDesc* pTexDesc,
+                                    const struct cudaResourceViewDesc* pResViewDesc);
+cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject);
+cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t* pSurfObject, const struct cudaResourceDesc* pResDesc);
+cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surfObject);
 
 // The name -> entry point table above, as the resolver that load_api takes (runtime_table.cpp).
 // Returns null for names the emulated runtime does not provide.

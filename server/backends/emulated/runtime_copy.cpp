@@ -1,10 +1,10 @@
-// Emulated CUDA Runtime: memcpy and memset in all their forms (1D, 2D, 3D with pitched pointers,
-// peer). Every device-side range is confirmed inside one live allocation before a byte is
+// Emulated CUDA Runtime: memcpy and memset in all their forms (1D, 2D, 3D with pitched pointers
+// and CUDA arrays, peer). Every device-side range is confirmed inside one live allocation before a byte is
 // touched; host-side pointers are the daemon's own buffers and are trusted.
 #include <cstring>
 #include <limits>
 
-#include "common/log.h"
+#include "server/backends/emulated/arrays.h"
 #include "server/backends/emulated/runtime.h"
 #include "server/backends/emulated/runtime_state.h"
 
@@ -152,7 +152,7 @@ cudaError_t issue_peer_copy(void* dst, int dstDevice, const void* src, int srcDe
                     stream);
 }
 
-// A pitched pointer moved to `pos` (x in bytes: there are no arrays here).
+// A pitched pointer moved to `pos` (x in bytes).
 bool offset_pitched(const cudaPitchedPtr& p, const cudaPos& pos, const void** out) {
   uint64_t slice = 0, z = 0, y = 0, offset = 0;
   if (__builtin_mul_overflow(uint64_t{p.pitch}, p.ysize, &slice) || __builtin_mul_overflow(slice, pos.z, &z) ||
@@ -164,20 +164,64 @@ bool offset_pitched(const cudaPitchedPtr& p, const cudaPos& pos, const void** ou
   return true;
 }
 
+// One side of a 3D copy as an address and layout: an array (its position and the extent in
+// elements, checked against its size) or a pitched pointer (positions in bytes).
+cudaError_t side_3d(cudaArray_const_t array, const cudaPitchedPtr& ptr, const cudaPos& pos, const cudaExtent& e,
+                    const void** at, Layout* layout, int* device) {
+  if (!array) {
+    if (!offset_pitched(ptr, pos, at)) return cudaErrorInvalidValue;
+    *layout = {ptr.pitch, ptr.pitch * ptr.ysize};
+    return cudaSuccess;
+  }
+  ArrayLayout a;
+  if (!array_layout(array, &a)) return cudaErrorInvalidResourceHandle;
+  if (pos.x > a.width || e.width > a.width - pos.x || pos.y > a.height || e.height > a.height - pos.y ||
+      pos.z > a.depth || e.depth > a.depth - pos.z)
+    return cudaErrorInvalidValue;
+  *layout = {a.width * a.elem, a.width * a.elem * a.height};
+  *at = static_cast<const uint8_t*>(a.memory) + pos.z * layout->slice + pos.y * layout->pitch + pos.x * a.elem;
+  if (*device >= 0 && *device != a.device) return cudaErrorInvalidValue;
+  *device = a.device;
+  return cudaSuccess;
+}
+
+// cudaMemcpy3D(Peer)'s parameters: with an array the extent counts its elements, and both arrays
+// of an array-to-array copy have the same element size.
+cudaError_t issue_copy_3d(cudaArray_const_t dst_array, const cudaPitchedPtr& dst_ptr, const cudaPos& dst_pos,
+                          cudaArray_const_t src_array, const cudaPitchedPtr& src_ptr, const cudaPos& src_pos,
+                          const cudaExtent& extent, cudaMemcpyKind kind, int dst_device, int src_device,
+                          cudaStream_t stream) {
+  size_t elem = 1;
+  for (cudaArray_const_t arr : {dst_array, src_array}) {
+    ArrayLayout a;
+    if (!arr) continue;
+    if (!array_layout(arr, &a)) return cudaErrorInvalidResourceHandle;
+    if (elem != 1 && a.elem != elem) return cudaErrorInvalidValue;
+    elem = a.elem;
+  }
+  Copy c{nullptr, {}, nullptr, {}, {extent.width * elem, extent.height, extent.depth}, kind, dst_device, src_device};
+  const void* dst = nullptr;
+  if (cudaError_t err = side_3d(dst_array, dst_ptr, dst_pos, extent, &dst, &c.dst_layout, &c.dst_device);
+      err != cudaSuccess)
+    return err;
+  if (cudaError_t err = side_3d(src_array, src_ptr, src_pos, extent, &c.src, &c.src_layout, &c.src_device);
+      err != cudaSuccess)
+    return err;
+  c.dst = const_cast<void*>(dst);
+  return issue_copy(c, stream);
+}
+
 cudaError_t issue_copy_3d(const cudaMemcpy3DParms* p, cudaStream_t stream) {
   if (!p) return cudaErrorInvalidValue;
-  if (p->srcArray || p->dstArray) {
-    RGPU_LOG_ERROR("emulated backend: cudaMemcpy3D with CUDA arrays is not supported");
-    return cudaErrorNotSupported;
-  }
-  const void* dst = nullptr;
-  const void* src = nullptr;
-  if (!offset_pitched(p->dstPtr, p->dstPos, &dst) || !offset_pitched(p->srcPtr, p->srcPos, &src))
-    return cudaErrorInvalidValue;
-  Copy c{const_cast<void*>(dst), {p->dstPtr.pitch, p->dstPtr.pitch * p->dstPtr.ysize}, src,
-         {p->srcPtr.pitch, p->srcPtr.pitch * p->srcPtr.ysize}, {p->extent.width, p->extent.height, p->extent.depth},
-         p->kind};
-  return issue_copy(c, stream);
+  return issue_copy_3d(p->dstArray, p->dstPtr, p->dstPos, p->srcArray, p->srcPtr, p->srcPos, p->extent, p->kind, -1,
+                       -1, stream);
+}
+
+cudaError_t issue_peer_copy_3d(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) {
+  if (!p) return cudaErrorInvalidValue;
+  if (!state().valid_device(p->dstDevice) || !state().valid_device(p->srcDevice)) return cudaErrorInvalidDevice;
+  return issue_copy_3d(p->dstArray, p->dstPtr, p->dstPos, p->srcArray, p->srcPtr, p->srcPos, p->extent,
+                       cudaMemcpyDeviceToDevice, p->dstDevice, p->srcDevice, stream);
 }
 
 Memset memset_3d(const cudaPitchedPtr& p, int value, const cudaExtent& e) {
@@ -235,6 +279,12 @@ cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms* p) { return issue_copy_
 
 cudaError_t cudaMemcpy3DAsync(const struct cudaMemcpy3DParms* p, cudaStream_t stream) {
   return issue_copy_3d(p, stream);
+}
+
+cudaError_t cudaMemcpy3DPeer(const struct cudaMemcpy3DPeerParms* p) { return issue_peer_copy_3d(p, nullptr); }
+
+cudaError_t cudaMemcpy3DPeerAsync(const struct cudaMemcpy3DPeerParms* p, cudaStream_t stream) {
+  return issue_peer_copy_3d(p, stream);
 }
 
 cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count) {

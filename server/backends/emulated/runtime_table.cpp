@@ -59,6 +59,8 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaMemcpy3DAsync),
     RGPU_EMULATED(cudaMemcpyPeer),
     RGPU_EMULATED(cudaMemcpyPeerAsync),
+    RGPU_EMULATED(cudaMemcpy3DPeer),
+    RGPU_EMULATED(cudaMemcpy3DPeerAsync),
     RGPU_EMULATED(cudaStreamCreate),
     RGPU_EMULATED(cudaStreamCreateWithFlags),
     RGPU_EMULATED(cudaStreamCreateWithPriority),
@@ -95,6 +97,17 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphNodeGetType),
     RGPU_EMULATED(cudaGraphDestroy),
     RGPU_EMULATED(cudaGraphExecDestroy),
+    RGPU_EMULATED(cudaMallocArray),
+    RGPU_EMULATED(cudaMalloc3DArray),
+    RGPU_EMULATED(cudaMallocMipmappedArray),
+    RGPU_EMULATED(cudaGetMipmappedArrayLevel),
+    RGPU_EMULATED(cudaFreeArray),
+    RGPU_EMULATED(cudaFreeMipmappedArray),
+    RGPU_EMULATED(cudaArrayGetInfo),
+    RGPU_EMULATED(cudaCreateTextureObject),
+    RGPU_EMULATED(cudaDestroyTextureObject),
+    RGPU_EMULATED(cudaCreateSurfaceObject),
+    RGPU_EMULATED(cudaDestroySurfaceObject),
 };
 
 }  // namespace

@@ -17,6 +17,8 @@ static int failures = 0;
   } while (0)
 #define CUDA_OK(call) CHECK((call) == cudaSuccess, #call)
 
+#include "tour_arrays.h"
+
 __constant__ int table[16];
 __device__ float scale_factor;
 
@@ -132,6 +134,8 @@ int main() {
   std::vector<float> rows(w * h, 0.f);
   CUDA_OK(cudaMemcpy2D(rows.data(), w * sizeof(float), pitched, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost));
   CHECK(std::equal(rows.begin(), rows.end(), host.begin()), "2D round trip");
+
+  tour_arrays();
 
   // Device symbols.
   int values[16];

@@ -204,7 +204,7 @@ TEST_CASE_METHOD(FreshDevices, "3D copies and memsets with pitched pointers and 
   CHECK(emu::cudaMemcpy3D(&down) == cudaErrorInvalidValue);
   down.srcPos = position(0, 0, 0);
   down.srcArray = reinterpret_cast<cudaArray_t>(0x1);
-  CHECK(emu::cudaMemcpy3D(&down) == cudaErrorNotSupported);
+  CHECK(emu::cudaMemcpy3D(&down) == cudaErrorInvalidResourceHandle);  // not a live array
   CHECK(emu::cudaMemset3D(device, 0, extent(kW, kH, kD + 1)) == cudaErrorInvalidValue);
   CHECK(emu::cudaMemset3D(pitched(d, 4, kW, kH), 0, extent(kW, kH, kD)) ==
         cudaErrorInvalidPitchValue);
