@@ -130,6 +130,13 @@ class Backend {
                                               unsigned flags, int* num_blocks) = 0;
   // Bytes of device memory this process holds now (for the session-end log line).
   virtual uint64_t memory_in_use() = 0;
+  // The device allocation containing `address` (memory opened from another session's IPC handle
+  // included): its base and size, for the client's memory map. cudaError_t; cudaErrorNotSupported
+  // by default.
+  virtual int32_t allocation_range(uint64_t address, uint64_t* base, uint64_t* size) {
+    (void)address, (void)base, (void)size;
+    return 801;
+  }
 
   // Movable device memory, for swapping an idle session out to host memory (server/session/
   // swap_space.h): an address range whose physical backing can be released and made again at the

@@ -13,6 +13,7 @@ namespace rgpu::server {
 
 enum class HandleKind : uint8_t {
   kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
+  kMemPool,                  // CUDA memory pools
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
   kCurand,                   // cuRAND generators
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
@@ -75,6 +76,14 @@ class HandleTable {
     std::shared_lock lock(mu_);
     for (const auto& [key, real] : map_)
       if (key.kind == kind) fn(real);
+  }
+  // The id `real` is bound to as a `kind` (0 if none): a getter that returns an existing object (a
+  // device's memory pool) answers with the handle the client already holds. A scan: getters are rare.
+  uint64_t find_id(HandleKind kind, const void* real) const {
+    std::shared_lock lock(mu_);
+    for (const auto& [key, r] : map_)
+      if (key.kind == kind && r == real) return key.id;
+    return 0;
   }
   size_t size() const {
     std::shared_lock lock(mu_);

@@ -23,10 +23,6 @@ bool not_available(int32_t& status) {
   return true;
 }
 
-// A stream-ordered pool grows in larger pieces than cudaMalloc commits (32 MiB on the H200 for a
-// 10 MiB request, measured), so its allocations are checked against that piece.
-constexpr uint64_t kPoolGrowthPiece = 32u << 20;
-
 // The slice check of an allocation; false (with cudaErrorMemoryAllocation, as a full GPU answers)
 // when it would cross the session's slice.
 bool fits(CallContext& ctx, uint64_t bytes, uint64_t piece, int32_t& status) {
@@ -47,7 +43,7 @@ bool malloc_async(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     status = cudaErrorInvalidResourceHandle;
     return true;
   }
-  if (!fits(ctx, size, kPoolGrowthPiece, status)) return true;
+  if (!fits(ctx, size, MemorySlice::kPoolPiece, status)) return true;
   status = fn(ptr.get(), size, stream);
   if (status == cudaSuccess && ptr.get()) ctx.session.note_alloc(*ptr.get(), size);
   if (status == cudaSuccess) ptr.write(out);

@@ -84,7 +84,7 @@ void bind_known_handles(server::HandleTable& handles) {
   alignas(64) static uint8_t object[4096];
   for (auto kind : {server::HandleKind::kStream, server::HandleKind::kEvent, server::HandleKind::kGraph,
                     server::HandleKind::kGraphExec, server::HandleKind::kGraphNode, server::HandleKind::kModule,
-                    server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther,
+                    server::HandleKind::kFunction, server::HandleKind::kCublas, server::HandleKind::kOther, server::HandleKind::kMemPool,
                     server::HandleKind::kCudnn, server::HandleKind::kCudnnDescriptor, server::HandleKind::kCurand,
                     server::HandleKind::kCufft, server::HandleKind::kCufftDescriptor,
                     server::HandleKind::kCusparse, server::HandleKind::kCusparseDescriptor,

@@ -73,6 +73,7 @@ class CudaBackend final : public Backend {
                                       int* num_blocks) override;
   // What nvidia-smi shows for this process (NVML's per-process figure over its devices).
   uint64_t memory_in_use() override;
+  int32_t allocation_range(uint64_t address, uint64_t* base, uint64_t* size) override;  // cuda_backend_ipc.cpp
   uint64_t movable_granularity() override;
   int32_t movable_alloc(uint64_t size, uint64_t* address) override;
   int32_t movable_free(uint64_t address) override;

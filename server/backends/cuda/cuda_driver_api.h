@@ -44,7 +44,8 @@ namespace rgpu::server::cuda {
   X(cuMemSetAccess)                                    \
   X(cuMemHostGetDevicePointer_v2)                      \
   X(cuMemHostRegister_v2)                              \
-  X(cuMemHostUnregister)
+  X(cuMemHostUnregister)                              \
+  X(cuMemGetAddressRange_v2)
 
 struct DriverApi {
 #define RGPU_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -23,7 +23,11 @@ cudaError_t cudaMalloc(void** devPtr, size_t size) {
   return state().memory.allocate(current_device(), size, devPtr);
 }
 
-cudaError_t cudaFree(void* devPtr) { return state().memory.free(devPtr); }
+cudaError_t cudaFree(void* devPtr) {
+  cudaError_t err = state().memory.free(devPtr);
+  if (err == cudaSuccess) forget_pool_allocation(devPtr);
+  return err;
+}
 
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   if (!devPtr || !pitch) return cudaErrorInvalidValue;

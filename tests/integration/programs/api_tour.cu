@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -48,6 +49,66 @@ struct WorkAtExit {
     std::printf("ok: a kernel launched, memory copied and freed at exit\n");
   }
 } g_work_at_exit;
+
+// Memory pools: the device's pool is one handle however it is asked for; a created pool keeps its
+// attributes and access; allocations from it are device memory the client knows (cudaMemcpyDefault),
+// its figures follow them, and a trim gives back what the release threshold kept.
+static void pool_tour() {
+  cudaMemPool_t def1, def2, current;
+  CUDA_OK(cudaDeviceGetDefaultMemPool(&def1, 0));
+  CUDA_OK(cudaDeviceGetDefaultMemPool(&def2, 0));
+  CUDA_OK(cudaDeviceGetMemPool(&current, 0));
+  CHECK(def1 == def2 && def1 == current, "the device's default pool is one handle, and the current one");
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = 0;
+  cudaMemPool_t pool;
+  CUDA_OK(cudaMemPoolCreate(&pool, &props));
+  CHECK(pool != def1, "a created pool is a handle of its own");
+  uint64_t threshold = 64u << 20, got = 0;
+  CUDA_OK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &got));
+  CHECK(got == threshold, "a pool's release threshold reads back");
+  int reuse = 0;
+  CUDA_OK(cudaMemPoolSetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &reuse));
+  reuse = 7;
+  CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolReuseAllowOpportunistic, &reuse));
+  CHECK(reuse == 0, "an int attribute reads back as an int");
+  cudaMemLocation here{cudaMemLocationTypeDevice, 0};
+  cudaMemAccessFlags access = cudaMemAccessFlagsProtNone;
+  CUDA_OK(cudaMemPoolGetAccess(&access, pool, &here));
+  CHECK(access == cudaMemAccessFlagsProtReadWrite, "the owning device may read and write the pool");
+  CUDA_OK(cudaDeviceSetMemPool(0, pool));
+  CUDA_OK(cudaDeviceGetMemPool(&current, 0));
+  CHECK(current == pool, "cudaDeviceGetMemPool answers the pool cudaDeviceSetMemPool set");
+  CUDA_OK(cudaDeviceSetMemPool(0, def1));
+
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreate(&s));
+  int* p = nullptr;
+  CUDA_OK(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&p), 8u << 20, pool, s));
+  std::vector<int> in(256, 42), out(256, 0);
+  CUDA_OK(cudaMemcpyAsync(p, in.data(), in.size() * sizeof(int), cudaMemcpyDefault, s));
+  CUDA_OK(cudaMemcpyAsync(out.data(), p, out.size() * sizeof(int), cudaMemcpyDefault, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CHECK(in == out, "memory from a created pool holds data (cudaMemcpyDefault knows it)");
+  uint64_t used = 0, reserved = 0;
+  CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  CHECK(used >= (8u << 20), "the pool counts what it gave out");
+  CUDA_OK(cudaFreeAsync(p, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  CUDA_OK(cudaMemPoolTrimTo(pool, 0));
+  CUDA_OK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  CHECK(used == 0 && reserved == 0, "after the free and a trim the pool holds nothing");
+  CHECK(cudaMemPoolDestroy(def1) != cudaSuccess, "the default pool cannot be destroyed");
+  CUDA_OK(cudaMemPoolDestroy(pool));
+  CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &got) == cudaErrorInvalidResourceHandle,
+        "a destroyed pool's handle is refused");
+  cudaGetLastError();  // the two refusals above were the last errors
+  CUDA_OK(cudaStreamDestroy(s));
+}
 
 int main() {
   int count = 0;
@@ -232,6 +293,8 @@ int main() {
   CUDA_OK(cudaGraphExecDestroy(exec2));
   CUDA_OK(cudaGraphDestroy(graph2));
   CUDA_OK(cudaStreamDestroy(s2));
+
+  pool_tour();
 
   size_t free_mem = 0, total_mem = 0;
   CUDA_OK(cudaMemGetInfo(&free_mem, &total_mem));

@@ -1,6 +1,6 @@
 // A tenant's view of its memory slice, driven by commands on stdin (one per line), each answered on
 // stdout: `info` (what cudaMemGetInfo and the device properties say the GPU has), `alloc MIB`
-// (one allocation), `fill` (1 MiB allocations until one is refused, then proof the session still
+// (one allocation), `pool MIB` (one allocation from a pool the program created, kept), `fill` (1 MiB allocations until one is refused, then proof the session still
 // works), `quit`. The pool tests start it through rgpu run and talk to it through a fifo.
 #include <cuda_runtime.h>
 
@@ -11,6 +11,8 @@
 namespace {
 
 std::vector<void*> held;
+std::vector<void*> held_from_pool;  // freed with cudaFreeAsync
+cudaMemPool_t created_pool;
 
 // The error's name and number: the emulated backend has no runtime to name errors, so the tests
 // read the number.
@@ -36,6 +38,23 @@ void alloc(size_t mib) {
   cudaError_t st = cudaMalloc(&p, mib << 20);
   if (st == cudaSuccess) held.push_back(p);
   std::printf("alloc %zu MiB: %s\n", mib, named(st));
+}
+
+// From a created pool, which must not be a way around the slice.
+void pool_alloc(size_t mib) {
+  cudaError_t st = cudaSuccess;
+  if (!created_pool) {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    st = cudaMemPoolCreate(&created_pool, &props);
+  }
+  void* p = nullptr;
+  if (st == cudaSuccess) st = cudaMallocFromPoolAsync(&p, mib << 20, created_pool, 0);
+  if (st == cudaSuccess) st = cudaStreamSynchronize(0);
+  if (st == cudaSuccess) held_from_pool.push_back(p);
+  std::printf("pool %zu MiB: %s\n", mib, named(st));
 }
 
 void fill() {
@@ -69,11 +88,14 @@ int main() {
     size_t mib = 0;
     if (!std::strncmp(line, "info", 4)) info();
     else if (std::sscanf(line, "alloc %zu", &mib) == 1) alloc(mib);
+    else if (std::sscanf(line, "pool %zu", &mib) == 1) pool_alloc(mib);
     else if (!std::strncmp(line, "fill", 4)) fill();
     else if (!std::strncmp(line, "quit", 4)) break;
     else std::printf("unknown command: %s", line);
     std::fflush(stdout);
   }
   for (void* p : held) cudaFree(p);
+  for (void* p : held_from_pool) cudaFreeAsync(p, 0);
+  if (created_pool) cudaMemPoolDestroy(created_pool);
   return 0;
 }

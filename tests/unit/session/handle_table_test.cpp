@@ -35,3 +35,16 @@ TEST_CASE("handles resolve per kind, builtins pass through (stream specials only
   CHECK_FALSE(t.resolve(HandleKind::kStream, 0x100, &p));
   CHECK(t.size() == 1);
 }
+
+// A getter of an existing object (a device's memory pool) answers with the id it already has.
+TEST_CASE("handle table finds the id a handle is bound to, by kind") {
+  HandleTable t;
+  int pool_obj = 0, other = 0;
+  t.bind(HandleKind::kMemPool, 0x200, &pool_obj);
+  t.bind(HandleKind::kStream, 0x210, &other);
+  CHECK(t.find_id(HandleKind::kMemPool, &pool_obj) == 0x200);
+  CHECK(t.find_id(HandleKind::kMemPool, &other) == 0);   // bound, but as another kind
+  CHECK(t.find_id(HandleKind::kStream, &pool_obj) == 0);
+  t.unbind(HandleKind::kMemPool, 0x200);
+  CHECK(t.find_id(HandleKind::kMemPool, &pool_obj) == 0);
+}
