@@ -279,14 +279,6 @@ extern "C" cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t*
   return rgpu::client::graph_nodes(rgpu::gen::cudart::k_cudaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
 }
 
-// A host node's function lives in the client; the server's node holds rgpu's relay instead.
-extern "C" cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
-  (void)node;
-  (void)pNodeParams;
-  rgpu::client::report_unsupported("cudaGraphHostNodeGetParams");
-  return cudart_finish(cudaErrorNotSupported);
-}
-
 namespace {
 cudaError_t record(cudaError_t st, cudaEvent_t event, cudaStream_t stream) {
   if (st == cudaSuccess) CaptureRegistry::get().recorded(event, stream);

@@ -1,7 +1,7 @@
 // The wire form of graph node enumeration (cudaGraphGetNodes, cudaGraphGetRootNodes), written by
 // the client's graph.cpp and read by the server's. Nodes are made by the server (capture, graph
-// building), so their ids are chosen there: the node's own address, bound in the session's handle
-// table before it is returned.
+// building): one the client added by hand keeps the id the client chose; any other is given its own
+// address, bound in the session's handle table before it is returned.
 #pragma once
 
 #include <cstdint>

@@ -60,9 +60,7 @@ bool graph_nodes(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_
   out.put<uint64_t>(nodes.size());
   if (q.want_nodes) {
     for (uint64_t i = 0; i < nodes.size() && i < q.capacity; ++i) {
-      auto id = reinterpret_cast<uint64_t>(nodes[i]);
-      ctx.handles.bind(HandleKind::kGraphNode, id, nodes[i]);
-      out.put<uint64_t>(id);
+      out.put<uint64_t>(ctx.handles.id_for(HandleKind::kGraphNode, nodes[i]));
     }
   }
   return true;
@@ -76,15 +74,6 @@ bool cudaGraphGetNodes(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, 
 
 bool cudaGraphGetRootNodes(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   return graph_nodes(ctx, in, out, status, ctx.cudart.cudaGraphGetRootNodes);
-}
-
-// Answered on the client (host functions live there).
-bool cudaGraphHostNodeGetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)ctx;
-  (void)in;
-  (void)out;
-  status = cudaErrorNotSupported;
-  return true;
 }
 
 }  // namespace rgpu::server::handlers

@@ -68,6 +68,18 @@ class HandleTable {
     }
     return ok;
   }
+  // The client's id for a handle the backend made and handed out (a graph's node, a node's child
+  // graph): the id it is bound under, else its own address, bound now. One object, one id, however
+  // the client came by it.
+  uint64_t id_for(HandleKind kind, void* real) {
+    if (!real) return 0;
+    std::unique_lock lock(mu_);
+    for (const auto& [key, r] : map_)
+      if (key.kind == kind && r == real) return key.id;
+    auto id = reinterpret_cast<uint64_t>(real);
+    map_[Key{id, kind}] = real;
+    return id;
+  }
   // Calls fn(real) for each handle of `kind`, under the shared lock (fn must not bind or unbind).
   template <typename Fn>
   void for_each(HandleKind kind, Fn&& fn) const {

@@ -22,6 +22,10 @@ check "api_tour through rgpu run" $rc "$(grep -v '^ok' "$WORK/tour.out" | head -
 grep -qx "ok: a kernel launched, memory copied and freed at exit" "$WORK/tour.out"
 check "a kernel launched by a static destructor at exit (after the thread's launch configurations are gone)" $?
 
+# 1a. Graphs built node by node (kernel, host and empty nodes; ids, order, refusals).
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/graph_nodes_tour" >"$WORK/graph_nodes.out" 2>&1
+check "graph_nodes_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/graph_nodes.out" | head -20)"
+
 # 1b. Module upload by key: a miss (empty cache) makes the client send the image, which the server
 # caches; the next client's module then loads from the cache.
 ls "$RGPU_MODULE_CACHE"/*.bin >/dev/null 2>&1

@@ -93,6 +93,9 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphUpload),
     RGPU_EMULATED(cudaGraphGetNodes),
     RGPU_EMULATED(cudaGraphNodeGetType),
+    RGPU_EMULATED(cudaGraphAddEmptyNode),
+    RGPU_EMULATED(cudaGraphAddHostNode),
+    RGPU_EMULATED(cudaGraphHostNodeGetParams),
     RGPU_EMULATED(cudaGraphDestroy),
     RGPU_EMULATED(cudaGraphExecDestroy),
 };
