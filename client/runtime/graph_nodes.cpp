@@ -7,6 +7,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
@@ -146,6 +147,62 @@ cudaError_t get_host(cudaGraphNode_t node, cudaHostNodeParams* p) {
   return cudaErrorNotSupported;
 }
 
+// The body graphs of conditional nodes, by node: CUDA hands out an array it owns for the node's
+// lifetime; these live as long as the process.
+class ConditionalBodies {
+ public:
+  static cudaGraph_t* make(uint64_t node, size_t n) {
+    static std::mutex mu;
+    static auto& bodies = *new std::unordered_map<uint64_t, std::vector<cudaGraph_t>>();
+    std::lock_guard<std::mutex> lock(mu);
+    auto& v = bodies[node];
+    v.assign(n, nullptr);
+    return v.data();
+  }
+};
+
+cudaError_t add_conditional(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                            cudaConditionalNodeParams& p) {
+  if (p.size == 0) return cudaErrorInvalidValue;
+  Call call(ids::k_cudaGraphAddNode, CallClass::kSync);
+  put_add(call, node, graph, deps, num_deps);
+  call.args().put(wire::ConditionalNode{p.handle, p.type, p.size});
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st != cudaSuccess) return st;
+  cudaGraph_t* bodies = ConditionalBodies::make(reinterpret_cast<uint64_t>(*node), p.size);
+  for (unsigned i = 0; i < p.size; ++i) bodies[i] = reinterpret_cast<cudaGraph_t>(call.results().get<uint64_t>());
+  if (!call.results().ok()) return cudaErrorUnknown;
+  p.phGraph_out = bodies;
+  return cudaSuccess;
+}
+
+// cudaGraphAddNode: each kind through its own add; edge data other than the default is not supported.
+cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps,
+                     const cudaGraphEdgeData* edges, size_t num_deps, cudaGraphNodeParams* p) {
+  if (!node || !p) return cudaErrorInvalidValue;
+  for (size_t i = 0; edges && i < num_deps; ++i)
+    if (edges[i].type != cudaGraphDependencyTypeDefault || edges[i].from_port || edges[i].to_port) {
+      report_unsupported("cudaGraphAddNode with edge data");
+      return cudaErrorNotSupported;
+    }
+  switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+      const cudaKernelNodeParamsV2& k = p->kernel;
+      cudaKernelNodeParams v1{k.func, k.gridDim, k.blockDim, k.sharedMemBytes, k.kernelParams, k.extra};
+      return add_kernel(node, graph, deps, num_deps, &v1);
+    }
+    case cudaGraphNodeTypeHost: {
+      cudaHostNodeParams v1{p->host.fn, p->host.userData};
+      return add_host(node, graph, deps, num_deps, &v1);
+    }
+    case cudaGraphNodeTypeConditional:
+      return add_conditional(node, graph, deps, num_deps, p->conditional);
+    default:
+      report_unsupported("cudaGraphAddNode of this node type (kernel, host and conditional nodes are supported)");
+      return cudaErrorNotSupported;
+  }
+}
+
 }  // namespace
 
 void remember_host_function(uint64_t callback, cudaHostFn_t fn, void* user_data) {
@@ -187,4 +244,10 @@ extern "C" cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec
 }
 extern "C" cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
   return cudart_finish(rgpu::client::get_host(node, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData,
+                                        size_t numDependencies, cudaGraphNodeParams* nodeParams) {
+  return cudart_finish(
+      rgpu::client::add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams));
 }

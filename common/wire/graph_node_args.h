@@ -28,4 +28,26 @@ struct HostNode {
   uint64_t callback;
 };
 
+// A 1D copy node (cudaGraphAddMemcpyNode1D). A device-to-device copy names both addresses; one
+// with host memory on a side copies from or to a server mirror instead (graph_args.h), as a
+// captured host copy does: the client refreshes an H2D mirror before each launch of the graph, and
+// a relay host node after a D2H copy sends the mirror's bytes back.
+struct MemcpyNode {
+  uint64_t dst;      // device address (0 for a D2H copy: the mirror)
+  uint64_t src;      // device address (0 for an H2D copy: the mirror)
+  uint64_t count;
+  uint64_t mirror;   // client-chosen mirror id, 0 for a device-to-device copy
+  int32_t kind;      // cudaMemcpyDeviceToDevice, cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
+  uint32_t pad;
+};
+
+// cudaGraphAddNode of a conditional node: its handle is the server's own value (what
+// cudaGraphConditionalHandleCreate returned, which kernels pass to cudaGraphSetConditional). The
+// reply holds `size` u64 ids, the node's body graphs.
+struct ConditionalNode {
+  uint64_t handle;
+  int32_t type;      // cudaGraphConditionalNodeType
+  uint32_t size;
+};
+
 }  // namespace rgpu::wire

@@ -18,6 +18,9 @@
 namespace rgpu::server::handlers {
 namespace {
 
+// A switch node's bodies at most (a peer must not size our replies freely).
+constexpr uint32_t kMaxBodies = 1 << 16;
+
 // The head of an Add*Node call, decoded; its handles are resolved by resolve_add.
 struct NodeAdd {
   uint64_t node_id = 0;
@@ -169,6 +172,31 @@ bool cudaGraphHostNodeSetParams(CallContext& ctx, wire::Decoder& in, wire::Encod
 bool cudaGraphExecHostNodeSetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;
   return set_host(ctx, in, status, true);
+}
+
+// Of cudaGraphAddNode's kinds, the client sends here only what it cannot express through another
+// add (a conditional node); the others it adds through theirs (client/runtime/graph_nodes.cpp).
+bool cudaGraphAddNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  NodeAdd a;
+  if (!read_add(in, &a)) return false;
+  auto c = in.get<wire::ConditionalNode>();
+  if (!in.ok() || !in.at_end() || c.size == 0 || c.size > kMaxBodies) return false;
+  if (!resolve_add(ctx, &a, status)) return true;
+  if (!ctx.cudart.cudaGraphAddNode) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraphNodeParams p{};
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = c.handle;
+  p.conditional.type = static_cast<cudaGraphConditionalNodeType>(c.type);
+  p.conditional.size = c.size;
+  cudaGraphNode_t node{};
+  status = ctx.cudart.cudaGraphAddNode(&node, a.graph, a.deps.data(), nullptr, a.deps.size(), &p);
+  if (status != cudaSuccess) return true;
+  bind_added(ctx, a, node, status);
+  for (uint32_t i = 0; i < c.size; ++i) out.put<uint64_t>(ctx.handles.id_for(HandleKind::kGraph, p.conditional.phGraph_out[i]));
+  return true;
 }
 
 // in: u64 node id; out: u64 the client's callback id (the client holds the function and its data).
