@@ -12,6 +12,7 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/memcpy.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
 #include "codegen/support/gen_marshal.h"
@@ -218,6 +219,31 @@ cudaError_t add_copy_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGr
   return cudaSuccess;
 }
 
+// The error node of the answer is named by the server as graph_queries.cpp's answers are.
+cudaError_t instantiate_with_params(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphInstantiateParams* p,
+                                    bool per_thread) {
+  if (!exec || !p) return cudaErrorInvalidValue;
+  uint64_t id = new_handle_id();
+  auto stream = reinterpret_cast<uint64_t>(p->uploadStream);
+  Call call(gen::cudart::k_cudaGraphInstantiateWithParams, CallClass::kSync);
+  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(graph));
+  call.args().put<uint64_t>(p->flags);
+  call.args().put<uint64_t>(per_thread && stream == 0 ? reinterpret_cast<uint64_t>(cudaStreamPerThread) : stream);
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (!call.replied()) return st;
+  auto& r = call.results();
+  auto result = static_cast<cudaGraphInstantiateResult>(r.get<int32_t>());
+  auto err_node = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
+  if (!r.ok()) return cudaErrorUnknown;
+  p->result_out = result;
+  p->errNode_out = err_node;
+  if (st != cudaSuccess) return st;
+  *exec = reinterpret_cast<cudaGraphExec_t>(id);
+  CaptureRegistry::get().instantiated(*exec, graph);
+  return cudaSuccess;
+}
+
 }  // namespace
 
 bool stream_capturing(cudaStream_t stream) { return CaptureRegistry::get().capturing(stream); }
@@ -298,6 +324,15 @@ extern "C" cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t orig
   return cudart_finish(st);
 }
 
+extern "C" cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                      cudaGraphInstantiateParams* instantiateParams) {
+  return cudart_finish(rgpu::client::instantiate_with_params(pGraphExec, graph, instantiateParams, false));
+}
+extern "C" cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                           cudaGraphInstantiateParams* instantiateParams) {
+  return cudart_finish(rgpu::client::instantiate_with_params(pGraphExec, graph, instantiateParams, true));
+}
+
 extern "C" cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   return rgpu::client::launch_graph(graphExec, stream, false);
 }
@@ -368,4 +403,26 @@ extern "C" cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph
   if (resultInfo) *resultInfo = info;
   if (st == cudaSuccess) CaptureRegistry::get().instantiated(hGraphExec, hGraph);
   return cudart_finish(st);
+}
+
+// Symbol copy nodes are copy nodes to or from the variable's device address.
+extern "C" cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                                      const void* symbol, const void* src, size_t count, size_t offset,
+                                                      cudaMemcpyKind kind) {
+  uintptr_t address = 0;
+  cudaError_t st = rgpu::client::symbol_copy(symbol, count, offset, true, &kind, &address);
+  if (st != cudaSuccess) return cudart_finish(st);
+  return cudart_finish(rgpu::client::add_copy_node(pGraphNode, graph, pDependencies, numDependencies,
+                                                   reinterpret_cast<void*>(address), src, count, kind));
+}
+extern "C" cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                        const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                                        void* dst, const void* symbol, size_t count, size_t offset,
+                                                        cudaMemcpyKind kind) {
+  uintptr_t address = 0;
+  cudaError_t st = rgpu::client::symbol_copy(symbol, count, offset, false, &kind, &address);
+  if (st != cudaSuccess) return cudart_finish(st);
+  return cudart_finish(rgpu::client::add_copy_node(pGraphNode, graph, pDependencies, numDependencies, dst,
+                                                   reinterpret_cast<const void*>(address), count, kind));
 }

@@ -1,5 +1,5 @@
-// Graph queries whose answers name nodes, graphs or events the backend made (common/wire/
-// graph_args.h): each is given the client's id for it (HandleTable::id_for), and rgpu's own relay
+// Graph calls whose answers name nodes, graphs or events the backend made (common/wire/
+// graph_args.h; also cudaGraphExecUpdate's and cudaGraphInstantiateWithParams's error node): each is given the client's id for it (HandleTable::id_for), and rgpu's own relay
 // nodes are left out (is_mirror_relay), so a graph shows the nodes the program made.
 #include <algorithm>
 #include <functional>
@@ -177,6 +177,34 @@ bool cudaGraphExecUpdate(CallContext& ctx, wire::Decoder& in, wire::Encoder& out
   out.put<int32_t>(info.result);
   out.put<uint64_t>(ctx.handles.id_for(HandleKind::kGraphNode, info.errorNode));
   out.put<uint64_t>(ctx.handles.id_for(HandleKind::kGraphNode, info.errorFromNode));
+  return true;
+}
+
+// in: u64 new executable graph id, u64 graph id, u64 flags, u64 upload stream id; out (whatever the
+// status): i32 result, u64 error node id.
+bool cudaGraphInstantiateWithParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  auto exec_id = in.get<uint64_t>();
+  auto graph_id = in.get<uint64_t>();
+  auto flags = in.get<uint64_t>();
+  auto stream_id = in.get<uint64_t>();
+  if (!in.ok() || !in.at_end() || HandleTable::is_builtin(exec_id)) return false;
+  if (!ctx.cudart.cudaGraphInstantiateWithParams) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraphInstantiateParams p{};
+  p.flags = flags;
+  cudaGraph_t graph{};
+  if (!ctx.handles.resolve(HandleKind::kGraph, graph_id, &graph) ||
+      !ctx.handles.resolve(HandleKind::kStream, stream_id, &p.uploadStream)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  cudaGraphExec_t exec{};
+  status = ctx.cudart.cudaGraphInstantiateWithParams(&exec, graph, &p);
+  if (status == cudaSuccess) ctx.handles.bind(HandleKind::kGraphExec, exec_id, exec);
+  out.put<int32_t>(p.result_out);
+  out.put<uint64_t>(ctx.handles.id_for(HandleKind::kGraphNode, p.errNode_out));
   return true;
 }
 
