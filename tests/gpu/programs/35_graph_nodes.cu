@@ -33,6 +33,10 @@ __global__ void count_start(int* counter, int limit, cudaGraphConditionalHandle 
   cudaGraphSetConditional(handle, *counter < limit ? 1 : 0);
 }
 
+__device__ int table[16];
+
+__global__ void bump_table() { table[threadIdx.x] += 100 + threadIdx.x; }
+
 struct HostLog {
   int calls = 0;
   int last_tag = 0;
@@ -210,6 +214,37 @@ int main() {
   CHECK_CUDA(cudaGraphLaunch(exec, stream));
   CHECK_CUDA(cudaStreamSynchronize(stream));
   say("original after the clone changed: wrong %d\n", wrong_values(in, out, 7));
+
+  // Symbol copy nodes (host -> __device__ variable -> host) around a kernel that changes it; the
+  // graph instantiated with parameters.
+  cudaGraph_t sym_graph;
+  CHECK_CUDA(cudaGraphCreate(&sym_graph, 0));
+  int table_in[16], table_out[16];
+  for (int i = 0; i < 16; ++i) table_in[i] = i * i, table_out[i] = -1;
+  cudaGraphNode_t to_sym, k_bump, from_sym;
+  CHECK_CUDA(cudaGraphAddMemcpyNodeToSymbol(&to_sym, sym_graph, nullptr, 0, table, table_in, sizeof table_in, 0,
+                                            cudaMemcpyHostToDevice));
+  cudaKernelNodeParams bp{};
+  bp.func = reinterpret_cast<void*>(bump_table);
+  bp.gridDim = dim3(1);
+  bp.blockDim = dim3(16);
+  bp.kernelParams = nullptr;
+  CHECK_CUDA(cudaGraphAddKernelNode(&k_bump, sym_graph, &to_sym, 1, &bp));
+  CHECK_CUDA(cudaGraphAddMemcpyNodeFromSymbol(&from_sym, sym_graph, &k_bump, 1, table_out, table, sizeof table_out, 0,
+                                              cudaMemcpyDeviceToHost));
+  cudaGraphInstantiateParams ip_params{};
+  ip_params.uploadStream = stream;
+  cudaGraphExec_t sym_exec;
+  CHECK_CUDA(cudaGraphInstantiateWithParams(&sym_exec, sym_graph, &ip_params));
+  expect(ip_params.result_out == cudaGraphInstantiateSuccess && ip_params.errNode_out == nullptr,
+         "cudaGraphInstantiateWithParams reports success");
+  CHECK_CUDA(cudaGraphLaunch(sym_exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  int sym_sum = 0;
+  for (int v : table_out) sym_sum += v;
+  say("symbol nodes: table_out[3] %d, sum %d\n", table_out[3], sym_sum);
+  CHECK_CUDA(cudaGraphExecDestroy(sym_exec));
+  CHECK_CUDA(cudaGraphDestroy(sym_graph));
 
   // A WHILE node: its body runs until the device counter reaches the limit.
   int* counter;
