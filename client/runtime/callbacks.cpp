@@ -9,16 +9,21 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/graph_host_functions.h"
 #include "client/runtime/pipe.h"
 #include "gen/cudart/cudart_ids.h"
 
 namespace {
 
-cudaError_t enqueue(uint32_t id, cudaStream_t stream, std::function<void()> fn) {
+// host_fn and data: the cudaHostFn_t behind `fn`, if it is one (a graph's host node shows it).
+cudaError_t enqueue(uint32_t id, cudaStream_t stream, std::function<void()> fn, cudaHostFn_t host_fn = nullptr,
+                    void* data = nullptr) {
   rgpu::client::Pipe& pipe = rgpu::client::Pipe::get();
   if (!pipe.available()) return rgpu::client::cudart_finish(cudaErrorNoDevice);
   // A host function captured into a graph runs at every launch of the graph.
-  uint64_t cb = pipe.register_callback(std::move(fn), rgpu::client::stream_capturing(stream));
+  bool captured = rgpu::client::stream_capturing(stream);
+  uint64_t cb = pipe.register_callback(std::move(fn), captured);
+  if (captured && host_fn) rgpu::client::remember_host_function(cb, host_fn, data);
   rgpu::client::Call call(id, rgpu::client::CallClass::kAsync);
   call.args().put<uint64_t>(reinterpret_cast<uint64_t>(stream));
   call.args().put<uint64_t>(cb);
@@ -31,13 +36,13 @@ namespace ids = rgpu::gen::cudart;
 
 extern "C" cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   if (!fn) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
-  return enqueue(ids::k_cudaLaunchHostFunc, stream, [fn, userData] { fn(userData); });
+  return enqueue(ids::k_cudaLaunchHostFunc, stream, [fn, userData] { fn(userData); }, fn, userData);
 }
 
 extern "C" cudaError_t cudaLaunchHostFunc_ptsz(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   if (!fn) return rgpu::client::cudart_finish(cudaErrorInvalidValue);
   if (!stream) stream = cudaStreamPerThread;
-  return enqueue(ids::k_cudaLaunchHostFunc_ptsz, stream, [fn, userData] { fn(userData); });
+  return enqueue(ids::k_cudaLaunchHostFunc_ptsz, stream, [fn, userData] { fn(userData); }, fn, userData);
 }
 
 extern "C" cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void* userData,

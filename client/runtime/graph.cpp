@@ -1,7 +1,6 @@
 // Graphs on the client: stream capture is tracked here so that host<->device copies captured into
 // a graph go through server mirrors (see common/wire/graph_args.h): each launch first refreshes the
 // graph's H2D mirrors from the user's host memory, and D2H mirrors come back as the graph runs.
-// Also graph node enumeration, whose node ids the server chooses.
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -13,10 +12,14 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/memcpy.h"
+#include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
+#include "codegen/support/gen_marshal.h"
 #include "common/wire/graph_args.h"
-#include "common/wire/internal_calls.h"
+#include "common/wire/graph_node_args.h"
 #include "gen/cudart/cudart_ids.h"
+#include "common/wire/internal_calls.h"
 #include "gen/cudart/cudart_remote.h"
 
 namespace rgpu::client {
@@ -88,10 +91,26 @@ class CaptureRegistry {
     any_.store(!capturing_.empty(), std::memory_order_release);
     if (graph) graphs_[key(graph)] = std::make_shared<const std::vector<MirroredInput>>(std::move(capture->inputs));
   }
+  // Also after cudaGraphExecUpdate: the executable refreshes the host copies of its new graph.
   void instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = graphs_.find(key(graph));
     if (it != graphs_.end()) execs_[key(exec)] = it->second;
+    else execs_.erase(key(exec));
+  }
+  // An H2D copy node added to `graph` by hand: the graph's executables instantiated from now on
+  // refresh its mirror (those made before keep the inputs they were made with).
+  void add_graph_input(cudaGraph_t graph, MirroredInput in) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto grown = std::make_shared<std::vector<MirroredInput>>();
+    if (auto it = graphs_.find(key(graph)); it != graphs_.end()) *grown = *it->second;
+    grown->push_back(in);
+    graphs_[key(graph)] = std::move(grown);
+  }
+  void cloned(cudaGraph_t clone, cudaGraph_t graph) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = graphs_.find(key(graph));
+    if (it != graphs_.end()) graphs_[key(clone)] = it->second;
   }
   Inputs inputs(cudaGraphExec_t exec) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -166,20 +185,62 @@ cudaError_t launch_graph(cudaGraphExec_t exec, cudaStream_t stream, bool per_thr
   return cudart_finish(per_thread ? remote::cudaGraphLaunch_ptsz(exec, stream) : remote::cudaGraphLaunch(exec, stream));
 }
 
-cudaError_t graph_nodes(uint32_t id, cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
-  if (!numNodes) return cudart_finish(cudaErrorInvalidValue);
-  Call call(id, CallClass::kSync);
-  call.args().put(wire::GraphNodesQuery{reinterpret_cast<uint64_t>(graph), *numNodes, nodes ? 1u : 0u, 0});
-  auto st = static_cast<cudaError_t>(call.invoke());
-  if (st != cudaSuccess) return cudart_finish(st);
-  auto& r = call.results();
-  uint64_t count = r.get<uint64_t>();
-  if (nodes) {
-    uint64_t n = count < *numNodes ? count : *numNodes;
-    for (uint64_t i = 0; i < n; ++i) nodes[i] = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
+// A 1D copy node: device-to-device as it is, host memory through a mirror (graph_node_args.h).
+cudaError_t add_copy_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                          void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  if (!node) return cudaErrorInvalidValue;
+  if (kind == cudaMemcpyDefault) {
+    bool d_dev = MemoryMap::get().find_device(dst).has_value(), s_dev = MemoryMap::get().find_device(src).has_value();
+    kind = d_dev ? (s_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                 : (s_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
   }
-  if (!r.ok()) return cudart_finish(cudaErrorUnknown);
-  *numNodes = count;
+  if (kind == cudaMemcpyHostToHost) {
+    report_unsupported("cudaGraphAddMemcpyNode1D between two host buffers");
+    return cudaErrorNotSupported;
+  }
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDeviceToDevice) return cudaErrorInvalidMemcpyDirection;
+  CaptureRegistry& reg = CaptureRegistry::get();
+  bool h2d = kind == cudaMemcpyHostToDevice, d2h = kind == cudaMemcpyDeviceToHost;
+  uint64_t mirror = h2d || d2h ? reg.new_mirror() : 0;
+  wire::MemcpyNode c{h2d || !d2h ? reinterpret_cast<uint64_t>(dst) : 0, d2h || !h2d ? reinterpret_cast<uint64_t>(src) : 0,
+                     count, mirror, kind, 0};
+  uint64_t id = new_handle_id();
+  Call call(gen::cudart::k_cudaGraphAddMemcpyNode1D, CallClass::kSync);
+  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(graph));
+  gen::put_handles(call.args(), deps, num_deps);
+  call.args().put<uint64_t>(num_deps);
+  call.args().put(c);
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st != cudaSuccess) return st;
+  *node = reinterpret_cast<cudaGraphNode_t>(id);
+  if (h2d) reg.add_graph_input(graph, {mirror, src, count});
+  if (d2h) Pipe::get().register_mirror(mirror, dst, count);
+  return cudaSuccess;
+}
+
+// The error node of the answer is named by the server as graph_queries.cpp's answers are.
+cudaError_t instantiate_with_params(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphInstantiateParams* p,
+                                    bool per_thread) {
+  if (!exec || !p) return cudaErrorInvalidValue;
+  uint64_t id = new_handle_id();
+  auto stream = reinterpret_cast<uint64_t>(p->uploadStream);
+  Call call(gen::cudart::k_cudaGraphInstantiateWithParams, CallClass::kSync);
+  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(graph));
+  call.args().put<uint64_t>(p->flags);
+  call.args().put<uint64_t>(per_thread && stream == 0 ? reinterpret_cast<uint64_t>(cudaStreamPerThread) : stream);
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (!call.replied()) return st;
+  auto& r = call.results();
+  auto result = static_cast<cudaGraphInstantiateResult>(r.get<int32_t>());
+  auto err_node = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
+  if (!r.ok()) return cudaErrorUnknown;
+  p->result_out = result;
+  p->errNode_out = err_node;
+  if (st != cudaSuccess) return st;
+  *exec = reinterpret_cast<cudaGraphExec_t>(id);
+  CaptureRegistry::get().instantiated(*exec, graph);
   return cudaSuccess;
 }
 
@@ -256,6 +317,22 @@ extern "C" cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec
   return cudart_finish(st);
 }
 
+// A clone copies the graph's host copies, mirrors included: its executables refresh them too.
+extern "C" cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
+  cudaError_t st = remote::cudaGraphClone(pGraphClone, originalGraph);
+  if (st == cudaSuccess && pGraphClone) CaptureRegistry::get().cloned(*pGraphClone, originalGraph);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaGraphInstantiateWithParams(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                      cudaGraphInstantiateParams* instantiateParams) {
+  return cudart_finish(rgpu::client::instantiate_with_params(pGraphExec, graph, instantiateParams, false));
+}
+extern "C" cudaError_t cudaGraphInstantiateWithParams_ptsz(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
+                                                           cudaGraphInstantiateParams* instantiateParams) {
+  return cudart_finish(rgpu::client::instantiate_with_params(pGraphExec, graph, instantiateParams, true));
+}
+
 extern "C" cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   return rgpu::client::launch_graph(graphExec, stream, false);
 }
@@ -270,21 +347,6 @@ extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
 extern "C" cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   CaptureRegistry::get().forget_exec(graphExec);
   return cudart_finish(remote::cudaGraphExecDestroy(graphExec));
-}
-
-extern "C" cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t* numNodes) {
-  return rgpu::client::graph_nodes(rgpu::gen::cudart::k_cudaGraphGetNodes, graph, nodes, numNodes);
-}
-extern "C" cudaError_t cudaGraphGetRootNodes(cudaGraph_t graph, cudaGraphNode_t* pRootNodes, size_t* pNumRootNodes) {
-  return rgpu::client::graph_nodes(rgpu::gen::cudart::k_cudaGraphGetRootNodes, graph, pRootNodes, pNumRootNodes);
-}
-
-// A host node's function lives in the client; the server's node holds rgpu's relay instead.
-extern "C" cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
-  (void)node;
-  (void)pNodeParams;
-  rgpu::client::report_unsupported("cudaGraphHostNodeGetParams");
-  return cudart_finish(cudaErrorNotSupported);
 }
 
 namespace {
@@ -315,4 +377,52 @@ extern "C" cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t even
 }
 extern "C" cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
   return wait(remote::cudaStreamWaitEvent_ptsz(stream, event, flags), stream, event);
+}
+
+extern "C" cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst,
+                                                const void* src, size_t count, cudaMemcpyKind kind) {
+  return cudart_finish(
+      rgpu::client::add_copy_node(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind));
+}
+
+// The update's answer names nodes: the server gives their client ids (graph_queries.cpp's way).
+extern "C" cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                           cudaGraphExecUpdateResultInfo* resultInfo) {
+  rgpu::client::Call call(rgpu::gen::cudart::k_cudaGraphExecUpdate, rgpu::client::CallClass::kSync);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(hGraphExec));
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(hGraph));
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (!call.replied()) return cudart_finish(st);
+  auto& r = call.results();
+  cudaGraphExecUpdateResultInfo info{};
+  info.result = static_cast<cudaGraphExecUpdateResult>(r.get<int32_t>());
+  info.errorNode = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
+  info.errorFromNode = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
+  if (!r.ok()) return cudart_finish(cudaErrorUnknown);
+  if (resultInfo) *resultInfo = info;
+  if (st == cudaSuccess) CaptureRegistry::get().instantiated(hGraphExec, hGraph);
+  return cudart_finish(st);
+}
+
+// Symbol copy nodes are copy nodes to or from the variable's device address.
+extern "C" cudaError_t cudaGraphAddMemcpyNodeToSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                      const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                                      const void* symbol, const void* src, size_t count, size_t offset,
+                                                      cudaMemcpyKind kind) {
+  uintptr_t address = 0;
+  cudaError_t st = rgpu::client::symbol_copy(symbol, count, offset, true, &kind, &address);
+  if (st != cudaSuccess) return cudart_finish(st);
+  return cudart_finish(rgpu::client::add_copy_node(pGraphNode, graph, pDependencies, numDependencies,
+                                                   reinterpret_cast<void*>(address), src, count, kind));
+}
+extern "C" cudaError_t cudaGraphAddMemcpyNodeFromSymbol(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                        const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                                        void* dst, const void* symbol, size_t count, size_t offset,
+                                                        cudaMemcpyKind kind) {
+  uintptr_t address = 0;
+  cudaError_t st = rgpu::client::symbol_copy(symbol, count, offset, false, &kind, &address);
+  if (st != cudaSuccess) return cudart_finish(st);
+  return cudart_finish(rgpu::client::add_copy_node(pGraphNode, graph, pDependencies, numDependencies, dst,
+                                                   reinterpret_cast<const void*>(address), count, kind));
 }

@@ -12,6 +12,7 @@
 #include "common/fixed_stack.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
+#include "client/runtime/kernel_args.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/modules.h"
 #include "common/wire/launch_args.h"
@@ -19,6 +20,25 @@
 
 namespace rgpu::client {
 namespace ids = gen::cudart;
+
+KernelRecord* loaded_kernel(const void* func, cudaError_t* st) {
+  KernelRecord* k = ModuleRegistry::get().kernel(func);
+  if (!k) {
+    *st = cudaErrorInvalidDeviceFunction;
+    return nullptr;
+  }
+  *st = ModuleRegistry::get().ensure_loaded(k->module);
+  return *st == cudaSuccess ? k : nullptr;
+}
+
+cudaError_t put_kernel_args(const KernelRecord& k, void** args, wire::Encoder& e) {
+  e.put<uint32_t>(k.args_size);
+  uint8_t* buf = e.append_zeros(k.args_size);
+  for (size_t i = 0; i < k.params.size(); ++i) std::memcpy(buf + k.params[i].offset, args[i], k.params[i].size);
+  // Pointers into pinned host memory become the GPU's addresses of it (the call sends the host's changes).
+  return mapped_prepare_launch(buf, k.params);
+}
+
 namespace {
 
 struct CallConfig {
@@ -48,15 +68,6 @@ cudaError_t check_config(dim3 grid, dim3 block) {
   return cudaSuccess;
 }
 
-KernelRecord* loaded_kernel(const void* func, cudaError_t* st) {
-  KernelRecord* k = ModuleRegistry::get().kernel(func);
-  if (!k) {
-    *st = cudaErrorInvalidDeviceFunction;
-    return nullptr;
-  }
-  *st = ModuleRegistry::get().ensure_loaded(k->module);
-  return *st == cudaSuccess ? k : nullptr;
-}
 
 // A sync query about a kernel: FunctionQuery in, status (+ a value) back.
 template <typename Out>
@@ -114,13 +125,7 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t 
 
   Call call(per_thread ? ids::k_cudaLaunchKernel_ptsz : ids::k_cudaLaunchKernel, CallClass::kAsync);
   call.args().put(a);
-  // The packed argument buffer: each parameter copied to its offset.
-  wire::Encoder& e = call.args();
-  e.put<uint32_t>(k->args_size);
-  uint8_t* buf = e.append_zeros(k->args_size);
-  for (size_t i = 0; i < k->params.size(); ++i) std::memcpy(buf + k->params[i].offset, args[i], k->params[i].size);
-  // Pointers into pinned host memory become the GPU's addresses of it (the call sends the host's changes).
-  if (cudaError_t mst = mapped_prepare_launch(buf, k->params); mst != cudaSuccess) return cudart_finish(mst);
+  if (cudaError_t ast = put_kernel_args(*k, args, call.args()); ast != cudaSuccess) return cudart_finish(ast);
   return cudart_finish(static_cast<cudaError_t>(call.post()));
 }
 

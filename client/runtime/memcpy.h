@@ -28,4 +28,10 @@ cudaError_t copy_pitched(const cudaMemcpy3DParms& p, bool is_3d, bool async, cud
 // As cudaMemcpy3D / cudaMemcpy3DAsync (and their per-thread variants) do it.
 cudaError_t copy_3d_parms(const cudaMemcpy3DParms& p, bool async, cudaStream_t stream, bool per_thread);
 
+// A copy to (`to`) or from a __device__/__constant__ variable: its device address at `offset` once
+// `count` bytes are checked to fit, and the direction (cudaMemcpyDefault taken as from or to host
+// memory; only that and device-to-device are valid). In symbols.cpp.
+cudaError_t symbol_copy(const void* symbol, size_t count, size_t offset, bool to, cudaMemcpyKind* kind,
+                        uintptr_t* address);
+
 }  // namespace rgpu::client

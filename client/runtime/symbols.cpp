@@ -21,31 +21,37 @@ cudaError_t symbol(const void* host_var, rgpu::client::VarRecord** out) {
 
 cudaError_t to_symbol(const void* sym, const void* src, size_t count, size_t offset, cudaMemcpyKind kind, bool async,
                       cudaStream_t stream, bool per_thread) {
-  rgpu::client::VarRecord* v = nullptr;
-  cudaError_t st = symbol(sym, &v);
+  uintptr_t address = 0;
+  cudaError_t st = rgpu::client::symbol_copy(sym, count, offset, true, &kind, &address);
   if (st != cudaSuccess) return cudart_finish(st);
-  if (offset > v->size || count > v->size - offset) return cudart_finish(cudaErrorInvalidValue);
-  if (kind == cudaMemcpyDefault) kind = cudaMemcpyHostToDevice;
-  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice)
-    return cudart_finish(cudaErrorInvalidMemcpyDirection);
-  return rgpu::client::copy_linear(reinterpret_cast<void*>(v->address + offset), src, count, kind, async, stream,
-                                   per_thread);
+  return rgpu::client::copy_linear(reinterpret_cast<void*>(address), src, count, kind, async, stream, per_thread);
 }
 
 cudaError_t from_symbol(void* dst, const void* sym, size_t count, size_t offset, cudaMemcpyKind kind, bool async,
                         cudaStream_t stream, bool per_thread) {
-  rgpu::client::VarRecord* v = nullptr;
-  cudaError_t st = symbol(sym, &v);
+  uintptr_t address = 0;
+  cudaError_t st = rgpu::client::symbol_copy(sym, count, offset, false, &kind, &address);
   if (st != cudaSuccess) return cudart_finish(st);
-  if (offset > v->size || count > v->size - offset) return cudart_finish(cudaErrorInvalidValue);
-  if (kind == cudaMemcpyDefault) kind = cudaMemcpyDeviceToHost;
-  if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice)
-    return cudart_finish(cudaErrorInvalidMemcpyDirection);
-  return rgpu::client::copy_linear(dst, reinterpret_cast<const void*>(v->address + offset), count, kind, async, stream,
-                                   per_thread);
+  return rgpu::client::copy_linear(dst, reinterpret_cast<const void*>(address), count, kind, async, stream, per_thread);
 }
 
 }  // namespace
+
+namespace rgpu::client {
+
+cudaError_t symbol_copy(const void* sym, size_t count, size_t offset, bool to, cudaMemcpyKind* kind, uintptr_t* address) {
+  VarRecord* v = nullptr;
+  cudaError_t st = symbol(sym, &v);
+  if (st != cudaSuccess) return st;
+  if (offset > v->size || count > v->size - offset) return cudaErrorInvalidValue;
+  cudaMemcpyKind host_side = to ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  if (*kind == cudaMemcpyDefault) *kind = host_side;
+  if (*kind != host_side && *kind != cudaMemcpyDeviceToDevice) return cudaErrorInvalidMemcpyDirection;
+  *address = v->address + offset;
+  return cudaSuccess;
+}
+
+}  // namespace rgpu::client
 
 extern "C" cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
                                           cudaMemcpyKind kind) {

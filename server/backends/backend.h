@@ -123,6 +123,19 @@ class Backend {
     return 801;
   }
   virtual int32_t launch(const LaunchRequest& request) = 0;
+  // A graph's kernel node (cudaGraphAddKernelNode): the launch, minus its stream, added to `graph`
+  // (the backend's cudaGraph_t) after `deps` (its cudaGraphNode_t values); *node is the new node.
+  // The default answers cudaErrorNotSupported (801).
+  virtual int32_t add_kernel_node(void* graph, std::span<void* const> deps, const LaunchRequest& request, void** node) {
+    (void)graph, (void)deps, (void)request, (void)node;
+    return 801;
+  }
+  // New parameters for a kernel node: the graph's own node (exec null), or its copy in the
+  // executable graph `exec` (cudaGraphExecKernelNodeSetParams).
+  virtual int32_t set_kernel_node(void* exec, void* node, const LaunchRequest& request) {
+    (void)exec, (void)node, (void)request;
+    return 801;
+  }
   virtual int32_t function_attributes(void* function, cudaFuncAttributes* out) = 0;
   // attr is a cudaFuncAttribute value.
   virtual int32_t set_function_attribute(void* function, int attr, int value) = 0;

@@ -17,6 +17,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
+#include "server/session/host_callbacks.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -24,13 +25,6 @@ namespace {
 
 void CUDART_CB run_once(void* data) {
   std::unique_ptr<Session::HostCallback> p(static_cast<Session::HostCallback*>(data));
-  p->session->run_client_callback(p->id);
-}
-
-// Captured into a graph: the same host function runs at each launch of the graph, with the same
-// data, which lives as long as the session.
-void CUDART_CB run_each_launch(void* data) {
-  auto* p = static_cast<Session::HostCallback*>(data);
   p->session->run_client_callback(p->id);
 }
 
@@ -64,6 +58,13 @@ bool enqueue(CallContext& ctx, wire::Decoder& in, int32_t& status, cudaError_t (
 }
 
 }  // namespace
+
+// Captured into a graph (or a host node's function): the same host function runs at each launch of
+// the graph, with the same data, which lives as long as the session.
+void CUDART_CB run_each_launch(void* data) {
+  auto* p = static_cast<Session::HostCallback*>(data);
+  p->session->run_client_callback(p->id);
+}
 
 bool cudaLaunchHostFunc(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;

@@ -1,10 +1,12 @@
-// Graphs on the server: node enumeration, and host copies captured into graphs through mirrors.
+// Graphs on the server: host copies captured into graphs, through mirrors.
 #include <cstring>
 #include <vector>
 
+#include "codegen/support/gen_marshal.h"
 #include "common/wire/codec.h"
 #include "common/wire/frame.h"
 #include "common/wire/graph_args.h"
+#include "common/wire/graph_node_args.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
@@ -13,78 +15,16 @@
 
 namespace rgpu::server::handlers {
 namespace {
-
-using NodesFn = cudaError_t (*)(cudaGraph_t, cudaGraphNode_t*, size_t*);
-
 void CUDART_CB send_mirror(void* data);
+}  // namespace
 
-// rgpu's own relay nodes (the host node after a captured D2H copy) are not the program's: hidden
-// from enumeration, so a graph shows the nodes the program made. Needs the backend to answer
-// host node queries; without that every node shows.
-bool is_relay(const CallContext& ctx, cudaGraphNode_t node) {
+bool is_mirror_relay(const CallContext& ctx, cudaGraphNode_t node) {
   const auto& rt = ctx.cudart;
   if (!rt.cudaGraphNodeGetType || !rt.cudaGraphHostNodeGetParams) return false;
   cudaGraphNodeType type{};
   if (rt.cudaGraphNodeGetType(node, &type) != cudaSuccess || type != cudaGraphNodeTypeHost) return false;
   cudaHostNodeParams params{};
   return rt.cudaGraphHostNodeGetParams(node, &params) == cudaSuccess && params.fn == &send_mirror;
-}
-
-// At most this many nodes are returned by one call (a peer must not size our buffers freely).
-constexpr uint64_t kMaxNodes = 1 << 20;
-
-bool graph_nodes(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, NodesFn fn) {
-  auto q = in.get<wire::GraphNodesQuery>();
-  if (!in.ok() || !in.at_end() || q.capacity > kMaxNodes) return false;
-  if (!fn) {
-    status = cudaErrorNotSupported;
-    return true;
-  }
-  cudaGraph_t graph{};
-  if (!ctx.handles.resolve(HandleKind::kGraph, q.graph, &graph)) {
-    status = cudaErrorInvalidResourceHandle;
-    return true;
-  }
-  size_t total = 0;
-  status = fn(graph, nullptr, &total);
-  if (status != cudaSuccess) return true;
-  if (total > kMaxNodes) {
-    status = cudaErrorInvalidValue;
-    return true;
-  }
-  std::vector<cudaGraphNode_t> nodes(total ? total : 1);
-  status = fn(graph, nodes.data(), &total);
-  if (status != cudaSuccess) return true;
-  std::erase_if(nodes, [&](cudaGraphNode_t n) { return is_relay(ctx, n); });
-  if (nodes.size() > total) nodes.resize(total);
-  out.put<uint64_t>(nodes.size());
-  if (q.want_nodes) {
-    for (uint64_t i = 0; i < nodes.size() && i < q.capacity; ++i) {
-      auto id = reinterpret_cast<uint64_t>(nodes[i]);
-      ctx.handles.bind(HandleKind::kGraphNode, id, nodes[i]);
-      out.put<uint64_t>(id);
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
-bool cudaGraphGetNodes(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  return graph_nodes(ctx, in, out, status, ctx.cudart.cudaGraphGetNodes);
-}
-
-bool cudaGraphGetRootNodes(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  return graph_nodes(ctx, in, out, status, ctx.cudart.cudaGraphGetRootNodes);
-}
-
-// Answered on the client (host functions live there).
-bool cudaGraphHostNodeGetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)ctx;
-  (void)in;
-  (void)out;
-  status = cudaErrorNotSupported;
-  return true;
 }
 
 }  // namespace rgpu::server::handlers
@@ -146,6 +86,54 @@ bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     status = rt.cudaMemcpyAsync(m->ptr, device, c.count, cudaMemcpyDeviceToHost, stream);
     if (status == cudaSuccess) status = rt.cudaLaunchHostFunc(stream, &send_mirror, m);
   }
+  return true;
+}
+
+// cudaGraphAddMemcpyNode1D (common/wire/graph_node_args.h): wire head as graph_nodes.cpp's adds.
+bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  auto node_id = in.get<uint64_t>();
+  auto graph_id = in.get<uint64_t>();
+  gen::HandleIds dep_ids;
+  if (!dep_ids.read(in)) return false;
+  auto num_deps = in.get<uint64_t>();
+  auto c = in.get<wire::MemcpyNode>();
+  if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id)) return false;
+  bool d2d = c.kind == cudaMemcpyDeviceToDevice, h2d = c.kind == cudaMemcpyHostToDevice;
+  if (!(d2d || h2d || c.kind == cudaMemcpyDeviceToHost) || d2d != (c.mirror == 0) || c.count > wire::kMaxBulk)
+    return false;
+  const auto& rt = ctx.cudart;
+  if (!rt.cudaGraphAddMemcpyNode1D || !rt.cudaGraphAddHostNode) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraph_t graph{};
+  std::vector<cudaGraphNode_t> deps;
+  if (!ctx.handles.resolve(HandleKind::kGraph, graph_id, &graph) || !dep_ids.resolve(ctx.handles, HandleKind::kGraphNode, &deps)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  deps.resize(dep_ids.present() ? num_deps : 0);
+  Session::Mirror* m = nullptr;
+  if (!d2d && !(m = ctx.session.new_mirror(c.mirror, c.count))) {
+    status = cudaErrorMemoryAllocation;
+    return true;
+  }
+  auto dst = d2d || h2d ? reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst)) : m->ptr;
+  auto src = d2d || !h2d ? reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src)) : m->ptr;
+  cudaGraphNode_t node{};
+  status = rt.cudaGraphAddMemcpyNode1D(&node, graph, deps.data(), deps.size(), dst, src, c.count,
+                                       static_cast<cudaMemcpyKind>(c.kind));
+  if (status != cudaSuccess) return true;
+  if (!d2d && !h2d) {
+    // The relay follows the copy; the program's dependents of the copy node do not wait for it (the
+    // bytes reach the user's buffer before a synchronisation that waits for the graph returns).
+    cudaHostNodeParams relay{&send_mirror, m};
+    cudaGraphNode_t relay_node{};
+    status = rt.cudaGraphAddHostNode(&relay_node, graph, &node, 1, &relay);
+    if (status != cudaSuccess) return true;
+  }
+  if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
   return true;
 }
 

@@ -70,6 +70,17 @@ class HandleTable {
     }
     return ok;
   }
+  // The client's id for a handle the backend made and handed out (a graph's node, a node's child
+  // graph): the id it is bound under, else its own address, bound now. One object, one id, however
+  // the client came by it.
+  uint64_t id_for(HandleKind kind, void* real) {
+    if (!real) return 0;
+    std::unique_lock lock(mu_);
+    if (uint64_t bound = find_locked(kind, real)) return bound;
+    auto id = reinterpret_cast<uint64_t>(real);
+    map_[Key{id, kind}] = real;
+    return id;
+  }
   // Calls fn(real) for each handle of `kind`, under the shared lock (fn must not bind or unbind).
   template <typename Fn>
   void for_each(HandleKind kind, Fn&& fn) const {
@@ -81,9 +92,7 @@ class HandleTable {
   // device's memory pool) answers with the handle the client already holds. A scan: getters are rare.
   uint64_t find_id(HandleKind kind, const void* real) const {
     std::shared_lock lock(mu_);
-    for (const auto& [key, r] : map_)
-      if (key.kind == kind && r == real) return key.id;
-    return 0;
+    return find_locked(kind, real);
   }
   size_t size() const {
     std::shared_lock lock(mu_);
@@ -91,6 +100,12 @@ class HandleTable {
   }
 
  private:
+  // The id `real` is bound under as `kind`, or 0; the caller holds mu_.
+  uint64_t find_locked(HandleKind kind, const void* real) const {
+    for (const auto& [key, r] : map_)
+      if (key.kind == kind && r == real) return key.id;
+    return 0;
+  }
   struct Key {
     uint64_t id;
     HandleKind kind;

@@ -2,6 +2,8 @@
 // hand-written library handlers.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 
 #include "common/wire/codec.h"
@@ -20,6 +22,10 @@ bool device_snapshot(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, in
 // kCallCaptureCopy and kCallMirrorRefresh (server/session/graph.cpp).
 bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// Whether `node` is rgpu's relay (the host node after a captured D2H copy, graph.cpp): not the
+// program's, so hidden from every query that lists nodes (graph_queries.cpp). Needs the backend to
+// answer host node queries; without that every node shows.
+bool is_mirror_relay(const CallContext& ctx, cudaGraphNode_t node);
 // kCallModuleGlobal and kCallModuleUnload (server/session/module_calls.cpp).
 bool module_global(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool module_unload(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);

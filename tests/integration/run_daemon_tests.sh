@@ -25,6 +25,9 @@ check "a kernel launched by a static destructor at exit (after the thread's laun
 # 1a. Mapped (zero-copy) host memory: exposure, the exchange of changes both ways, conflicts.
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/mapped_memory" >"$WORK/mapped.out" 2>&1
 check "mapped host memory (mapped_memory)" $? "$(grep -v '^ok' "$WORK/mapped.out" | head -20)"
+# 1b. Graphs built node by node (kernel, host and empty nodes; ids, order, refusals).
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/graph_nodes_tour" >"$WORK/graph_nodes.out" 2>&1
+check "graph_nodes_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/graph_nodes.out" | head -20)"
 
 # 1b. Module upload by key: a miss (empty cache) makes the client send the image, which the server
 # caches; the next client's module then loads from the cache.

@@ -33,6 +33,9 @@ namespace rgpu::server::cuda {
   X(cuFuncGetAttribute)                                \
   X(cuFuncSetAttribute)                                \
   X(cuLaunchKernelEx)                                  \
+  X(cuGraphAddKernelNode_v2)                           \
+  X(cuGraphKernelNodeSetParams_v2)                     \
+  X(cuGraphExecKernelNodeSetParams_v2)                 \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cuMemGetAllocationGranularity)                     \
   X(cuMemAddressReserve)                               \

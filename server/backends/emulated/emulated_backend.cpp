@@ -238,7 +238,7 @@ std::shared_ptr<FunctionRecord> EmulatedBackend::find_function(void* handle) con
   return it == functions_.end() ? nullptr : it->second;
 }
 
-int32_t EmulatedBackend::launch(const LaunchRequest& request) {
+int32_t EmulatedBackend::kernel_operation(const LaunchRequest& request, Operation* op) {
   std::shared_ptr<FunctionRecord> f = find_function(request.function);
   if (!f) return cudaErrorInvalidDeviceFunction;
   // CUDA 13 answers every bad launch configuration with cudaErrorInvalidValue (seen on an H200;
@@ -257,13 +257,27 @@ int32_t EmulatedBackend::launch(const LaunchRequest& request) {
     if (blocks > uint64_t(blocks_per_sm(*f, block_size, request.shared_mem)) * kMultiProcessorCount)
       return cudaErrorCooperativeLaunchTooLarge;
   }
-  auto stream = static_cast<cudaStream_t>(request.stream);
-  return state().enqueue(stream, cudaGraphNodeTypeKernel, [f, total = launches_, device = current_device()] {
+  *op = [f, total = launches_, device = current_device()] {
     f->launches.fetch_add(1, std::memory_order_relaxed);
     total->fetch_add(1, std::memory_order_relaxed);
     state().occupy(device);
     return cudaSuccess;
-  });
+  };
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::launch(const LaunchRequest& request) {
+  Operation op;
+  if (int32_t st = kernel_operation(request, &op); st != cudaSuccess) return st;
+  return state().enqueue(static_cast<cudaStream_t>(request.stream), cudaGraphNodeTypeKernel, std::move(op));
+}
+
+int32_t EmulatedBackend::add_kernel_node(void* graph, std::span<void* const> deps, const LaunchRequest& request,
+                                         void** node) {
+  Operation op;
+  if (int32_t st = kernel_operation(request, &op); st != cudaSuccess) return st;
+  return add_graph_node(static_cast<cudaGraph_t>(graph), reinterpret_cast<const cudaGraphNode_t*>(deps.data()),
+                        deps.size(), {cudaGraphNodeTypeKernel, std::move(op)}, reinterpret_cast<cudaGraphNode_t*>(node));
 }
 
 uint64_t EmulatedBackend::launches(void* function) const {

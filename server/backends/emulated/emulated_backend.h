@@ -19,6 +19,7 @@
 #include "gen/nvml/nvml_api.h"
 #include "server/backends/backend.h"
 #include "server/backends/cusolver_table.h"  // after the cuBLAS table
+#include "server/backends/emulated/runtime_state.h"
 
 namespace rgpu::server::emulated {
 
@@ -48,6 +49,9 @@ class EmulatedBackend final : public Backend {
   int32_t unload_module(void* module) override;
   int32_t module_global(void* module, const std::string& name, uint64_t* address, uint64_t* size) override;
   int32_t launch(const LaunchRequest& request) override;
+  // Recorded as a launch is; the node's parameters cannot be changed (set_kernel_node: the default).
+  int32_t add_kernel_node(void* graph, std::span<void* const> deps, const LaunchRequest& request,
+                          void** node) override;
   int32_t function_attributes(void* function, cudaFuncAttributes* out) override;
   int32_t set_function_attribute(void* function, int attr, int value) override;
   int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
@@ -68,6 +72,8 @@ class EmulatedBackend final : public Backend {
 
  private:
   std::shared_ptr<FunctionRecord> find_function(void* handle) const;
+  // A launch checked against the kernel and the device, as the operation that records it.
+  int32_t kernel_operation(const LaunchRequest& request, Operation* op);
 
   gen::cudart::Api api_;
   gen::cublas::Api cublas_;  // the CPU reference of cublas.h

@@ -171,6 +171,53 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
   return cudaSuccess;
 }
 
+cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps, GraphNode added,
+                           cudaGraphNode_t* node) {
+  if (!node || (num_deps && !deps)) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  auto it = state().graphs.find(graph);
+  if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
+  GraphNodes& nodes = it->second->nodes;
+  for (size_t i = 0; i < num_deps; ++i)
+    if (std::none_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.get() == static_cast<const void*>(deps[i]); }))
+      return cudaErrorInvalidValue;
+  auto shared = std::make_shared<const GraphNode>(std::move(added));
+  *node = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(shared.get()));
+  nodes.push_back(std::move(shared));
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                  size_t numDependencies) {
+  return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeEmpty, [] { return cudaSuccess; }},
+                        pGraphNode);
+}
+
+cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                 size_t numDependencies, const cudaHostNodeParams* pNodeParams) {
+  if (!pNodeParams || !pNodeParams->fn) return cudaErrorInvalidValue;
+  const cudaHostNodeParams p = *pNodeParams;
+  Operation run = [p] {
+    p.fn(p.userData);
+    return cudaSuccess;
+  };
+  return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeHost, std::move(run), p}, pGraphNode);
+}
+
+cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
+  if (!pNodeParams) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  for (const auto& [handle, graph] : state().graphs)
+    for (const auto& n : graph->nodes)
+      if (n.get() == static_cast<const void*>(node)) {
+        // Host functions captured from a stream are operations without parameters of their own.
+        if (n->type != cudaGraphNodeTypeHost || !n->host.fn) return cudaErrorInvalidValue;
+        *pNodeParams = n->host;
+        return cudaSuccess;
+      }
+  return cudaErrorInvalidValue;
+}
+
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType) {
   if (!pType) return cudaErrorInvalidValue;
   std::lock_guard lock(state().mu);

@@ -31,6 +31,7 @@ using Operation = std::function<cudaError_t()>;
 struct GraphNode {
   cudaGraphNodeType type;
   Operation run;
+  cudaHostNodeParams host{};  // a host node added by hand: its function (cudaGraphHostNodeGetParams)
 };
 
 using GraphNodes = std::vector<std::shared_ptr<const GraphNode>>;
@@ -140,6 +141,12 @@ class RuntimeState {
 };
 
 inline RuntimeState& state() { return RuntimeState::get(); }
+
+// Node-by-node graph building (cudaGraphAdd*Node): appends `op` to `graph`. A node may depend only
+// on nodes that already exist, so the order of addition is a valid serialisation, as a capture's
+// issue order is. Every dependency must be a node of `graph`. Takes mu.
+cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps, GraphNode added,
+                           cudaGraphNode_t* node);
 
 // The calling thread's current device (CUDA keeps it per thread; default 0).
 int& current_device();

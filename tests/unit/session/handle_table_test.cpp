@@ -48,3 +48,21 @@ TEST_CASE("handle table finds the id a handle is bound to, by kind") {
   t.unbind(HandleKind::kMemPool, 0x200);
   CHECK(t.find_id(HandleKind::kMemPool, &pool_obj) == 0);
 }
+
+TEST_CASE("id_for names a backend-made handle by the id it is bound under, else by its address, bound once") {
+  HandleTable t;
+  int added = 0, made = 0;
+  t.bind(HandleKind::kGraphNode, 0x200, &added);
+  CHECK(t.id_for(HandleKind::kGraphNode, &added) == 0x200);
+  // Bound under another kind only: a new id of this kind.
+  t.bind(HandleKind::kEvent, 0x300, &made);
+  uint64_t id = t.id_for(HandleKind::kGraphNode, &made);
+  CHECK(id == reinterpret_cast<uint64_t>(&made));
+  void* p = nullptr;
+  REQUIRE(t.resolve(HandleKind::kGraphNode, id, &p));
+  CHECK(p == &made);
+  CHECK(t.id_for(HandleKind::kGraphNode, &made) == id);
+  CHECK(t.size() == 3);
+  CHECK(t.id_for(HandleKind::kGraphNode, nullptr) == 0);
+  CHECK(t.size() == 3);
+}

@@ -1,0 +1,253 @@
+// Graph nodes built by hand whose parameters cannot travel as bytes (common/wire/graph_node_args.h).
+// A kernel node's kernel and arguments are translated exactly as a launch's are (kernel_args.h);
+// a host node's function stays here, registered as a client callback that the server's node runs
+// at each launch of the graph, in stream order, as a captured host function is (callbacks.cpp).
+// These calls wait for the server, so that a bad node is refused by the call that makes it.
+#include <cuda_runtime_api.h>
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "client/runtime/call.h"
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/graph_host_functions.h"
+#include "client/runtime/kernel_args.h"
+#include "client/runtime/pipe.h"
+#include "codegen/support/gen_marshal.h"
+#include "common/wire/graph_node_args.h"
+#include "gen/cudart/cudart_ids.h"
+
+namespace rgpu::client {
+namespace {
+
+namespace ids = gen::cudart;
+
+// The user's host functions by client callback id, for cudaGraphHostNodeGetParams.
+class HostFunctions {
+ public:
+  static HostFunctions& get() {
+    static HostFunctions* h = new HostFunctions();
+    return *h;
+  }
+  void remember(uint64_t callback, cudaHostNodeParams p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    by_callback_[callback] = p;
+  }
+  bool find(uint64_t callback, cudaHostNodeParams* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = by_callback_.find(callback);
+    if (it == by_callback_.end()) return false;
+    *p = it->second;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<uint64_t, cudaHostNodeParams> by_callback_;
+};
+
+// The head of an Add*Node call: the new node's id (written to *node), the graph, the dependencies.
+void put_add(Call& call, cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps) {
+  uint64_t id = new_handle_id();
+  *node = reinterpret_cast<cudaGraphNode_t>(id);
+  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(graph));
+  gen::put_handles(call.args(), deps, num_deps);
+  call.args().put<uint64_t>(num_deps);
+}
+
+// The target of a setter: [the executable graph,] the node.
+void put_target(Call& call, cudaGraphExec_t exec, cudaGraphNode_t node) {
+  if (exec) call.args().put<uint64_t>(reinterpret_cast<uint64_t>(exec));
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(node));
+}
+
+// The kernel of a kernel node's parameters, checked as a launch checks it.
+cudaError_t node_kernel(const cudaKernelNodeParams* p, KernelRecord** k) {
+  if (!p) return cudaErrorInvalidValue;
+  if (p->extra) {
+    report_unsupported("kernel node parameters passed through `extra`");
+    return cudaErrorNotSupported;
+  }
+  cudaError_t st;
+  *k = loaded_kernel(p->func, &st);
+  if (!*k) return st;
+  return !p->kernelParams && !(*k)->params.empty() ? cudaErrorInvalidValue : cudaSuccess;
+}
+
+cudaError_t put_kernel(Call& call, const KernelRecord& k, const cudaKernelNodeParams& p) {
+  wire::KernelNode n{k.server_id, {p.gridDim.x, p.gridDim.y, p.gridDim.z}, {p.blockDim.x, p.blockDim.y, p.blockDim.z},
+                     p.sharedMemBytes, 0};
+  call.args().put(n);
+  return put_kernel_args(k, p.kernelParams, call.args());
+}
+
+cudaError_t add_kernel(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                       const cudaKernelNodeParams* p) {
+  if (!node) return cudaErrorInvalidValue;
+  KernelRecord* k = nullptr;
+  if (cudaError_t st = node_kernel(p, &k); st != cudaSuccess) return st;
+  Call call(ids::k_cudaGraphAddKernelNode, CallClass::kSync);
+  put_add(call, node, graph, deps, num_deps);
+  if (cudaError_t st = put_kernel(call, *k, *p); st != cudaSuccess) return st;
+  return static_cast<cudaError_t>(call.invoke());
+}
+
+cudaError_t set_kernel(uint32_t id, cudaGraphExec_t exec, cudaGraphNode_t node, const cudaKernelNodeParams* p) {
+  KernelRecord* k = nullptr;
+  if (cudaError_t st = node_kernel(p, &k); st != cudaSuccess) return st;
+  Call call(id, CallClass::kSync);
+  put_target(call, exec, node);
+  if (cudaError_t st = put_kernel(call, *k, *p); st != cudaSuccess) return st;
+  return static_cast<cudaError_t>(call.invoke());
+}
+
+// A host node's function, registered as a client callback run at every launch of its graph.
+cudaError_t host_callback(const cudaHostNodeParams* p, wire::HostNode* out) {
+  if (!p || !p->fn) return cudaErrorInvalidValue;
+  Pipe& pipe = Pipe::get();
+  if (!pipe.available()) return cudaErrorNoDevice;
+  out->callback = pipe.register_callback([fn = p->fn, data = p->userData] { fn(data); }, true);
+  remember_host_function(out->callback, p->fn, p->userData);
+  return cudaSuccess;
+}
+
+cudaError_t add_host(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                     const cudaHostNodeParams* p) {
+  if (!node) return cudaErrorInvalidValue;
+  wire::HostNode h{};
+  if (cudaError_t st = host_callback(p, &h); st != cudaSuccess) return st;
+  Call call(ids::k_cudaGraphAddHostNode, CallClass::kSync);
+  put_add(call, node, graph, deps, num_deps);
+  call.args().put(h);
+  return static_cast<cudaError_t>(call.invoke());
+}
+
+cudaError_t set_host(uint32_t id, cudaGraphExec_t exec, cudaGraphNode_t node, const cudaHostNodeParams* p) {
+  wire::HostNode h{};
+  if (cudaError_t st = host_callback(p, &h); st != cudaSuccess) return st;
+  Call call(id, CallClass::kSync);
+  put_target(call, exec, node);
+  call.args().put(h);
+  return static_cast<cudaError_t>(call.invoke());
+}
+
+cudaError_t get_host(cudaGraphNode_t node, cudaHostNodeParams* p) {
+  if (!p) return cudaErrorInvalidValue;
+  Call call(ids::k_cudaGraphHostNodeGetParams, CallClass::kSync);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(node));
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st != cudaSuccess) return st;
+  uint64_t callback = call.results().get<uint64_t>();
+  if (!call.results().ok()) return cudaErrorUnknown;
+  if (HostFunctions::get().find(callback, p)) return cudaSuccess;
+  // A stream callback (cudaStreamAddCallback) captured into the graph: no cudaHostFn_t to show.
+  report_unsupported("cudaGraphHostNodeGetParams of a captured stream callback");
+  return cudaErrorNotSupported;
+}
+
+// The body graphs of conditional nodes, by node: CUDA hands out an array it owns for the node's
+// lifetime; these live as long as the process.
+class ConditionalBodies {
+ public:
+  static cudaGraph_t* make(uint64_t node, size_t n) {
+    static std::mutex mu;
+    static auto& bodies = *new std::unordered_map<uint64_t, std::vector<cudaGraph_t>>();
+    std::lock_guard<std::mutex> lock(mu);
+    auto& v = bodies[node];
+    v.assign(n, nullptr);
+    return v.data();
+  }
+};
+
+cudaError_t add_conditional(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                            cudaConditionalNodeParams& p) {
+  if (p.size == 0) return cudaErrorInvalidValue;
+  Call call(ids::k_cudaGraphAddNode, CallClass::kSync);
+  put_add(call, node, graph, deps, num_deps);
+  call.args().put(wire::ConditionalNode{p.handle, p.type, p.size});
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st != cudaSuccess) return st;
+  cudaGraph_t* bodies = ConditionalBodies::make(reinterpret_cast<uint64_t>(*node), p.size);
+  for (unsigned i = 0; i < p.size; ++i) bodies[i] = reinterpret_cast<cudaGraph_t>(call.results().get<uint64_t>());
+  if (!call.results().ok()) return cudaErrorUnknown;
+  p.phGraph_out = bodies;
+  return cudaSuccess;
+}
+
+// cudaGraphAddNode: each kind through its own add; edge data other than the default is not supported.
+cudaError_t add_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps,
+                     const cudaGraphEdgeData* edges, size_t num_deps, cudaGraphNodeParams* p) {
+  if (!node || !p) return cudaErrorInvalidValue;
+  for (size_t i = 0; edges && i < num_deps; ++i)
+    if (edges[i].type != cudaGraphDependencyTypeDefault || edges[i].from_port || edges[i].to_port) {
+      report_unsupported("cudaGraphAddNode with edge data");
+      return cudaErrorNotSupported;
+    }
+  switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+      const cudaKernelNodeParamsV2& k = p->kernel;
+      cudaKernelNodeParams v1{k.func, k.gridDim, k.blockDim, k.sharedMemBytes, k.kernelParams, k.extra};
+      return add_kernel(node, graph, deps, num_deps, &v1);
+    }
+    case cudaGraphNodeTypeHost: {
+      cudaHostNodeParams v1{p->host.fn, p->host.userData};
+      return add_host(node, graph, deps, num_deps, &v1);
+    }
+    case cudaGraphNodeTypeConditional:
+      return add_conditional(node, graph, deps, num_deps, p->conditional);
+    default:
+      report_unsupported("cudaGraphAddNode of this node type (kernel, host and conditional nodes are supported)");
+      return cudaErrorNotSupported;
+  }
+}
+
+}  // namespace
+
+void remember_host_function(uint64_t callback, cudaHostFn_t fn, void* user_data) {
+  HostFunctions::get().remember(callback, {fn, user_data});
+}
+
+}  // namespace rgpu::client
+
+using rgpu::client::cudart_finish;
+namespace ids = rgpu::gen::cudart;
+
+extern "C" cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                              const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                              const cudaKernelNodeParams* pNodeParams) {
+  return cudart_finish(rgpu::client::add_kernel(pGraphNode, graph, pDependencies, numDependencies, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) {
+  return cudart_finish(rgpu::client::set_kernel(ids::k_cudaGraphKernelNodeSetParams, nullptr, node, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                        const cudaKernelNodeParams* pNodeParams) {
+  if (!hGraphExec) return cudart_finish(cudaErrorInvalidResourceHandle);
+  return cudart_finish(
+      rgpu::client::set_kernel(ids::k_cudaGraphExecKernelNodeSetParams, hGraphExec, node, pNodeParams));
+}
+
+extern "C" cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                            const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                            const cudaHostNodeParams* pNodeParams) {
+  return cudart_finish(rgpu::client::add_host(pGraphNode, graph, pDependencies, numDependencies, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphHostNodeSetParams(cudaGraphNode_t node, const cudaHostNodeParams* pNodeParams) {
+  return cudart_finish(rgpu::client::set_host(ids::k_cudaGraphHostNodeSetParams, nullptr, node, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphExecHostNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                      const cudaHostNodeParams* pNodeParams) {
+  if (!hGraphExec) return cudart_finish(cudaErrorInvalidResourceHandle);
+  return cudart_finish(rgpu::client::set_host(ids::k_cudaGraphExecHostNodeSetParams, hGraphExec, node, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
+  return cudart_finish(rgpu::client::get_host(node, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                        const cudaGraphNode_t* pDependencies, const cudaGraphEdgeData* dependencyData,
+                                        size_t numDependencies, cudaGraphNodeParams* nodeParams) {
+  return cudart_finish(
+      rgpu::client::add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams));
+}

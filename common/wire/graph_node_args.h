@@ -1,0 +1,53 @@
+// The wire form of graph nodes built by hand whose parameters hold what cannot travel as bytes (a
+// kernel's host stub and argument pointers, a host function), written by the client's
+// graph_nodes.cpp and read by the server's.
+//
+// Adding a node: u64 new node id (client-chosen), u64 graph id, the dependencies as the generated
+// code sends a handle array (u32 count or absent, then u64 ids), u64 numDependencies, then the
+// node's parameters below. Setting a node's parameters: [u64 executable graph id,] u64 node id, then
+// the parameters.
+#pragma once
+
+#include <cstdint>
+
+namespace rgpu::wire {
+
+// A kernel node: the launch without its stream (common/wire/launch_args.h); the argument buffer,
+// packed at the kernel's parameter offsets, follows as length-prefixed bytes.
+struct KernelNode {
+  uint64_t function;   // the server id the module load gave the kernel
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t shared_mem;
+  uint32_t pad;
+};
+
+// A host node: the client's callback id (client/runtime/pipe.h); the function and its data stay
+// in the client, which runs them when the server's node reaches it, as for captured host functions.
+struct HostNode {
+  uint64_t callback;
+};
+
+// A 1D copy node (cudaGraphAddMemcpyNode1D). A device-to-device copy names both addresses; one
+// with host memory on a side copies from or to a server mirror instead (graph_args.h), as a
+// captured host copy does: the client refreshes an H2D mirror before each launch of the graph, and
+// a relay host node after a D2H copy sends the mirror's bytes back.
+struct MemcpyNode {
+  uint64_t dst;      // device address (0 for a D2H copy: the mirror)
+  uint64_t src;      // device address (0 for an H2D copy: the mirror)
+  uint64_t count;
+  uint64_t mirror;   // client-chosen mirror id, 0 for a device-to-device copy
+  int32_t kind;      // cudaMemcpyDeviceToDevice, cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
+  uint32_t pad;
+};
+
+// cudaGraphAddNode of a conditional node: its handle is the server's own value (what
+// cudaGraphConditionalHandleCreate returned, which kernels pass to cudaGraphSetConditional). The
+// reply holds `size` u64 ids, the node's body graphs.
+struct ConditionalNode {
+  uint64_t handle;
+  int32_t type;      // cudaGraphConditionalNodeType
+  uint32_t size;
+};
+
+}  // namespace rgpu::wire
