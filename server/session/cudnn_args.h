@@ -140,6 +140,12 @@ using OpTensor = Object<HandleKind::kCudnnOpTensor, cudnnOpTensorDescriptor_t>;
 using ReduceTensor = Object<HandleKind::kCudnnReduceTensor, cudnnReduceTensorDescriptor_t>;
 using SpatialTransformer = Object<HandleKind::kCudnnSpatialTransformer, cudnnSpatialTransformerDescriptor_t>;
 using TensorTransform = Object<HandleKind::kCudnnTensorTransform, cudnnTensorTransformDescriptor_t>;
+// A CUDA graph of the same session (the runtime's ids).
+using Graph = Object<HandleKind::kGraph, cudaGraph_t>;
+// A backend (graph API) descriptor id.
+struct BackendDescriptor {
+  static cudnnBackendDescriptor_t get(Args& a) { return a.backend_descriptor(); }
+};
 // alpha or beta (or cudnnSetTensor's value).
 struct Scalar {
   static const void* get(Args& a) { return a.scalar(); }

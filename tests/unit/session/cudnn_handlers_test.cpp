@@ -367,6 +367,24 @@ TEST_CASE("cudnnSetTensor's value travels as one element of its tensor's type") 
   CHECK_FALSE(set_tensor(CUDNN_DATA_FLOAT, 3).well_formed);
 }
 
+TEST_CASE("a plan put into a CUDA graph names the graph by the runtime's id") {
+  create_handle_and_tensor();
+  auto populate = [](uint64_t graph) {
+    Encoder e;
+    e.put(kHandle);
+    e.put(kTensor);  // a backend descriptor id stands for the plan and the variant pack
+    e.put(kTensor);
+    e.put(graph);
+    return env().call(ids::k_cudnnBackendPopulateCudaGraph, e);
+  };
+  Outcome unknown = populate(88888);
+  CHECK(unknown.well_formed);
+  CHECK(unknown.status == CUDNN_STATUS_BAD_PARAM);
+  CHECK(populate(1).status == CUDNN_STATUS_BAD_PARAM);  // a stream's reserved id is no graph
+  // A null graph reaches cuDNN (which refuses it); the emulated backend has no such function.
+  CHECK(populate(0).status == CUDNN_STATUS_NOT_SUPPORTED);
+}
+
 TEST_CASE("random payloads under every cuDNN call id are survived") {
   create_handle_and_tensor();
   std::mt19937_64 rng(20261129);
