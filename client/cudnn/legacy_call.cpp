@@ -57,12 +57,26 @@ LegacyCall& LegacyCall::activation(cudnnActivationDescriptor_t d) {
   return *this;
 }
 
-LegacyCall& LegacyCall::scalar(const void* p, cudnnTensorDescriptor_t like) {
-  const bool is_double = like && like->record.data_type == CUDNN_DATA_DOUBLE;
-  const uint8_t bytes = p ? (is_double ? 8 : 4) : 0;
+// A value of `bytes` bytes at p (absent when p is null): its size, then the bytes.
+LegacyCall& LegacyCall::value_bytes(const void* p, uint8_t bytes) {
+  if (!p) bytes = 0;
   call_.args().put<uint8_t>(bytes);
   call_.args().put_raw(p, bytes);
   return *this;
+}
+
+LegacyCall& LegacyCall::scalar(const void* p, cudnnTensorDescriptor_t like) {
+  return value_bytes(p, like && like->record.data_type == CUDNN_DATA_DOUBLE ? 8 : 4);
+}
+
+LegacyCall& LegacyCall::scalar(const void* p, cudnnFilterDescriptor_t like) {
+  return value_bytes(p, like && like->record.data_type == CUDNN_DATA_DOUBLE ? 8 : 4);
+}
+
+LegacyCall& LegacyCall::element(const void* p, cudnnTensorDescriptor_t like) {
+  const size_t bytes = like ? data_type_size(static_cast<cudnnDataType_t>(like->record.data_type)) : 0;
+  if (bytes == 0 && error_ == CUDNN_STATUS_SUCCESS) error_ = CUDNN_STATUS_BAD_PARAM;
+  return value_bytes(p, static_cast<uint8_t>(bytes));
 }
 
 LegacyCall& LegacyCall::device(const void* p) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/runtime/call.h"
+#include "common/wire/cudnn_args.h"
 
 namespace rgpu::client::cudnn {
 
@@ -26,8 +27,18 @@ class LegacyCall {
   LegacyCall& filter(cudnnFilterDescriptor_t d);
   LegacyCall& convolution(cudnnConvolutionDescriptor_t d);
   LegacyCall& activation(cudnnActivationDescriptor_t d);
+  // A legacy op's descriptor (pooling, LRN, ...): the client id the generated Create made.
+  template <typename H>
+  LegacyCall& object(H h) {
+    call_.args().put<uint64_t>(reinterpret_cast<uintptr_t>(h));
+    return *this;
+  }
   // alpha/beta: a double when `like` describes doubles, else a float (cuDNN's rule).
   LegacyCall& scalar(const void* p, cudnnTensorDescriptor_t like);
+  LegacyCall& scalar(const void* p, cudnnFilterDescriptor_t like);
+  // One element of `like`'s data type (cudnnSetTensor's value); a type of unknown size fails the
+  // call with CUDNN_STATUS_BAD_PARAM.
+  LegacyCall& element(const void* p, cudnnTensorDescriptor_t like);
   LegacyCall& device(const void* p);
   // Length-prefixed bytes (null travels as absent).
   LegacyCall& bytes(const void* p, size_t n) {
@@ -48,9 +59,23 @@ class LegacyCall {
   // this process's cache of successful replies: size and heuristic queries depend only on them.
   cudnnStatus_t invoke_cached();
   wire::Decoder& results() { return results_; }
+  // Sends (cached: invoke_cached(), else invoke()) and reads the n values of the reply, each sent
+  // as Wire, into out[0..n).
+  template <typename Wire, typename T>
+  cudnnStatus_t answer(bool cached, T* out, int n = 1) {
+    cudnnStatus_t status = cached ? invoke_cached() : invoke();
+    if (status != CUDNN_STATUS_SUCCESS) return status;
+    Wire v[wire::cudnn::kMaxDims];
+    if (n < 1 || n > wire::cudnn::kMaxDims) return CUDNN_STATUS_INTERNAL_ERROR;
+    for (int i = 0; i < n; ++i) v[i] = results_.get<Wire>();
+    if (!results_.ok()) return CUDNN_STATUS_INTERNAL_ERROR;
+    for (int i = 0; i < n; ++i) out[i] = static_cast<T>(v[i]);
+    return status;
+  }
 
  private:
   cudnnStatus_t finish(int32_t rc);
+  LegacyCall& value_bytes(const void* p, uint8_t bytes);
 
   uint32_t id_;
   Call call_;

@@ -17,12 +17,7 @@ namespace {
 // A size (u64) or count (i32) reply, sent as Wire, into *out.
 template <typename Wire, typename T>
 cudnnStatus_t value_reply(LegacyCall& call, T* out) {
-  cudnnStatus_t status = call.invoke_cached();
-  if (status != CUDNN_STATUS_SUCCESS) return status;
-  Wire v = call.results().get<Wire>();
-  if (!call.results().ok()) return CUDNN_STATUS_INTERNAL_ERROR;
-  *out = v;
-  return status;
+  return call.answer<Wire>(true, out);
 }
 
 cudnnStatus_t size_reply(LegacyCall& call, size_t* out) { return value_reply<uint64_t>(call, out); }

@@ -62,12 +62,12 @@ cudnnActivationDescriptor_t Args::activation() { return descriptor(&DescriptorCa
 const void* Args::scalar() {
   const uint8_t bytes = in_.get<uint8_t>();
   if (bytes == 0) return nullptr;
-  if ((bytes != 4 && bytes != 8) || used_scalars_ == kMaxScalars) {
+  if ((bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8) || used_scalars_ == kMaxScalars) {
     malformed_ = true;
     return nullptr;
   }
   double* slot = &scalars_[used_scalars_++];
-  in_.get_raw(slot, bytes);  // a float sits at the start of its slot
+  in_.get_raw(slot, bytes);  // a float (or a narrower value) sits at the start of its slot
   return slot;
 }
 

@@ -42,7 +42,16 @@ class Args {
   cudnnFilterDescriptor_t filter();
   cudnnConvolutionDescriptor_t convolution();
   cudnnActivationDescriptor_t activation();
-  // alpha/beta: null, or a float or double held here until the call returns.
+  // A legacy op's descriptor (pooling, LRN, ...): a client id of `kind` (0 stays null).
+  template <typename T>
+  T object(HandleKind kind) {
+    const uint64_t id = in_.get<uint64_t>();
+    T d{};
+    if (HandleTable::is_builtin(id) ? id != 0 : !ctx_.handles.resolve(kind, id, &d)) fail(CUDNN_STATUS_BAD_PARAM);
+    return d;
+  }
+  // alpha/beta (a float or double), or cudnnSetTensor's value (one element of its tensor's type:
+  // 1, 2, 4 or 8 bytes): null, or the value held here until the call returns.
   const void* scalar();
   void* device() { return reinterpret_cast<void*>(static_cast<uintptr_t>(in_.get<uint64_t>())); }
   template <typename T>
@@ -120,7 +129,24 @@ struct Convolution {
 struct Activation {
   static cudnnActivationDescriptor_t get(Args& a) { return a.activation(); }
 };
-// alpha or beta.
+// A legacy op's descriptor: a client id of kind K, a T on the server.
+template <HandleKind K, typename T>
+struct Object {
+  static T get(Args& a) { return a.object<T>(K); }
+};
+using Pooling = Object<HandleKind::kCudnnPooling, cudnnPoolingDescriptor_t>;
+using Lrn = Object<HandleKind::kCudnnLrn, cudnnLRNDescriptor_t>;
+using OpTensor = Object<HandleKind::kCudnnOpTensor, cudnnOpTensorDescriptor_t>;
+using ReduceTensor = Object<HandleKind::kCudnnReduceTensor, cudnnReduceTensorDescriptor_t>;
+using SpatialTransformer = Object<HandleKind::kCudnnSpatialTransformer, cudnnSpatialTransformerDescriptor_t>;
+using TensorTransform = Object<HandleKind::kCudnnTensorTransform, cudnnTensorTransformDescriptor_t>;
+// A CUDA graph of the same session (the runtime's ids).
+using Graph = Object<HandleKind::kGraph, cudaGraph_t>;
+// A backend (graph API) descriptor id.
+struct BackendDescriptor {
+  static cudnnBackendDescriptor_t get(Args& a) { return a.backend_descriptor(); }
+};
+// alpha or beta (or cudnnSetTensor's value).
 struct Scalar {
   static const void* get(Args& a) { return a.scalar(); }
 };
@@ -143,6 +169,11 @@ struct Enum {
 };
 using BatchNormMode = Enum<CUDNN_BATCHNORM_SPATIAL_PERSISTENT>;
 using BatchNormOps = Enum<CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION>;
+using SoftmaxAlgorithm = Enum<CUDNN_SOFTMAX_LOG>;
+using SoftmaxMode = Enum<CUDNN_SOFTMAX_MODE_CHANNEL>;
+using NormMode = Enum<CUDNN_NORM_PER_CHANNEL>;
+using NormOps = Enum<CUDNN_NORM_OPS_NORM_ADD_ACTIVATION>;
+using NormAlgo = Enum<CUDNN_NORM_ALGO_PERSIST>;
 }  // namespace arg
 
 // One argument of each kind, decoded in order (a braced list is evaluated left to right).

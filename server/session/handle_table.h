@@ -15,6 +15,8 @@ enum class HandleKind : uint8_t {
   kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
   kMemPool,                  // CUDA memory pools
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
+  // cuDNN legacy ops' descriptors, one kind each (a pooling id never reaches cuDNN as an LRN one)
+  kCudnnPooling, kCudnnLrn, kCudnnOpTensor, kCudnnReduceTensor, kCudnnSpatialTransformer, kCudnnTensorTransform,
   kCurand,                   // cuRAND generators
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
   kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans

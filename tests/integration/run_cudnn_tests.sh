@@ -16,7 +16,7 @@ start_server --emulate || exit 1
 # 1. The tour: results, local answers, not-supported answers.
 check_tour "$PROGS/cudnn_tour"
 check_tour_stderr "an unforwarded cuDNN function is named on stderr" \
-  "cudnnCreatePoolingDescriptor is not supported by rgpu"
+  "cudnnGetFoldedConvBackwardDataDescriptors is not supported by rgpu"
 check_tour_stderr "an async cuDNN call's failure is reported on the client" \
   "cudnnConvolutionBackwardData failed on the server with cuDNN status 3000"
 check_daemon_log "a function the emulated backend lacks is named in rgpud's log" \

@@ -1,8 +1,9 @@
 // The emulated cuDNN: handles, legacy descriptors and backend (graph) descriptors that behave
 // like cuDNN's (create, set, finalize, read back, destroy), with exactly the signatures of
 // cudnn*.h (checked in cudnn_table.cpp). Compute is issued in the handle's stream like kernels
-// are: validated and recorded, not run, except cudnnAddTensor and ReLU forward on float tensors,
-// which a CPU loop computes. Queries answer plausibly for a CPU with no workspace: sizes 0, one
+// are: validated and recorded, not run, except cudnnAddTensor, ReLU forward, cudnnSetTensor and
+// cudnnScaleTensor on float tensors, which a CPU loop computes. Pooling descriptors (2-d) are kept
+// and read back, and give their output dimensions. Queries answer plausibly for a CPU with no workspace: sizes 0, one
 // algorithm, one engine config from heuristics. Calls that measure (Find*) are left out: their
 // answers would be invented.
 #pragma once
@@ -68,6 +69,24 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t handle, const void* alpha, c
                                       const cudnnConvolutionDescriptor_t convDesc, cudnnConvolutionFwdAlgo_t algo,
                                       void* workSpace, size_t workSpaceSizeInBytes, const void* beta,
                                       const cudnnTensorDescriptor_t yDesc, void* y);
+
+cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void* y, const void* valuePtr);
+cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void* y, const void* alpha);
+
+// Pooling descriptors and their output dimensions (cudnn_pooling.cpp)
+cudnnStatus_t cudnnCreatePoolingDescriptor(cudnnPoolingDescriptor_t* poolingDesc);
+cudnnStatus_t cudnnDestroyPoolingDescriptor(cudnnPoolingDescriptor_t poolingDesc);
+cudnnStatus_t cudnnSetPooling2dDescriptor(cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t mode,
+                                          cudnnNanPropagation_t maxpoolingNanOpt, int windowHeight, int windowWidth,
+                                          int verticalPadding, int horizontalPadding, int verticalStride,
+                                          int horizontalStride);
+cudnnStatus_t cudnnGetPooling2dDescriptor(const cudnnPoolingDescriptor_t poolingDesc, cudnnPoolingMode_t* mode,
+                                          cudnnNanPropagation_t* maxpoolingNanOpt, int* windowHeight,
+                                          int* windowWidth, int* verticalPadding, int* horizontalPadding,
+                                          int* verticalStride, int* horizontalStride);
+cudnnStatus_t cudnnGetPooling2dForwardOutputDim(const cudnnPoolingDescriptor_t poolingDesc,
+                                                const cudnnTensorDescriptor_t inputTensorDesc, int* n, int* c, int* h,
+                                                int* w);
 
 // Queries (cudnn_compute.cpp)
 cudnnStatus_t cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(

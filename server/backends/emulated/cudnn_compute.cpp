@@ -1,7 +1,8 @@
-// Emulated cuDNN compute and queries. cudnnAddTensor and ReLU forward on float tensors run as CPU
-// loops over the virtual device's memory; batch normalization and convolution are validated and
-// recorded in the handle's stream, as kernel launches are, but not computed. Every tensor is
-// confirmed inside one live allocation before anything is issued.
+// Emulated cuDNN compute and queries. cudnnAddTensor, ReLU forward, cudnnSetTensor and
+// cudnnScaleTensor on float tensors run as CPU loops over the virtual device's memory; batch
+// normalization and convolution are validated and recorded in the handle's stream, as kernel
+// launches are, but not computed. Every tensor is confirmed inside one live allocation before
+// anything is issued.
 #include <algorithm>
 #include <cstring>
 
@@ -93,6 +94,20 @@ cudnnStatus_t pointwise(cudaStream_t stream, const TensorRecord& x, DeviceRange 
   }));
 }
 
+// cudnnSetTensor (set: y = v) and cudnnScaleTensor (y = v y) on a float tensor, v at `value`.
+cudnnStatus_t scale_or_set(cudnnHandle_t handle, cudnnTensorDescriptor_t yDesc, void* y, const void* value, bool set) {
+  std::optional<cudaStream_t> stream = cudnn_stream(handle);
+  if (!stream) return CUDNN_STATUS_BAD_PARAM;
+  if (!yDesc || !value) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  if (!is_float(yDesc)) return CUDNN_STATUS_NOT_SUPPORTED;
+  DeviceRange ry = tensor_range(yDesc, y);
+  if (!ry) return CUDNN_STATUS_BAD_PARAM;
+  const TensorRecord r = tensor_of(yDesc)->record;
+  const float v = scalar(value), one = 1, zero = 0;
+  if (set) return pointwise(*stream, r, ry, r, ry, &one, &zero, [v](float) { return v; });
+  return pointwise(*stream, r, ry, r, ry, &v, &zero, [](float x) { return x; });
+}
+
 // The size queries: no workspace or reserve is needed here, once the handle and the descriptors
 // the query requires are known.
 cudnnStatus_t no_bytes(cudnnHandle_t handle, bool described, size_t* size) {
@@ -132,6 +147,16 @@ cudnnStatus_t cudnnActivationForward(cudnnHandle_t handle, cudnnActivationDescri
   DeviceRange rx = tensor_range(xDesc, x), ry = tensor_range(yDesc, y);
   if (!rx || !ry) return CUDNN_STATUS_BAD_PARAM;
   return pointwise(*stream, xr, rx, yr, ry, alpha, beta, [](float v) { return std::max(v, 0.0f); });
+}
+
+// y = value everywhere (float tensors; y is not read).
+cudnnStatus_t cudnnSetTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void* y, const void* valuePtr) {
+  return scale_or_set(handle, yDesc, y, valuePtr, true);
+}
+
+// y = alpha y (float tensors).
+cudnnStatus_t cudnnScaleTensor(cudnnHandle_t handle, const cudnnTensorDescriptor_t yDesc, void* y, const void* alpha) {
+  return scale_or_set(handle, yDesc, y, alpha, false);
 }
 
 cudnnStatus_t cudnnBatchNormalizationForwardTrainingEx(

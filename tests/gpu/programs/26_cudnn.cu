@@ -11,15 +11,8 @@
 #include <vector>
 
 #include "cudnn_conv_graph.h"
+#include "cudnn_check.h"
 #include "suite_check.h"
-
-#define CHECK_DNN(call) check_dnn((call), #call, __LINE__)
-inline void check_dnn(cudnnStatus_t status, const char* call, int line) {
-  if (status != CUDNN_STATUS_SUCCESS) {
-    say("FAIL: %s returned %s (line %d)\n", call, cudnnGetErrorString(status), line);
-    exit(1);
-  }
-}
 
 namespace {
 

@@ -1,7 +1,8 @@
 // cuDNN through the shim against rgpud --emulate (whose cuDNN keeps handles and descriptors as
-// cuDNN does, computes cudnnAddTensor and ReLU forward on floats, and records the rest): legacy
-// descriptors answered locally, results of the computed calls checked against host loops, batch
-// normalization and the backend (graph) API accepted, the not-supported answers. Prints
+// cuDNN does, computes cudnnAddTensor, ReLU forward, cudnnSetTensor and cudnnScaleTensor on
+// floats, and records the rest): legacy descriptors answered locally, a legacy op's descriptor
+// (pooling) through its client id, results of the computed calls checked against host loops,
+// batch normalization and the backend (graph) API accepted, the not-supported answers. Prints
 // "ok: ..." per check and "ok: cudnn_tour" last.
 //
 // Modes for round-trip counting (RGPU_STATS=1), each ending with one cudaDeviceSynchronize:
@@ -107,6 +108,70 @@ int add_and_relu(cudnnHandle_t handle) {
   CHECK_DNN(cudnnDestroyTensorDescriptor(xd));
   CHECK_CUDA(cudaFree(dbias));
   CHECK_CUDA(cudaFree(dx));
+  return 0;
+}
+
+// The legacy ops' descriptors are client ids of the server's: a pooling descriptor set without
+// waiting reads back through a round trip, and gives its output dimensions (a hand-written
+// query). cudnnSetTensor and cudnnScaleTensor, computed by the emulated backend, against 2.5 * 2.
+int legacy_ops(cudnnHandle_t handle) {
+  cudnnPoolingDescriptor_t pool;
+  CHECK_DNN(cudnnCreatePoolingDescriptor(&pool));
+  CHECK_DNN(cudnnSetPooling2dDescriptor(pool, CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING, CUDNN_PROPAGATE_NAN, 3,
+                                        2, 1, 0, 2, 1));
+  cudnnPoolingMode_t mode;
+  cudnnNanPropagation_t nan_opt;
+  int wh, ww, ph, pw, sh, sw;
+  CHECK_DNN(cudnnGetPooling2dDescriptor(pool, &mode, &nan_opt, &wh, &ww, &ph, &pw, &sh, &sw));
+  EXPECT(mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING && nan_opt == CUDNN_PROPAGATE_NAN && wh == 3 &&
+             ww == 2 && ph == 1 && pw == 0 && sh == 2 && sw == 1,
+         "a pooling descriptor (a client id) reads back what was set");
+  cudnnTensorDescriptor_t xd;
+  CHECK_DNN(cudnnCreateTensorDescriptor(&xd));
+  CHECK_DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, N, C, H, W));
+  int n, c, h, w;
+  CHECK_DNN(cudnnGetPooling2dForwardOutputDim(pool, xd, &n, &c, &h, &w));
+  EXPECT(n == N && c == C && h == 1 + (H + 2 - 3) / 2 && w == W - 1, "cudnnGetPooling2dForwardOutputDim");
+  CHECK_DNN(cudnnDestroyPoolingDescriptor(pool));
+  EXPECT(cudnnGetPooling2dDescriptor(pool, &mode, &nan_opt, &wh, &ww, &ph, &pw, &sh, &sw) == CUDNN_STATUS_BAD_PARAM,
+         "a destroyed pooling descriptor is refused");
+
+  const int count = N * C * H * W;
+  float* y;
+  CHECK_CUDA(cudaMalloc(&y, count * sizeof(float)));
+  const float value = 2.5f, two = 2;
+  CHECK_DNN(cudnnSetTensor(handle, xd, y, &value));
+  CHECK_DNN(cudnnScaleTensor(handle, xd, y, &two));
+  std::vector<float> got(count);
+  CHECK_CUDA(cudaMemcpy(got.data(), y, count * sizeof(float), cudaMemcpyDeviceToHost));
+  bool all = true;
+  for (float v : got) all = all && v == 5.0f;
+  EXPECT(all, "cudnnSetTensor then cudnnScaleTensor");
+  CHECK_CUDA(cudaFree(y));
+  CHECK_DNN(cudnnDestroyTensorDescriptor(xd));
+
+  cudnnTensorDescriptor_t scale_bias, mean_var;
+  CHECK_DNN(cudnnCreateTensorDescriptor(&scale_bias));
+  CHECK_DNN(cudnnCreateTensorDescriptor(&mean_var));
+  CHECK_DNN(cudnnCreateTensorDescriptor(&xd));
+  CHECK_DNN(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_HALF, N, C, H, W));
+  CHECK_DNN(cudnnDeriveNormTensorDescriptor(scale_bias, mean_var, xd, CUDNN_NORM_PER_CHANNEL, 1));
+  cudnnDataType_t type;
+  int dims[4], strides[4], nb = 0;
+  CHECK_DNN(cudnnGetTensorNdDescriptor(mean_var, 4, &type, &nb, dims, strides));
+  EXPECT(type == CUDNN_DATA_FLOAT && nb == 4 && dims[0] == 1 && dims[1] == C && dims[2] == 1 && dims[3] == 1,
+         "cudnnDeriveNormTensorDescriptor (per channel, float for half)");
+  CHECK_DNN(cudnnDestroyTensorDescriptor(xd));
+  CHECK_DNN(cudnnDestroyTensorDescriptor(mean_var));
+  CHECK_DNN(cudnnDestroyTensorDescriptor(scale_bias));
+
+  int mark = 0;
+  CHECK_DNN(cudnnSetCallback(CUDNN_SEV_ERROR_EN, &mark, nullptr));
+  unsigned mask = 0;
+  void* udata = nullptr;
+  cudnnCallback_t fptr = nullptr;
+  CHECK_DNN(cudnnGetCallback(&mask, &udata, &fptr));
+  EXPECT(mask == CUDNN_SEV_ERROR_EN && udata == &mark && fptr == nullptr, "cudnnGetCallback answers what was set");
   return 0;
 }
 
@@ -248,9 +313,13 @@ int tour() {
   CHECK_DNN(cudnnSetStream(handle, stream));
   CHECK_DNN(cudnnGetStream(handle, &got));
   EXPECT(got == stream, "cudnnGetStream answers the stream set");
-  if (legacy_descriptors() || add_and_relu(handle) || batch_norm(handle) || backend_api(handle)) return 1;
-  cudnnPoolingDescriptor_t pool;
-  EXPECT(cudnnCreatePoolingDescriptor(&pool) == CUDNN_STATUS_NOT_SUPPORTED, "an unforwarded function says so");
+  if (legacy_descriptors() || add_and_relu(handle) || legacy_ops(handle) || batch_norm(handle) ||
+      backend_api(handle))
+    return 1;
+  EXPECT(cudnnGetFoldedConvBackwardDataDescriptors(handle, nullptr, nullptr, nullptr, nullptr, CUDNN_TENSOR_NCHW,
+                                                   nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                                   nullptr) == CUDNN_STATUS_NOT_SUPPORTED,
+         "an unforwarded function says so");
   // The emulated backend has no legacy backward-data convolution: the async call fails there.
   EXPECT(cudnnConvolutionBackwardData(handle, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
                                       CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, nullptr, 0, nullptr, nullptr,

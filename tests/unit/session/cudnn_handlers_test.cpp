@@ -291,6 +291,100 @@ TEST_CASE("malformed legacy payloads are refused, unknown handles answered") {
   CHECK_FALSE(env().call(ids::k_cudnnAddTensor, short_args).well_formed);
 }
 
+TEST_CASE("a legacy op's descriptor is a client id: created, set and read back through the generated calls") {
+  create_handle_and_tensor();
+  constexpr uint64_t kPooling = 3000;
+  Encoder create;
+  create.put<uint64_t>(kPooling);
+  REQUIRE(env().call(ids::k_cudnnCreatePoolingDescriptor, create).status == CUDNN_STATUS_SUCCESS);
+  Encoder set;
+  set.put<uint64_t>(kPooling);
+  for (int32_t v : {int32_t(CUDNN_POOLING_MAX), int32_t(CUDNN_PROPAGATE_NAN), 2, 3, 0, 1, 2, 2}) set.put(v);
+  REQUIRE(env().call(ids::k_cudnnSetPooling2dDescriptor, set).status == CUDNN_STATUS_SUCCESS);
+  Encoder get;
+  get.put<uint64_t>(kPooling);
+  for (int i = 0; i < 8; ++i) get.put<uint8_t>(1);  // every output present
+  Outcome got = env().call(ids::k_cudnnGetPooling2dDescriptor, get);
+  REQUIRE(got.status == CUDNN_STATUS_SUCCESS);
+  rgpu::wire::Decoder reply(got.reply);
+  std::vector<int32_t> values;
+  for (int i = 0; i < 8; ++i) {  // each output as length-prefixed bytes
+    auto bytes = reply.get_bytes();
+    int32_t v = -1;
+    REQUIRE(bytes.size() == sizeof v);
+    std::memcpy(&v, bytes.data(), sizeof v);
+    values.push_back(v);
+  }
+  CHECK(values == std::vector<int32_t>{CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, 2, 3, 0, 1, 2, 2});
+
+  // Output dimensions (hand-written): the pooling id, then a tensor record.
+  TensorRecord x = tensor_record(4);
+  const int dims[4] = {2, 3, 8, 9};
+  std::copy(dims, dims + 4, x.dims);
+  auto output_dims = [&](uint64_t pooling) {
+    Encoder e;
+    e.put(pooling);
+    e.put<uint8_t>(1);
+    e.put(x);
+    return env().call(ids::k_cudnnGetPooling2dForwardOutputDim, e);
+  };
+  Outcome out = output_dims(kPooling);
+  REQUIRE(out.status == CUDNN_STATUS_SUCCESS);
+  rgpu::wire::Decoder d(out.reply);
+  int32_t n = d.get<int32_t>(), c = d.get<int32_t>(), h = d.get<int32_t>(), w = d.get<int32_t>();
+  CHECK((n == 2 && c == 3 && h == 1 + (8 - 2) / 2 && w == 1 + (9 + 2 - 3) / 2));
+  // Another kind's id (a backend descriptor), or an unknown one, is no pooling descriptor.
+  Outcome wrong_kind = output_dims(kTensor);
+  CHECK(wrong_kind.well_formed);
+  CHECK(wrong_kind.status == CUDNN_STATUS_BAD_PARAM);
+  CHECK(output_dims(77777).status == CUDNN_STATUS_BAD_PARAM);
+
+  Encoder destroy;
+  destroy.put<uint64_t>(kPooling);
+  REQUIRE(env().call(ids::k_cudnnDestroyPoolingDescriptor, destroy).status == CUDNN_STATUS_SUCCESS);
+  CHECK(output_dims(kPooling).status == CUDNN_STATUS_BAD_PARAM);
+}
+
+TEST_CASE("cudnnSetTensor's value travels as one element of its tensor's type") {
+  create_handle_and_tensor();
+  auto set_tensor = [](int32_t type, uint8_t value_bytes) {
+    TensorRecord r = tensor_record(4);
+    r.data_type = type;
+    Encoder e;
+    const double value = 0;
+    e.put(kHandle);
+    e.put<uint8_t>(1);
+    e.put(r);
+    e.put<uint64_t>(0);
+    e.put<uint8_t>(value_bytes);
+    e.put_raw(&value, value_bytes);
+    return env().call(ids::k_cudnnSetTensor, e);
+  };
+  Outcome half = set_tensor(CUDNN_DATA_HALF, 2);
+  CHECK(half.well_formed);
+  CHECK(half.status == CUDNN_STATUS_NOT_SUPPORTED);  // the emulated backend sets floats only
+  CHECK(set_tensor(CUDNN_DATA_FLOAT, 4).status == CUDNN_STATUS_BAD_PARAM);  // y is null
+  CHECK_FALSE(set_tensor(CUDNN_DATA_FLOAT, 3).well_formed);
+}
+
+TEST_CASE("a plan put into a CUDA graph names the graph by the runtime's id") {
+  create_handle_and_tensor();
+  auto populate = [](uint64_t graph) {
+    Encoder e;
+    e.put(kHandle);
+    e.put(kTensor);  // a backend descriptor id stands for the plan and the variant pack
+    e.put(kTensor);
+    e.put(graph);
+    return env().call(ids::k_cudnnBackendPopulateCudaGraph, e);
+  };
+  Outcome unknown = populate(88888);
+  CHECK(unknown.well_formed);
+  CHECK(unknown.status == CUDNN_STATUS_BAD_PARAM);
+  CHECK(populate(1).status == CUDNN_STATUS_BAD_PARAM);  // a stream's reserved id is no graph
+  // A null graph reaches cuDNN (which refuses it); the emulated backend has no such function.
+  CHECK(populate(0).status == CUDNN_STATUS_NOT_SUPPORTED);
+}
+
 TEST_CASE("random payloads under every cuDNN call id are survived") {
   create_handle_and_tensor();
   std::mt19937_64 rng(20261129);
