@@ -113,4 +113,13 @@ cudnnStatus_t LegacyCall::invoke_cached() {
   return status;
 }
 
+cudnnStatus_t LegacyCall::size_reply(size_t* out, bool cached) {
+  cudnnStatus_t status = cached ? invoke_cached() : invoke();
+  if (status != CUDNN_STATUS_SUCCESS) return status;
+  const uint64_t size = results_.get<uint64_t>();
+  if (!results_.ok()) return CUDNN_STATUS_INTERNAL_ERROR;
+  *out = size;
+  return status;
+}
+
 }  // namespace rgpu::client::cudnn

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "client/runtime/call.h"
+#include "codegen/support/gen_marshal.h"
 
 namespace rgpu::client::cudnn {
 
@@ -20,6 +21,13 @@ class LegacyCall {
   LegacyCall(uint32_t id, CallClass cls) : id_(id), call_(id, cls) {}
 
   LegacyCall& handle(cudnnHandle_t h);
+  // A descriptor that is a client-chosen id (RNN, RNN data, dropout, CTC loss, attention,
+  // sequence data): its id, 0 for null.
+  template <typename Descriptor>
+  LegacyCall& id(Descriptor d) {
+    call_.args().put<uint64_t>(gen::handle_id(d));
+    return *this;
+  }
   // A null descriptor travels as absent (the server passes null); one never set fails the call
   // here with CUDNN_STATUS_BAD_PARAM.
   LegacyCall& tensor(cudnnTensorDescriptor_t d);
@@ -48,6 +56,8 @@ class LegacyCall {
   // this process's cache of successful replies: size and heuristic queries depend only on them.
   cudnnStatus_t invoke_cached();
   wire::Decoder& results() { return results_; }
+  // Sends and waits (cached: invoke_cached()) for a reply that is one size (u64), into *out.
+  cudnnStatus_t size_reply(size_t* out, bool cached);
 
  private:
   cudnnStatus_t finish(int32_t rc);

@@ -37,6 +37,14 @@ class Args {
   cudnnHandle_t handle();
   // A backend descriptor id (0 stays null).
   cudnnBackendDescriptor_t backend_descriptor();
+  // A descriptor with an id of `kind` (RNN, dropout, CTC loss, ...; 0 stays null).
+  template <typename Desc>
+  Desc id(HandleKind kind) {
+    const uint64_t id = in_.get<uint64_t>();
+    Desc d{};
+    if (id != 0 && (HandleTable::is_builtin(id) || !ctx_.handles.resolve(kind, id, &d))) fail(CUDNN_STATUS_BAD_PARAM);
+    return d;
+  }
   // Legacy descriptors: absent travels as null.
   cudnnTensorDescriptor_t tensor();
   cudnnFilterDescriptor_t filter();
@@ -120,6 +128,15 @@ struct Convolution {
 struct Activation {
   static cudnnActivationDescriptor_t get(Args& a) { return a.activation(); }
 };
+// A descriptor that travels as an id of handle kind K.
+template <HandleKind K, typename Desc>
+struct Id {
+  static Desc get(Args& a) { return a.id<Desc>(K); }
+};
+using Rnn = Id<HandleKind::kCudnnRnn, cudnnRNNDescriptor_t>;
+using RnnData = Id<HandleKind::kCudnnRnnData, cudnnRNNDataDescriptor_t>;
+using Dropout = Id<HandleKind::kCudnnDropout, cudnnDropoutDescriptor_t>;
+using CtcLoss = Id<HandleKind::kCudnnCtcLoss, cudnnCTCLossDescriptor_t>;
 // alpha or beta.
 struct Scalar {
   static const void* get(Args& a) { return a.scalar(); }
@@ -127,6 +144,11 @@ struct Scalar {
 // A device pointer, read or written by the call.
 struct Device {
   static void* get(Args& a) { return a.device(); }
+};
+// A device array of T (sequence lengths, labels).
+template <typename T>
+struct DeviceArray {
+  static T* get(Args& a) { return static_cast<T*>(a.device()); }
 };
 // A size in bytes (u64 on the wire).
 struct Size {
@@ -157,6 +179,25 @@ bool forward(CallContext& ctx, wire::Decoder& in, int32_t& status, Fn fn, const 
   Args a(ctx, in);
   auto args = decode<Kind...>(a);
   return std::apply([&](auto... v) { return a.call(status, fn, name, v...); }, args);
+}
+
+// Calls `fn` with arguments of the given kinds and a Result written by the call; replies with it,
+// as Wire, on success.
+template <typename Result, typename Wire, typename... Kind, typename Fn>
+bool result_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  Args a(ctx, in);
+  auto args = decode<Kind...>(a);
+  Result result = 0;
+  auto call = [&](auto... v) { return a.call(status, fn, name, v..., &result); };
+  if (!std::apply(call, args)) return false;
+  if (status == CUDNN_STATUS_SUCCESS) out.put<Wire>(result);
+  return true;
+}
+
+// A size query: arguments of the given kinds, then the size_t* the reply carries as u64.
+template <typename... Kind, typename Fn>
+bool size_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  return result_query<size_t, uint64_t, Kind...>(ctx, in, out, status, fn, name);
 }
 
 }  // namespace rgpu::server::cudnn

@@ -14,6 +14,7 @@ namespace rgpu::server {
 enum class HandleKind : uint8_t {
   kStream, kEvent, kGraph, kGraphExec, kGraphNode, kModule, kFunction, kCublas, kOther,
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
+  kCudnnRnn, kCudnnRnnData, kCudnnDropout, kCudnnCtcLoss, kCudnnAttn, kCudnnSeqData,  // cuDNN's legacy ones with ids
   kCurand,                   // cuRAND generators
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
   kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans
