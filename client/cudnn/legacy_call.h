@@ -56,6 +56,9 @@ class LegacyCall {
   // this process's cache of successful replies: size and heuristic queries depend only on them.
   cudnnStatus_t invoke_cached();
   wire::Decoder& results() { return results_; }
+  // Reads, after invoke(), a tensor descriptor cuDNN filled on the server (its record; no
+  // dimensions: there is no such tensor) and an address, each only if the caller passed one.
+  bool filled_tensor(cudnnTensorDescriptor_t desc, void** addr);
   // Sends and waits (cached: invoke_cached()) for a reply that is one size (u64), into *out.
   cudnnStatus_t size_reply(size_t* out, bool cached);
 

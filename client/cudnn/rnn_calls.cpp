@@ -5,30 +5,11 @@
 #include <cudnn.h>
 
 #include "client/cudnn/legacy_call.h"
-#include "client/cudnn/legacy_records.h"
 #include "gen/cudnn/cudnn_ids.h"
 
 using rgpu::client::CallClass;
 using rgpu::client::cudnn::LegacyCall;
 namespace ids = rgpu::gen::cudnn;
-
-namespace {
-
-// One of cudnnGetRNNWeightParams' answers: the tensor record cuDNN wrote into the server's
-// descriptor (no dimensions: that weight does not exist) and the address.
-bool read_weight(rgpu::wire::Decoder& d, cudnnTensorDescriptor_t desc, void** addr) {
-  if (desc) {
-    rgpu::wire::cudnn::TensorRecord r{};
-    d.get(&r);
-    if (!d.ok() || (r.nb_dims != 0 && !rgpu::wire::cudnn::valid(r))) return false;
-    desc->record = r;
-    desc->set = r.nb_dims != 0;
-  }
-  if (addr) *addr = reinterpret_cast<void*>(static_cast<uintptr_t>(d.get<uint64_t>()));
-  return d.ok();
-}
-
-}  // namespace
 
 extern "C" {  // exported by the shim's version script
 
@@ -43,8 +24,7 @@ cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t
   call.value<uint8_t>(bDesc != nullptr).value<uint8_t>(bAddr != nullptr);
   cudnnStatus_t status = call.invoke();
   if (status != CUDNN_STATUS_SUCCESS) return status;
-  if (!read_weight(call.results(), mDesc, mAddr) || !read_weight(call.results(), bDesc, bAddr))
-    return CUDNN_STATUS_INTERNAL_ERROR;
+  if (!call.filled_tensor(mDesc, mAddr) || !call.filled_tensor(bDesc, bAddr)) return CUDNN_STATUS_INTERNAL_ERROR;
   return status;
 }
 

@@ -137,6 +137,8 @@ using Rnn = Id<HandleKind::kCudnnRnn, cudnnRNNDescriptor_t>;
 using RnnData = Id<HandleKind::kCudnnRnnData, cudnnRNNDataDescriptor_t>;
 using Dropout = Id<HandleKind::kCudnnDropout, cudnnDropoutDescriptor_t>;
 using CtcLoss = Id<HandleKind::kCudnnCtcLoss, cudnnCTCLossDescriptor_t>;
+using Attn = Id<HandleKind::kCudnnAttn, cudnnAttnDescriptor_t>;
+using SeqData = Id<HandleKind::kCudnnSeqData, cudnnSeqDataDescriptor_t>;
 // alpha or beta.
 struct Scalar {
   static const void* get(Args& a) { return a.scalar(); }

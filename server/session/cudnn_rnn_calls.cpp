@@ -1,9 +1,11 @@
-// Hand-written handlers of the RNN, dropout and CTC loss calls that take legacy tensor
-// descriptors (client/cudnn/rnn_calls.cpp, dropout_calls.cpp, ctc_loss_calls.cpp write them):
-// arguments read back in parameter order, RNN, RNN data, dropout and CTC loss descriptors as ids
-// of their own kinds. Each handler lists its arguments' kinds; the comment above it names them.
+// Hand-written handlers of the RNN, dropout, CTC loss and multi-head attention calls that take
+// legacy tensor descriptors or host arrays (client/cudnn/rnn_calls.cpp, dropout_calls.cpp,
+// ctc_loss_calls.cpp, attention_calls.cpp write them): arguments read back in parameter order,
+// RNN, RNN data, dropout, CTC loss, attention and sequence data descriptors as ids of their own
+// kinds. Each handler lists its arguments' kinds; the comment above it names them.
 #include <cstring>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "common/wire/cudnn_args.h"
@@ -30,6 +32,12 @@ wire::cudnn::TensorRecord read_back(const gen::cudnn::Api& api, cudnnTensorDescr
     return {};
   r.data_type = type;
   return r;
+}
+
+// Whether the backend can make, read back and free the tensor descriptors cuDNN fills.
+cudnnStatus_t can_fill_tensors(const gen::cudnn::Api& api) {
+  const bool can = api.cudnnCreateTensorDescriptor && api.cudnnDestroyTensorDescriptor && api.cudnnGetTensorNdDescriptor;
+  return can ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_NOT_SUPPORTED;
 }
 
 // A tensor descriptor of the server's own for cuDNN to fill, if the client passed one.
@@ -82,6 +90,32 @@ struct CtcHostArrays {
   }
 };
 
+// Attention's window arrays (absent or one index per Q time step: cuDNN reads the descriptor's
+// qoMaxSeqLength of each); shorter ones fail the call with CUDNN_STATUS_BAD_PARAM.
+struct AttnWindows {
+  HostInts lo, hi;
+  bool read(wire::Decoder& in) { return lo.read(in) && hi.read(in); }
+  cudnnStatus_t check(const gen::cudnn::Api& api, cudnnAttnDescriptor_t attn) const {
+    if (!lo.present && !hi.present) return CUDNN_STATUS_SUCCESS;
+    if (!attn) return CUDNN_STATUS_BAD_PARAM;
+    if (!api.cudnnGetAttnDescriptor) return CUDNN_STATUS_NOT_SUPPORTED;
+    unsigned mode;
+    int heads, sizes[7], q_length, kv_length, batch, beam;
+    double scaler;
+    cudnnDataType_t type, prec;
+    cudnnMathType_t math;
+    cudnnDropoutDescriptor_t d1, d2;
+    cudnnStatus_t s = api.cudnnGetAttnDescriptor(attn, &mode, &heads, &scaler, &type, &prec, &math, &d1, &d2, &sizes[0],
+                                                 &sizes[1], &sizes[2], &sizes[3], &sizes[4], &sizes[5], &sizes[6],
+                                                 &q_length, &kv_length, &batch, &beam);
+    if (s != CUDNN_STATUS_SUCCESS) return s;
+    const size_t need = q_length > 0 ? static_cast<size_t>(q_length) : 0;
+    if ((lo.present && lo.values.size() < need) || (hi.present && hi.values.size() < need))
+      return CUDNN_STATUS_BAD_PARAM;
+    return CUDNN_STATUS_SUCCESS;
+  }
+};
+
 }  // namespace
 
 // handle, rnnDesc, pseudoLayer, weightSpaceSize, weightSpace, linLayerID, then whether the caller
@@ -94,10 +128,7 @@ bool cudnnGetRNNWeightParams(CallContext& ctx, wire::Decoder& in, wire::Encoder&
   const uint8_t b_desc = a.value<uint8_t>(), b_addr = a.value<uint8_t>();
   if (m_desc > 1 || m_addr > 1 || b_desc > 1 || b_addr > 1) return false;
   const gen::cudnn::Api& api = ctx.cudnn;
-  cudnnStatus_t made = api.cudnnCreateTensorDescriptor && api.cudnnDestroyTensorDescriptor &&
-                               api.cudnnGetTensorNdDescriptor
-                           ? CUDNN_STATUS_SUCCESS
-                           : CUDNN_STATUS_NOT_SUPPORTED;
+  cudnnStatus_t made = can_fill_tensors(api);
   FilledTensor m(api, m_desc, &made), b(api, b_desc, &made);
   if (made != CUDNN_STATUS_SUCCESS) a.fail(made);
   void *m_ptr = nullptr, *b_ptr = nullptr;
@@ -200,6 +231,61 @@ bool cudnnCTCLoss_v8(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_
                         DeviceArray<int>, Device, Tensor, Device, Size, Device>(ctx, in, status,
                                                                                 ctx.cudnn.cudnnCTCLoss_v8,
                                                                                 "cudnnCTCLoss_v8");
+}
+
+// handle, attnDesc, wKind, weightSizeInBytes, weights, then whether the caller passed wDesc,
+// wAddr (u8 each). Reply: for each passed, its record or address.
+bool cudnnGetMultiHeadAttnWeights(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  cudnn::Args a(ctx, in);
+  auto [handle, attn, kind, size, weights] = cudnn::decode<Handle, Attn, Enum<CUDNN_MH_ATTN_O_BIASES>, Size, Device>(a);
+  const uint8_t w_desc = a.value<uint8_t>(), w_addr = a.value<uint8_t>();
+  if (w_desc > 1 || w_addr > 1) return false;
+  const gen::cudnn::Api& api = ctx.cudnn;
+  cudnnStatus_t made = can_fill_tensors(api);
+  FilledTensor w(api, w_desc, &made);
+  if (made != CUDNN_STATUS_SUCCESS) a.fail(made);
+  void* w_ptr = nullptr;
+  if (!a.call(status, api.cudnnGetMultiHeadAttnWeights, "cudnnGetMultiHeadAttnWeights", handle, attn, kind, size,
+              weights, w.desc, w_addr ? &w_ptr : nullptr))
+    return false;
+  if (status != CUDNN_STATUS_SUCCESS) return true;
+  if (w_desc) out.put(read_back(api, w.desc));
+  if (w_addr) out.put<uint64_t>(reinterpret_cast<uintptr_t>(w_ptr));
+  return true;
+}
+
+// handle, attnDesc, currIdx, loWinIdx, hiWinIdx (host arrays), devSeqLengthsQO, devSeqLengthsKV,
+// qDesc, queries, residuals, kDesc, keys, vDesc, values, oDesc, out, weightSizeInBytes, weights,
+// workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace
+bool cudnnMultiHeadAttnForward(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  cudnn::Args a(ctx, in);
+  auto head = cudnn::decode<Handle, Attn, Value<int32_t>>(a);
+  AttnWindows windows;
+  if (!windows.read(a.in())) return false;
+  auto rest = cudnn::decode<DeviceArray<int>, DeviceArray<int>, SeqData, Device, Device, SeqData, Device, SeqData,
+                            Device, SeqData, Device, Size, Device, Size, Device, Size, Device>(a);
+  if (a.complete() && a.status() == CUDNN_STATUS_SUCCESS) a.fail(windows.check(ctx.cudnn, std::get<1>(head)));
+  auto call = [&](auto... v) {
+    return a.call(status, ctx.cudnn.cudnnMultiHeadAttnForward, "cudnnMultiHeadAttnForward", v...);
+  };
+  return std::apply(call, std::tuple_cat(head, std::tuple(windows.lo.data(), windows.hi.data()), rest));
+}
+
+// handle, attnDesc, loWinIdx, hiWinIdx (host arrays), devSeqLengthsDQDO, devSeqLengthsDKDV, doDesc,
+// dout, dqDesc, dqueries, queries, dkDesc, dkeys, keys, dvDesc, dvalues, values, weightSizeInBytes,
+// weights, workSpaceSizeInBytes, workSpace, reserveSpaceSizeInBytes, reserveSpace
+bool cudnnMultiHeadAttnBackwardData(CallContext& ctx, wire::Decoder& in, wire::Encoder&, int32_t& status) {
+  cudnn::Args a(ctx, in);
+  auto head = cudnn::decode<Handle, Attn>(a);
+  AttnWindows windows;
+  if (!windows.read(a.in())) return false;
+  auto rest = cudnn::decode<DeviceArray<int>, DeviceArray<int>, SeqData, Device, SeqData, Device, Device, SeqData,
+                            Device, Device, SeqData, Device, Device, Size, Device, Size, Device, Size, Device>(a);
+  if (a.complete() && a.status() == CUDNN_STATUS_SUCCESS) a.fail(windows.check(ctx.cudnn, std::get<1>(head)));
+  auto call = [&](auto... v) {
+    return a.call(status, ctx.cudnn.cudnnMultiHeadAttnBackwardData, "cudnnMultiHeadAttnBackwardData", v...);
+  };
+  return std::apply(call, std::tuple_cat(head, std::tuple(windows.lo.data(), windows.hi.data()), rest));
 }
 
 }  // namespace rgpu::server::handlers

@@ -119,6 +119,14 @@ int rnn(cudnnHandle_t handle) {
                                      CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
                                      CUDNN_DEFAULT_MATH, kInput, kHidden, kHidden, kLayers, drop,
                                      CUDNN_RNN_PADDED_IO_ENABLED));
+  cudnnRNNMode_t cell;
+  cudnnDirectionMode_t dir;
+  int32_t hidden = 0, layers = 0;
+  cudnnDropoutDescriptor_t got_drop = nullptr;
+  CHECK_DNN(cudnnGetRNNDescriptor_v8(rnn, nullptr, &cell, nullptr, &dir, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                     &hidden, nullptr, &layers, &got_drop, nullptr));
+  EXPECT(cell == CUDNN_LSTM && dir == CUDNN_BIDIRECTIONAL && hidden == kHidden && layers == kLayers && got_drop == drop,
+         "an RNN descriptor reads back (its dropout descriptor: the caller's)");
   CHECK_DNN(cudnnRNNSetClip_v8(rnn, CUDNN_RNN_CLIP_MINMAX, CUDNN_PROPAGATE_NAN, -2.0, 3.0));
   cudnnRNNClipMode_t clip;
   cudnnNanPropagation_t nan;
@@ -175,7 +183,9 @@ int rnn(cudnnHandle_t handle) {
   CHECK_DNN(cudnnDestroyRNNDescriptor(rnn));
   CHECK_DNN(cudnnDestroyDropoutDescriptor(drop));
   for (void* p : {w, dw, xs, ys, h, c, work, reserve, static_cast<void*>(seq)}) CHECK_CUDA(cudaFree(p));
-  EXPECT(cudnnGetRNNWeightSpaceSize(handle, rnn, &weight_size) == CUDNN_STATUS_BAD_PARAM,
+  EXPECT(cudnnGetRNNWeightSpaceSize(handle, rnn, &weight_size) == CUDNN_STATUS_BAD_PARAM &&
+             cudnnGetRNNDescriptor_v8(rnn, nullptr, &cell, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr) == CUDNN_STATUS_BAD_PARAM,
          "a destroyed RNN descriptor is refused");
   return 0;
 }

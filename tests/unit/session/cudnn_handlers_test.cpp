@@ -387,3 +387,31 @@ TEST_CASE("a descriptor id of one kind is unknown as another") {
   CHECK(o.well_formed);
   CHECK(o.status == CUDNN_STATUS_BAD_PARAM);
 }
+
+TEST_CASE("attention's window arrays that are no whole number of ints are malformed, an unknown descriptor refused") {
+  create_ctc_loss();
+  auto forward = [](uint64_t attn, size_t window_bytes) {
+    const int window[4] = {0, 0, 0, 0};
+    Encoder e;
+    e.put(kCtcHandle);
+    e.put(attn);
+    e.put<int32_t>(-1);  // currIdx
+    e.put_bytes(window, window_bytes);
+    e.put_bytes(window, window_bytes);
+    for (int i = 0; i < 2; ++i) e.put<uint64_t>(0);  // sequence lengths
+    for (int i = 0; i < 4; ++i) {                     // q (and residuals), k, v, o: ids and addresses
+      e.put<uint64_t>(0);
+      e.put<uint64_t>(0);
+      if (i == 0) e.put<uint64_t>(0);
+    }
+    for (int i = 0; i < 3; ++i) {  // weights, workspace, reserve: sizes and addresses
+      e.put<uint64_t>(0);
+      e.put<uint64_t>(0);
+    }
+    return env().call(ids::k_cudnnMultiHeadAttnForward, e);
+  };
+  CHECK_FALSE(forward(0, 6).well_formed);
+  Outcome unknown = forward(kCtcLoss, 16);  // a CTC loss id is no attention descriptor
+  CHECK(unknown.well_formed);
+  CHECK(unknown.status == CUDNN_STATUS_BAD_PARAM);
+}
