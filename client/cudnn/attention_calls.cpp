@@ -16,6 +16,7 @@ using rgpu::client::CallClass;
 using rgpu::client::cudnn::LegacyCall;
 namespace ids = rgpu::gen::cudnn;
 namespace remote = rgpu::gen::cudnn::remote;
+using rgpu::client::cudnn::give;
 
 namespace {
 
@@ -32,11 +33,6 @@ struct AttnSettings {
 rgpu::client::cudnn::DescriptorMirror<cudnnAttnDescriptor_t, AttnSettings>& settings() {
   static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnAttnDescriptor_t, AttnSettings>;  // exit handlers
   return *m;
-}
-
-template <typename T>
-void give(T* out, T value) {
-  if (out) *out = value;
 }
 
 // The window arrays (absent where null): as many ints as the descriptor's longest Q sequence.

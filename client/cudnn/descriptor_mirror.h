@@ -34,4 +34,10 @@ class DescriptorMirror {
   std::unordered_map<Desc, Record> records_;
 };
 
+// A getter's output: written where the caller passed a pointer (cuDNN skips null ones).
+template <typename T>
+void give(T* out, T value) {
+  if (out) *out = value;
+}
+
 }  // namespace rgpu::client::cudnn

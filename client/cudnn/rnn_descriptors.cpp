@@ -7,6 +7,7 @@
 #include "gen/cudnn/cudnn_remote.h"
 
 namespace remote = rgpu::gen::cudnn::remote;
+using rgpu::client::cudnn::give;
 
 namespace {
 
@@ -26,11 +27,6 @@ struct RnnSettings {
 rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settings() {
   static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>;  // exit handlers
   return *m;
-}
-
-template <typename T>
-void give(T* out, T value) {
-  if (out) *out = value;
 }
 
 }  // namespace
