@@ -127,4 +127,25 @@ cudnnStatus_t LegacyCall::invoke_cached() {
   return status;
 }
 
+bool LegacyCall::filled_tensor(cudnnTensorDescriptor_t desc, void** addr) {
+  if (desc) {
+    wire::cudnn::TensorRecord r{};
+    results_.get(&r);
+    if (!results_.ok() || (r.nb_dims != 0 && !wire::cudnn::valid(r))) return false;
+    desc->record = r;
+    desc->set = r.nb_dims != 0;
+  }
+  if (addr) *addr = reinterpret_cast<void*>(static_cast<uintptr_t>(results_.get<uint64_t>()));
+  return results_.ok();
+}
+
+cudnnStatus_t LegacyCall::size_reply(size_t* out, bool cached) {
+  cudnnStatus_t status = cached ? invoke_cached() : invoke();
+  if (status != CUDNN_STATUS_SUCCESS) return status;
+  const uint64_t size = results_.get<uint64_t>();
+  if (!results_.ok()) return CUDNN_STATUS_INTERNAL_ERROR;
+  *out = size;
+  return status;
+}
+
 }  // namespace rgpu::client::cudnn

@@ -13,6 +13,7 @@
 
 #include "client/runtime/call.h"
 #include "common/wire/cudnn_args.h"
+#include "codegen/support/gen_marshal.h"
 
 namespace rgpu::client::cudnn {
 
@@ -21,6 +22,13 @@ class LegacyCall {
   LegacyCall(uint32_t id, CallClass cls) : id_(id), call_(id, cls) {}
 
   LegacyCall& handle(cudnnHandle_t h);
+  // A descriptor that is a client-chosen id (RNN, RNN data, dropout, CTC loss, attention,
+  // sequence data): its id, 0 for null.
+  template <typename Descriptor>
+  LegacyCall& id(Descriptor d) {
+    call_.args().put<uint64_t>(gen::handle_id(d));
+    return *this;
+  }
   // A null descriptor travels as absent (the server passes null); one never set fails the call
   // here with CUDNN_STATUS_BAD_PARAM.
   LegacyCall& tensor(cudnnTensorDescriptor_t d);
@@ -72,6 +80,11 @@ class LegacyCall {
     for (int i = 0; i < n; ++i) out[i] = static_cast<T>(v[i]);
     return status;
   }
+  // Reads, after invoke(), a tensor descriptor cuDNN filled on the server (its record; no
+  // dimensions: there is no such tensor) and an address, each only if the caller passed one.
+  bool filled_tensor(cudnnTensorDescriptor_t desc, void** addr);
+  // Sends and waits (cached: invoke_cached()) for a reply that is one size (u64), into *out.
+  cudnnStatus_t size_reply(size_t* out, bool cached);
 
  private:
   cudnnStatus_t finish(int32_t rc);

@@ -42,7 +42,8 @@ class Args {
   cudnnFilterDescriptor_t filter();
   cudnnConvolutionDescriptor_t convolution();
   cudnnActivationDescriptor_t activation();
-  // A legacy op's descriptor (pooling, LRN, ...): a client id of `kind` (0 stays null).
+  // A legacy op's descriptor (pooling, LRN, RNN, dropout, CTC loss, ...): a client id of `kind` (0
+  // stays null).
   template <typename T>
   T object(HandleKind kind) {
     const uint64_t id = in_.get<uint64_t>();
@@ -140,6 +141,12 @@ using OpTensor = Object<HandleKind::kCudnnOpTensor, cudnnOpTensorDescriptor_t>;
 using ReduceTensor = Object<HandleKind::kCudnnReduceTensor, cudnnReduceTensorDescriptor_t>;
 using SpatialTransformer = Object<HandleKind::kCudnnSpatialTransformer, cudnnSpatialTransformerDescriptor_t>;
 using TensorTransform = Object<HandleKind::kCudnnTensorTransform, cudnnTensorTransformDescriptor_t>;
+using Rnn = Object<HandleKind::kCudnnRnn, cudnnRNNDescriptor_t>;
+using RnnData = Object<HandleKind::kCudnnRnnData, cudnnRNNDataDescriptor_t>;
+using Dropout = Object<HandleKind::kCudnnDropout, cudnnDropoutDescriptor_t>;
+using CtcLoss = Object<HandleKind::kCudnnCtcLoss, cudnnCTCLossDescriptor_t>;
+using Attn = Object<HandleKind::kCudnnAttn, cudnnAttnDescriptor_t>;
+using SeqData = Object<HandleKind::kCudnnSeqData, cudnnSeqDataDescriptor_t>;
 // A CUDA graph of the same session (the runtime's ids).
 using Graph = Object<HandleKind::kGraph, cudaGraph_t>;
 // A backend (graph API) descriptor id.
@@ -153,6 +160,11 @@ struct Scalar {
 // A device pointer, read or written by the call.
 struct Device {
   static void* get(Args& a) { return a.device(); }
+};
+// A device array of T (sequence lengths, labels).
+template <typename T>
+struct DeviceArray {
+  static T* get(Args& a) { return static_cast<T*>(a.device()); }
 };
 // A size in bytes (u64 on the wire).
 struct Size {
@@ -188,6 +200,25 @@ bool forward(CallContext& ctx, wire::Decoder& in, int32_t& status, Fn fn, const 
   Args a(ctx, in);
   auto args = decode<Kind...>(a);
   return std::apply([&](auto... v) { return a.call(status, fn, name, v...); }, args);
+}
+
+// Calls `fn` with arguments of the given kinds and a Result written by the call; replies with it,
+// as Wire, on success.
+template <typename Result, typename Wire, typename... Kind, typename Fn>
+bool result_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  Args a(ctx, in);
+  auto args = decode<Kind...>(a);
+  Result result = 0;
+  auto call = [&](auto... v) { return a.call(status, fn, name, v..., &result); };
+  if (!std::apply(call, args)) return false;
+  if (status == CUDNN_STATUS_SUCCESS) out.put<Wire>(result);
+  return true;
+}
+
+// A size query: arguments of the given kinds, then the size_t* the reply carries as u64.
+template <typename... Kind, typename Fn>
+bool size_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
+  return result_query<size_t, uint64_t, Kind...>(ctx, in, out, status, fn, name);
 }
 
 }  // namespace rgpu::server::cudnn

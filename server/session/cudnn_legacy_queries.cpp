@@ -11,26 +11,10 @@
 
 namespace rgpu::server::handlers {
 using namespace cudnn::arg;
+using cudnn::result_query;
+using cudnn::size_query;
 
 namespace {
-
-// Calls `fn` with arguments of the given kinds and a Result written by the call; replies with it,
-// as Wire, on success.
-template <typename Result, typename Wire, typename... Kind, typename Fn>
-bool result_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
-  cudnn::Args a(ctx, in);
-  auto args = cudnn::decode<Kind...>(a);
-  Result result = 0;
-  auto call = [&](auto... v) { return a.call(status, fn, name, v..., &result); };
-  if (!std::apply(call, args)) return false;
-  if (status == CUDNN_STATUS_SUCCESS) out.put<Wire>(result);
-  return true;
-}
-
-template <typename... Kind, typename Fn>
-bool size_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status, Fn fn, const char* name) {
-  return result_query<size_t, uint64_t, Kind...>(ctx, in, out, status, fn, name);
-}
 
 bool count_query(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status,
                  cudnnStatus_t (*fn)(cudnnHandle_t, int*), const char* name) {

@@ -17,6 +17,7 @@ enum class HandleKind : uint8_t {
   kCudnn, kCudnnDescriptor,  // cuDNN handles, cuDNN backend (graph) descriptors
   // cuDNN legacy ops' descriptors, one kind each (a pooling id never reaches cuDNN as an LRN one)
   kCudnnPooling, kCudnnLrn, kCudnnOpTensor, kCudnnReduceTensor, kCudnnSpatialTransformer, kCudnnTensorTransform,
+  kCudnnRnn, kCudnnRnnData, kCudnnDropout, kCudnnCtcLoss, kCudnnAttn, kCudnnSeqData,
   kCurand,                   // cuRAND generators
   kCufft, kCufftDescriptor,  // cuFFT plans (ints, not pointers), multi-GPU descriptors
   kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans

@@ -47,6 +47,14 @@ TEST_CASE("the cuDNN coverage report accounts for every export in its class") {
   CHECK(rows.at("cudnnGetReductionWorkspaceSize").category == "hand-written sync");
   CHECK(rows.at("cudnnSetCallback").category == "local");
   CHECK(rows.at("cudnnGetBackdoor").category == "unsupported");
+  CHECK(rows.at("cudnnRNNForward").category == "hand-written async");
+  CHECK(rows.at("cudnnGetRNNWeightParams").category == "hand-written sync");
+  CHECK(rows.at("cudnnSetDropoutDescriptor").category == "forwarded async");  // descriptor ids
+  CHECK(rows.at("cudnnGetRNNDescriptor_v8").category == "local");             // a client-side mirror
+  CHECK(rows.at("cudnnCreateDropoutDescriptor").category == "forwarded async");
+  CHECK(rows.at("cudnnGetRNNWeightSpaceSize").category == "forwarded sync");
+  CHECK(rows.at("cudnnMultiHeadAttnForward").category == "hand-written async");
+  CHECK(rows.at("cudnnGetRNNDropoutLocationsInternal").category == "unsupported");  // no header declares it
 }
 
 TEST_CASE("every cuDNN export is in the version script under libcudnn.so.9") {

@@ -89,6 +89,8 @@ void bind_known_handles(server::HandleTable& handles) {
                     server::HandleKind::kCudnnPooling, server::HandleKind::kCudnnLrn,
                     server::HandleKind::kCudnnOpTensor, server::HandleKind::kCudnnReduceTensor,
                     server::HandleKind::kCudnnSpatialTransformer, server::HandleKind::kCudnnTensorTransform,
+                    server::HandleKind::kCudnnRnn, server::HandleKind::kCudnnRnnData, server::HandleKind::kCudnnDropout,
+                    server::HandleKind::kCudnnCtcLoss, server::HandleKind::kCudnnAttn, server::HandleKind::kCudnnSeqData,
                     server::HandleKind::kCurand,
                     server::HandleKind::kCufft, server::HandleKind::kCufftDescriptor,
                     server::HandleKind::kCusparse, server::HandleKind::kCusparseDescriptor,

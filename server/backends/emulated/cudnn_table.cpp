@@ -1,5 +1,6 @@
 // The emulated cuDNN entry points by name (entry_table.h): the resolver given to gen::cudnn::load_api.
 #include "server/backends/emulated/cudnn.h"
+#include "server/backends/emulated/cudnn_rnn.h"
 #include "server/backends/emulated/entry_table.h"
 
 namespace rgpu::server::emulated {
@@ -55,7 +56,8 @@ const Entry kTable[] = {
 
 void* resolve_cudnn(const char* name, void*) {
   if (!name) return nullptr;
-  return find_entry(kTable, name);
+  if (void* fn = find_entry(kTable, name)) return fn;
+  return resolve_cudnn_rnn(name);
 }
 
 }  // namespace rgpu::server::emulated

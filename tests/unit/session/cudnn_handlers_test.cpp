@@ -5,6 +5,7 @@
 // under every cuDNN call id are survived (ASan watches in CI).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -400,4 +401,111 @@ TEST_CASE("random payloads under every cuDNN call id are survived") {
     }
   }
   CHECK(refused > 0);
+}
+
+namespace {
+
+// A handle of these tests' own: the random payloads above may have destroyed kHandle.
+constexpr uint64_t kCtcLoss = 3000, kCtcHandle = 3001;
+
+// cudnnGetCTCLossWorkspaceSize's payload (v7): probabilities 6 x 2 x 5 (T x N x A), the host
+// arrays as given (a length of -1: absent), algo, the CTC loss descriptor.
+Encoder ctc_workspace(const std::vector<int>& labels, const std::vector<int>& label_lengths,
+                      const std::vector<int>& input_lengths, size_t label_bytes_cut = 0) {
+  TensorRecord probs{};
+  probs.data_type = CUDNN_DATA_FLOAT;
+  probs.nb_dims = 3;
+  const int dims[3] = {6, 2, 5}, strides[3] = {10, 5, 1};
+  std::copy(dims, dims + 3, probs.dims);
+  std::copy(strides, strides + 3, probs.strides);
+  Encoder e;
+  e.put(kCtcHandle);
+  for (int i = 0; i < 2; ++i) {
+    e.put<uint8_t>(1);
+    e.put(probs);
+  }
+  e.put_bytes(labels.data(), labels.size() * sizeof(int) - label_bytes_cut);
+  e.put_bytes(label_lengths.data(), label_lengths.size() * sizeof(int));
+  e.put_bytes(input_lengths.data(), input_lengths.size() * sizeof(int));
+  e.put<int32_t>(CUDNN_CTC_LOSS_ALGO_DETERMINISTIC);
+  e.put(kCtcLoss);
+  return e;
+}
+
+void create_ctc_loss() {
+  static bool done = false;
+  if (done) return;
+  Encoder handle;
+  handle.put(kCtcHandle);
+  REQUIRE(env().call(ids::k_cudnnCreate, handle).status == CUDNN_STATUS_SUCCESS);
+  Encoder create;
+  create.put(kCtcLoss);
+  REQUIRE(env().call(ids::k_cudnnCreateCTCLossDescriptor, create).status == CUDNN_STATUS_SUCCESS);
+  Encoder set;
+  set.put(kCtcLoss);
+  set.put<int32_t>(CUDNN_DATA_FLOAT);
+  set.put<int32_t>(CUDNN_LOSS_NORMALIZATION_SOFTMAX);
+  set.put<int32_t>(CUDNN_NOT_PROPAGATE_NAN);
+  set.put<int32_t>(4);
+  REQUIRE(env().call(ids::k_cudnnSetCTCLossDescriptor_v8, set).status == CUDNN_STATUS_SUCCESS);
+  done = true;
+}
+
+}  // namespace
+
+TEST_CASE("CTC loss host arrays shorter than the probabilities say are refused before cuDNN reads them") {
+  create_ctc_loss();
+  Outcome ok = env().call(ids::k_cudnnGetCTCLossWorkspaceSize, ctc_workspace({1, 2, 3, 4, 1}, {2, 3}, {6, 5}));
+  CHECK(ok.well_formed);
+  CHECK(ok.status == CUDNN_STATUS_SUCCESS);
+  CHECK(ok.reply.size() == sizeof(uint64_t));
+  // One label length for a batch of 2; fewer labels than the lengths add up to.
+  CHECK(env().call(ids::k_cudnnGetCTCLossWorkspaceSize, ctc_workspace({1, 2, 3, 4, 1}, {2}, {6, 5})).status ==
+        CUDNN_STATUS_BAD_PARAM);
+  CHECK(env().call(ids::k_cudnnGetCTCLossWorkspaceSize, ctc_workspace({1, 2, 3, 4}, {2, 3}, {6, 5})).status ==
+        CUDNN_STATUS_BAD_PARAM);
+  CHECK(env().call(ids::k_cudnnGetCTCLossWorkspaceSize, ctc_workspace({1, 2, 3, 4, 1}, {-1, 3}, {6, 5})).status ==
+        CUDNN_STATUS_BAD_PARAM);
+  // Bytes that are no whole number of ints: malformed.
+  CHECK_FALSE(env().call(ids::k_cudnnGetCTCLossWorkspaceSize, ctc_workspace({1, 2, 3, 4, 1}, {2, 3}, {6, 5}, 1))
+                  .well_formed);
+}
+
+TEST_CASE("a descriptor id of one kind is unknown as another") {
+  create_ctc_loss();
+  Encoder get;  // cudnnGetDropoutDescriptor(dropoutDesc = the CTC loss descriptor's id, handle, outs)
+  get.put(kCtcLoss);
+  get.put(kCtcHandle);
+  for (int i = 0; i < 3; ++i) get.put<uint8_t>(1);
+  Outcome o = env().call(ids::k_cudnnGetDropoutDescriptor, get);
+  CHECK(o.well_formed);
+  CHECK(o.status == CUDNN_STATUS_BAD_PARAM);
+}
+
+TEST_CASE("attention's window arrays that are no whole number of ints are malformed, an unknown descriptor refused") {
+  create_ctc_loss();
+  auto forward = [](uint64_t attn, size_t window_bytes) {
+    const int window[4] = {0, 0, 0, 0};
+    Encoder e;
+    e.put(kCtcHandle);
+    e.put(attn);
+    e.put<int32_t>(-1);  // currIdx
+    e.put_bytes(window, window_bytes);
+    e.put_bytes(window, window_bytes);
+    for (int i = 0; i < 2; ++i) e.put<uint64_t>(0);  // sequence lengths
+    for (int i = 0; i < 4; ++i) {                     // q (and residuals), k, v, o: ids and addresses
+      e.put<uint64_t>(0);
+      e.put<uint64_t>(0);
+      if (i == 0) e.put<uint64_t>(0);
+    }
+    for (int i = 0; i < 3; ++i) {  // weights, workspace, reserve: sizes and addresses
+      e.put<uint64_t>(0);
+      e.put<uint64_t>(0);
+    }
+    return env().call(ids::k_cudnnMultiHeadAttnForward, e);
+  };
+  CHECK_FALSE(forward(0, 6).well_formed);
+  Outcome unknown = forward(kCtcLoss, 16);  // a CTC loss id is no attention descriptor
+  CHECK(unknown.well_formed);
+  CHECK(unknown.status == CUDNN_STATUS_BAD_PARAM);
 }

@@ -1,0 +1,74 @@
+// RNN descriptors (ids, created by the generated cudnnCreateRNNDescriptor): the v8 setter and the
+// destroyer are the generated forwarders plus a client-side mirror of what was set, which
+// cudnnGetRNNDescriptor_v8 answers from (it hands back the caller's own dropout descriptor).
+#include <cudnn.h>
+
+#include "client/cudnn/descriptor_mirror.h"
+#include "gen/cudnn/cudnn_remote.h"
+
+namespace remote = rgpu::gen::cudnn::remote;
+using rgpu::client::cudnn::give;
+
+namespace {
+
+struct RnnSettings {
+  cudnnRNNAlgo_t algo;
+  cudnnRNNMode_t cell_mode;
+  cudnnRNNBiasMode_t bias_mode;
+  cudnnDirectionMode_t dir_mode;
+  cudnnRNNInputMode_t input_mode;
+  cudnnDataType_t data_type, math_prec;
+  cudnnMathType_t math_type;
+  int32_t input_size, hidden_size, proj_size, num_layers;
+  cudnnDropoutDescriptor_t dropout;
+  uint32_t aux_flags;
+};
+
+rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settings() {
+  static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>;  // exit handlers
+  return *m;
+}
+
+}  // namespace
+
+extern "C" {  // exported by the shim's version script
+
+cudnnStatus_t cudnnSetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t algo, cudnnRNNMode_t cellMode,
+                                       cudnnRNNBiasMode_t biasMode, cudnnDirectionMode_t dirMode,
+                                       cudnnRNNInputMode_t inputMode, cudnnDataType_t dataType,
+                                       cudnnDataType_t mathPrec, cudnnMathType_t mathType, int32_t inputSize,
+                                       int32_t hiddenSize, int32_t projSize, int32_t numLayers,
+                                       cudnnDropoutDescriptor_t dropoutDesc, uint32_t auxFlags) {
+  const cudnnStatus_t s =
+      remote::cudnnSetRNNDescriptor_v8(rnnDesc, algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec,
+                                       mathType, inputSize, hiddenSize, projSize, numLayers, dropoutDesc, auxFlags);
+  if (s == CUDNN_STATUS_SUCCESS)
+    settings().store(rnnDesc, {algo, cellMode, biasMode, dirMode, inputMode, dataType, mathPrec, mathType, inputSize,
+                               hiddenSize, projSize, numLayers, dropoutDesc, auxFlags});
+  return s;
+}
+
+// Every output may be null (cuDNN skips those).
+cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlgo_t* algo, cudnnRNNMode_t* cellMode,
+                                       cudnnRNNBiasMode_t* biasMode, cudnnDirectionMode_t* dirMode,
+                                       cudnnRNNInputMode_t* inputMode, cudnnDataType_t* dataType,
+                                       cudnnDataType_t* mathPrec, cudnnMathType_t* mathType, int32_t* inputSize,
+                                       int32_t* hiddenSize, int32_t* projSize, int32_t* numLayers,
+                                       cudnnDropoutDescriptor_t* dropoutDesc, uint32_t* auxFlags) {
+  RnnSettings r;
+  if (!rnnDesc) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  if (!settings().find(rnnDesc, &r)) return CUDNN_STATUS_BAD_PARAM;
+  give(algo, r.algo), give(cellMode, r.cell_mode), give(biasMode, r.bias_mode), give(dirMode, r.dir_mode);
+  give(inputMode, r.input_mode), give(dataType, r.data_type), give(mathPrec, r.math_prec);
+  give(mathType, r.math_type), give(inputSize, r.input_size), give(hiddenSize, r.hidden_size);
+  give(projSize, r.proj_size), give(numLayers, r.num_layers), give(dropoutDesc, r.dropout);
+  give(auxFlags, r.aux_flags);
+  return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc) {
+  settings().erase(rnnDesc);
+  return remote::cudnnDestroyRNNDescriptor(rnnDesc);
+}
+
+}  // extern "C"

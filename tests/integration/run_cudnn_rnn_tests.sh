@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# cuDNN's RNN, dropout and CTC loss through the shims against rgpud --emulate: descriptors with
+# ids read back through the server, RNN weight parameters, compute accepted, CTC's host arrays,
+# an async call's failure reported on the client, the shims through `rgpu run --no-preload`, and
+# the dropout reserve size asked once per distinct tensor.
+#
+# Usage: run_cudnn_rnn_tests.sh <bin-dir> <programs-dir>. Prints "N passed, N failed" last.
+set -uo pipefail
+
+BIN=$1
+PROGS=$2
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
+
+start_server --emulate || exit 1
+
+# 1. The tour.
+check_tour "$PROGS/cudnn_rnn_tour"
+check_tour_stderr "an async dropout call's failure is reported on the client" \
+  "cudnnDropoutForward failed on the server with cuDNN status 2000"
+
+# 2. The same through LD_PRELOAD of every shim (how PyTorch runs).
+check_no_preload "$PROGS/cudnn_rnn_tour"
+
+# 3. One tensor's dropout reserve size asked 50 times: 1 round trip, +1 synchronize.
+check_round_trips "the dropout reserve size is cached" 2 "^ok: cudnn_rnn_tour dropout_queries$" \
+  "$PROGS/cudnn_rnn_tour" dropout_queries 50
+
+finish
