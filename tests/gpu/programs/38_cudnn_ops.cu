@@ -298,5 +298,5 @@ int main() {
   CHECK_DNN(cudnnDestroyTensorDescriptor(xd));
   CHECK_CUDA(cudaFree(dx));
   CHECK_DNN(cudnnDestroy(handle));
-  return finish("33_cudnn_ops");
+  return finish("38_cudnn_ops");
 }

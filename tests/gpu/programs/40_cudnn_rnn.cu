@@ -276,5 +276,5 @@ int main() {
   CHECK_CUDA(cudaStreamSynchronize(stream));
   CHECK_DNN(cudnnDestroy(handle));
   CHECK_CUDA(cudaStreamDestroy(stream));
-  return finish("37_cudnn_rnn");
+  return finish("40_cudnn_rnn");
 }
