@@ -48,7 +48,7 @@ TEST_CASE_METHOD(FreshDevices, "the backend describes its virtual devices and ex
   const rgpu::gen::cudart::Api& api = backend.cudart();
   REQUIRE(api.cudaMalloc != nullptr);
   REQUIRE(api.cudaMemcpyAsync_ptsz != nullptr);
-  CHECK(api.cudaGraphAddEmptyNode == nullptr);  // not emulated: the dispatcher reports it unavailable
+  CHECK(api.cudaGraphAddMemsetNode == nullptr);  // not emulated: the dispatcher reports it unavailable
   void* p = nullptr;
   REQUIRE(api.cudaMalloc(&p, 1000) == cudaSuccess);
   CHECK(backend.memory_in_use() == 1024);
