@@ -24,19 +24,6 @@ Handles& handles() {
 }
 
 template <typename Object, typename Desc>
-cudnnStatus_t create(Desc* out) {
-  if (!out) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  *out = reinterpret_cast<Desc>(new Object);
-  return CUDNN_STATUS_SUCCESS;
-}
-
-template <typename Object, typename Desc>
-cudnnStatus_t destroy(Desc d) {
-  delete reinterpret_cast<Object*>(d);
-  return CUDNN_STATUS_SUCCESS;
-}
-
-template <typename Object, typename Desc>
 auto& record(Desc d) {
   return reinterpret_cast<Object*>(d)->record;
 }

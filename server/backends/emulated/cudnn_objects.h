@@ -31,4 +31,19 @@ inline const CudnnActivation* activation_of(cudnnActivationDescriptor_t d) {
 // The stream of a live handle, or nothing for an unknown one.
 std::optional<cudaStream_t> cudnn_stream(cudnnHandle_t handle);
 
+// A descriptor the emulator makes (a value-initialised Object behind the opaque handle) and frees:
+// shared by the legacy descriptors and the RNN family's.
+template <typename Object, typename Desc>
+cudnnStatus_t create(Desc* out) {
+  if (!out) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
+  *out = reinterpret_cast<Desc>(new Object{});
+  return CUDNN_STATUS_SUCCESS;
+}
+
+template <typename Object, typename Desc>
+cudnnStatus_t destroy(Desc d) {
+  delete reinterpret_cast<Object*>(d);
+  return CUDNN_STATUS_SUCCESS;
+}
+
 }  // namespace rgpu::server::emulated

@@ -65,19 +65,6 @@ constexpr int kMaxWidth = 1 << 14;  // input and hidden sizes: a matrix's elemen
 constexpr size_t kDropoutStateBytes = 16;  // the emulator's generator: a seed and a counter
 
 template <typename Object, typename Desc>
-cudnnStatus_t create(Desc* out) {
-  if (!out) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  *out = reinterpret_cast<Desc>(new Object{});
-  return CUDNN_STATUS_SUCCESS;
-}
-
-template <typename Object, typename Desc>
-cudnnStatus_t destroy(Desc d) {
-  delete reinterpret_cast<Object*>(d);
-  return CUDNN_STATUS_SUCCESS;
-}
-
-template <typename Object, typename Desc>
 Object* object(Desc d) {
   return reinterpret_cast<Object*>(d);
 }
