@@ -7,8 +7,7 @@
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
-#include "client/runtime/device.h"
-#include "client/runtime/memory_map.h"
+#include "client/runtime/device_allocation.h"
 #include "codegen/support/gen_marshal.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudart/cudart_remote.h"
@@ -49,12 +48,6 @@ cudaError_t location_pool(uint32_t call_id, cudaMemPool_t* pool, const cudaMemLo
   });
 }
 
-cudaError_t record(cudaError_t st, void** ptr, size_t size) {
-  if (st == cudaSuccess && ptr && *ptr)
-    rgpu::client::MemoryMap::get().add_device(*ptr, size, rgpu::client::current_device());
-  return cudart_finish(st);
-}
-
 }  // namespace
 
 extern "C" cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) {
@@ -75,10 +68,16 @@ extern "C" cudaError_t cudaMemGetMemPool(cudaMemPool_t* memPool, cudaMemLocation
 }
 
 extern "C" cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPool, cudaStream_t stream) {
-  return record(rgpu::gen::cudart::remote::cudaMallocFromPoolAsync(ptr, size, memPool, stream), ptr, size);
+  return rgpu::client::allocate_device(ptr, [&](void** p, size_t* extent) {
+    *extent = size;
+    return rgpu::gen::cudart::remote::cudaMallocFromPoolAsync(p, size, memPool, stream);
+  });
 }
 
 extern "C" cudaError_t cudaMallocFromPoolAsync_ptsz(void** ptr, size_t size, cudaMemPool_t memPool,
                                                     cudaStream_t stream) {
-  return record(rgpu::gen::cudart::remote::cudaMallocFromPoolAsync_ptsz(ptr, size, memPool, stream), ptr, size);
+  return rgpu::client::allocate_device(ptr, [&](void** p, size_t* extent) {
+    *extent = size;
+    return rgpu::gen::cudart::remote::cudaMallocFromPoolAsync_ptsz(p, size, memPool, stream);
+  });
 }

@@ -12,6 +12,7 @@
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
+#include "client/runtime/device_allocation.h"
 #include "client/runtime/managed_memory.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
@@ -24,11 +25,6 @@ using rgpu::client::MemoryMap;
 namespace remote = rgpu::gen::cudart::remote;
 
 namespace {
-
-cudaError_t record_device(cudaError_t st, void** p, size_t size) {
-  if (st == cudaSuccess && p && *p) MemoryMap::get().add_device(*p, size, rgpu::client::current_device());
-  return cudart_finish(st);
-}
 
 cudaError_t host_alloc(void** p, size_t size, unsigned flags) {
   if (!p) return cudart_finish(cudaErrorInvalidValue);
@@ -46,12 +42,18 @@ cudaError_t host_alloc(void** p, size_t size, unsigned flags) {
 }  // namespace
 
 extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
-  return record_device(remote::cudaMalloc(devPtr, size), devPtr, size);
+  return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
+    *extent = size;
+    return remote::cudaMalloc(p, size);
+  });
 }
 
 extern "C" cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
-  cudaError_t st = remote::cudaMallocPitch(devPtr, pitch, width, height);
-  return record_device(st, devPtr, st == cudaSuccess && pitch ? *pitch * height : 0);
+  return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
+    cudaError_t st = remote::cudaMallocPitch(p, pitch, width, height);
+    *extent = st == cudaSuccess && pitch ? *pitch * height : 0;
+    return st;
+  });
 }
 
 // Pitched memory for height*depth rows, as CUDA's own cudaMalloc3D lays it out.
@@ -67,11 +69,17 @@ extern "C" cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent ex
 }
 
 extern "C" cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream) {
-  return record_device(remote::cudaMallocAsync(devPtr, size, stream), devPtr, size);
+  return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
+    *extent = size;
+    return remote::cudaMallocAsync(p, size, stream);
+  });
 }
 
 extern "C" cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStream_t stream) {
-  return record_device(remote::cudaMallocAsync_ptsz(devPtr, size, stream), devPtr, size);
+  return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
+    *extent = size;
+    return remote::cudaMallocAsync_ptsz(p, size, stream);
+  });
 }
 
 // The client knows every allocation, so a free goes without waiting: a pointer it does not know

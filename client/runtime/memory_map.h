@@ -1,6 +1,13 @@
 // The client's map of memory it knows: device allocations (made through this process's session)
 // and pinned host ranges (cudaMallocHost, cudaHostAlloc, cudaHostRegister). It lets
 // cudaMemcpyDefault and cudaPointerGetAttributes be answered without a round trip.
+//
+// Device addresses are the server's, so nothing but this map keeps them apart from the client's own
+// memory: each device allocation's pages are reserved in this process too (PROT_NONE, no memory
+// behind), as CUDA's unified addressing reserves them in a local program, so that no host memory
+// the program gets later lies at a device address. An allocation that lands on memory the program
+// already has is refused (add_device) and the caller asks the server for another; one that cannot
+// be had elsewhere is recorded unreserved, and device memory wins the lookups there.
 #pragma once
 
 #include <cstddef>
@@ -19,13 +26,18 @@ struct Region {
   unsigned host_flags = 0;  // pinned host ranges: the cudaHostAlloc / cudaHostRegister flags
   bool owned_host = false;  // allocated by us (cudaMallocHost / cudaHostAlloc), freed by cudaFreeHost
   uint64_t shared = 0;      // owned host memory shared with the session (shared_host.h): its id, else 0
+  // Device allocations: the pages [reserved_lo, reserved_hi) it holds reserved in this process (a
+  // page two allocations share is held by one of them).
+  uintptr_t reserved_lo = 0, reserved_hi = 0;
 };
 
 class MemoryMap {
  public:
   static MemoryMap& get();
 
-  void add_device(const void* base, size_t size, int device);
+  // Records a device allocation and reserves its pages here. When this process has memory of its
+  // own in the range: false, recording nothing, unless `overlap_ok` (then recorded unreserved).
+  [[nodiscard]] bool add_device(const void* base, size_t size, int device, bool overlap_ok = false);
   bool remove_device(const void* base);
   // Forgets every allocation of `device` (cudaDeviceReset freed them).
   void remove_device_all(int device);
@@ -43,6 +55,9 @@ class MemoryMap {
 
  private:
   static std::optional<Region> find_in(const std::map<uintptr_t, Region>& m, const void* p);
+  // Forgets device allocation `it`, releasing the pages it held but passing a page it shares with a
+  // neighbour to that neighbour.
+  void erase_device(std::map<uintptr_t, Region>::iterator it);
   mutable std::shared_mutex mu_;
   std::map<uintptr_t, Region> device_;
   std::map<uintptr_t, Region> host_;

@@ -63,7 +63,8 @@ check_no_leak() {
     sleep 0.05
   done
   [[ -z $(pgrep -P "$RGPUD") && $fds == "$FDS" ]]
-  check "$1: no worker left, rgpud's descriptors back to $FDS" $? "workers: $(pgrep -a -P "$RGPUD"); $fds descriptors"
+  check "$1: no worker left, rgpud's descriptors back to $FDS" $? \
+    "workers: $(pgrep -a -P "$RGPUD"); $fds descriptors: $(find /proc/"$RGPUD"/fd -mindepth 1 -printf '%l ' 2>/dev/null)"
 }
 
 # A new client's copies come back right (CMD... before `rgpu run`: how to reach rgpud).

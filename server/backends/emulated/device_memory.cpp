@@ -3,46 +3,60 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstring>
-#include <new>
 
 #include "server/backends/emulated/device_spec.h"
 
 namespace rgpu::server::emulated {
 namespace {
 
-// Below this, backing comes from the heap (many small cudaMallocs must not each cost a mapping);
-// above, from mmap, whose pages are committed only when touched.
-constexpr uint64_t kMapThreshold = 1 << 20;
+constexpr uint64_t kPage = 4096;
+
+// The virtual devices' address window. A device address is where its backing lies in the worker,
+// and a client keeps its device addresses clear of its own memory (client/runtime/memory_map.h).
+// Backing mapped wherever the kernel chooses would land, in every process alike, where processes
+// keep their heaps and libraries (the same places exactly when address randomisation is off), so
+// it is mapped from here up instead: far below the top of the address space, where mappings
+// grow down from, and above the program image and heap, as a GPU's range of the unified address
+// space is its own. Addresses are not reused; the window has tens of TiB.
+constexpr uint64_t kWindowBase = 0x200000000000;
+std::atomic<uint64_t> window_next{kWindowBase};
+
+// `want` when it is free, else the next free place in the window; elsewhere only when neither can
+// be had (a kernel before 4.17 takes MAP_FIXED_NOREPLACE as a hint). Pages are committed when
+// touched.
+uint8_t* map_backing(uint64_t footprint, uint64_t want) {
+  const uint64_t length = (footprint + kPage - 1) & ~(kPage - 1);
+  auto try_at = [length](uint64_t at, bool* taken) -> uint8_t* {
+    void* p = mmap(reinterpret_cast<void*>(at), length, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    *taken = p == MAP_FAILED && errno == EEXIST;
+    if (p == MAP_FAILED) return nullptr;
+    if (reinterpret_cast<uint64_t>(p) == at) return static_cast<uint8_t*>(p);
+    munmap(p, length);
+    return nullptr;
+  };
+  bool taken = false;
+  if (want) {
+    if (uint8_t* p = try_at(want, &taken)) return p;
+  }
+  for (int tries = 0; tries < 16; ++tries) {
+    if (uint8_t* p = try_at(window_next.fetch_add(length), &taken)) return p;
+    if (!taken) break;
+  }
+  void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+}
 
 }  // namespace
 
 Allocation::Allocation(int dev, uint64_t bytes, uint64_t accounted, uint64_t want)
-    : size(bytes), footprint(accounted), device(dev), mapped(accounted >= kMapThreshold) {
-  if (want) {
-    void* p = mmap(reinterpret_cast<void*>(want), footprint, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-    if (p != MAP_FAILED && reinterpret_cast<uint64_t>(p) == want) {
-      data = static_cast<uint8_t*>(p);
-      mapped = true;
-      return;
-    }
-    if (p != MAP_FAILED) munmap(p, footprint);  // a kernel before 4.17 took it as a hint
-  }
-  if (mapped) {
-    void* p = mmap(nullptr, footprint, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    data = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
-  } else {
-    data = static_cast<uint8_t*>(::operator new(footprint, std::align_val_t{kAllocationAlignment}, std::nothrow));
-  }
-}
+    : data(map_backing(accounted, want)), size(bytes), footprint(accounted), device(dev) {}
 
 Allocation::~Allocation() {
-  if (!data) return;
-  if (mapped)
-    munmap(data, footprint);
-  else
-    ::operator delete(data, std::align_val_t{kAllocationAlignment});
+  if (data) munmap(data, footprint);
 }
 
 void DeviceMemory::configure(int devices, uint64_t bytes_per_device) {
@@ -81,7 +95,6 @@ cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, uint64
   auto allocation = std::make_shared<Allocation>(device, size, footprint, want);
   if (!allocation->data) return cudaErrorMemoryAllocation;
   allocation->counted = false;
-  if (!allocation->mapped) std::memset(allocation->data, 0, allocation->footprint);  // mmap'ed pages are zero already
   std::lock_guard lock(mu_);
   if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
   *out = allocation->data;
@@ -121,7 +134,7 @@ cudaError_t DeviceMemory::release_backing(const void* ptr) {
   if (it == by_address_.end()) return cudaErrorInvalidValue;
   Allocation& a = *it->second;
   if (!a.backed) return cudaSuccess;
-  if (!a.mapped || madvise(a.data, a.footprint, MADV_DONTNEED) != 0) std::memset(a.data, 0, a.footprint);
+  if (madvise(a.data, a.footprint, MADV_DONTNEED) != 0) std::memset(a.data, 0, a.footprint);
   a.backed = false;
   used_[a.device] -= a.footprint;
   return cudaSuccess;

@@ -17,7 +17,7 @@
 namespace rgpu::server::emulated {
 
 struct Allocation {
-  // `want`: map the backing at that address if it is free (then `mapped`, whatever the size).
+  // `want`: map the backing at that address if it is free.
   Allocation(int device, uint64_t size, uint64_t footprint, uint64_t want = 0);
   ~Allocation();
   Allocation(const Allocation&) = delete;
@@ -27,7 +27,6 @@ struct Allocation {
   uint64_t size;            // as asked for
   uint64_t footprint;       // accounted bytes (size rounded up to the allocation alignment)
   int device;
-  bool mapped;              // large allocations are mmap'ed (lazily committed zero pages)
   bool backed = true;       // false: released (a swapped-out movable range), not to be touched
   bool counted = true;      // false: host memory mapped for the device, not the device's own
 };

@@ -16,7 +16,14 @@ static int failures = 0;
     std::printf("%s: %s\n", ok_ ? "ok" : "FAIL", what);                \
     if (!ok_) ++failures;                                              \
   } while (0)
-#define CUDA_OK(call) CHECK((call) == cudaSuccess, #call)
+// A failed call's line names its status too (an earlier asynchronous call's error surfaces at the
+// next synchronous one, so the name says more than the call).
+#define CUDA_OK(call)                                                                     \
+  do {                                                                                    \
+    cudaError_t st_ = (call);                                                             \
+    if (st_ == cudaSuccess) std::printf("ok: %s\n", #call);                               \
+    else std::printf("FAIL: %s: %s\n", #call, cudaGetErrorName(st_)), ++failures;        \
+  } while (0)
 
 #include "tour_arrays.h"
 

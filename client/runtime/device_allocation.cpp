@@ -1,0 +1,47 @@
+// Device allocations clear of the program's own memory.
+#include "client/runtime/device_allocation.h"
+
+#include <mutex>
+#include <vector>
+
+#include "client/runtime/cudart_errors.h"
+#include "client/runtime/device.h"
+#include "client/runtime/memory_map.h"
+#include "common/log.h"
+#include "gen/cudart/cudart_remote.h"
+
+namespace rgpu::client {
+namespace {
+
+// Each miss is held while asking again, so the server cannot hand the same range back; a handful
+// of misses in a row means the server's addresses are where the program's memory is, not chance.
+constexpr size_t kTries = 8;
+
+}  // namespace
+
+cudaError_t allocate_device(void** p, const std::function<cudaError_t(void** p, size_t* size)>& alloc) {
+  std::vector<void*> misses;
+  cudaError_t st = cudaSuccess;
+  for (;;) {
+    size_t size = 0;
+    st = alloc(p, &size);
+    if (st != cudaSuccess || !p || !*p) break;
+    const bool last = misses.size() + 1 == kTries;
+    if (MemoryMap::get().add_device(*p, size, current_device(), last)) {
+      if (last) {
+        static std::once_flag said;
+        std::call_once(said, [&] {
+          RGPU_LOG_WARN("the server's device memory lands on this program's own memory (%p, %zu bytes, after %zu tries); "
+                        "kept there: cudaMemcpyDefault and cudaPointerGetAttributes take such addresses as device memory",
+                        *p, size, kTries);
+        });
+      }
+      break;
+    }
+    misses.push_back(*p);
+  }
+  for (void* miss : misses) gen::cudart::remote::cudaFree(miss);
+  return cudart_finish(st);
+}
+
+}  // namespace rgpu::client
