@@ -258,6 +258,12 @@ extern "C" cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache ca
   return cudart_finish(st);
 }
 
+// No effect on occupancy: bank size has been fixed since Volta (the server checks the arguments).
+extern "C" cudaError_t cudaFuncSetSharedMemConfig(const void* func, cudaSharedMemConfig config) {
+  return cudart_finish(rgpu::client::function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetSharedMemConfig, func,
+                                                              config, 0, 0, 0, nullptr));
+}
+
 extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
                                                                              int blockSize, size_t dynamicSMemSize,
                                                                              unsigned int flags) {

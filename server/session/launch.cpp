@@ -81,14 +81,26 @@ bool cudaFuncSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder& ou
   return true;
 }
 
-bool cudaFuncSetCacheConfig(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
+// A kernel's preference that CUDA checks but the GPU need not follow: the kernel must be loaded and
+// the value one of [lo, hi].
+bool kernel_preference(CallContext& ctx, wire::Decoder& in, int lo, int hi, int32_t& status) {
   wire::FunctionQuery q;
   const LoadedFunction* f = nullptr;
   if (!query(ctx, in, &q, &f, status)) return false;
-  // A preference CUDA itself may ignore; Hopper's L1/shared split follows the carveout attribute.
-  if (f) status = q.a >= cudaFuncCachePreferNone && q.a <= cudaFuncCachePreferEqual ? 0 : cudaErrorInvalidValue;
+  if (f) status = q.a >= lo && q.a <= hi ? 0 : cudaErrorInvalidValue;
   return true;
+}
+
+// Hopper's L1/shared split follows the carveout attribute, not this preference.
+bool cudaFuncSetCacheConfig(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return kernel_preference(ctx, in, cudaFuncCachePreferNone, cudaFuncCachePreferEqual, status);
+}
+
+// Shared memory bank size has been fixed since Volta; CUDA keeps the call as a checked no-op.
+bool cudaFuncSetSharedMemConfig(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return kernel_preference(ctx, in, cudaSharedMemBankSizeDefault, cudaSharedMemBankSizeEightByte, status);
 }
 
 bool cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(CallContext& ctx, wire::Decoder& in, wire::Encoder& out,

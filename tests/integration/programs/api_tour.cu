@@ -235,6 +235,18 @@ int main() {
   CHECK(cudaFuncGetParamInfo(scale_fn, 3, &offsets[0], nullptr) == cudaErrorInvalidValue,
         "cudaFuncGetParamInfo refuses an index past the last parameter");
   CHECK(cudaGetLastError() == cudaErrorInvalidValue, "the refusal is the thread's last error, as CUDA's are");
+  // Deprecated and without effect since Volta, but still checked: a known kernel, a known bank size.
+#pragma nv_diag_suppress 1444
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  CUDA_OK(cudaFuncSetSharedMemConfig(scale_fn, cudaSharedMemBankSizeFourByte));
+  CHECK(cudaFuncSetSharedMemConfig(scale_fn, static_cast<cudaSharedMemConfig>(7)) == cudaErrorInvalidValue,
+        "cudaFuncSetSharedMemConfig refuses a bank size CUDA has not");
+  CHECK(cudaFuncSetSharedMemConfig(&failures, cudaSharedMemBankSizeDefault) == cudaErrorInvalidDeviceFunction,
+        "cudaFuncSetSharedMemConfig refuses what is not a kernel");
+#pragma GCC diagnostic pop
+#pragma nv_diag_default 1444
+  cudaGetLastError();
   int blocks = 0;
   CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0));
   CHECK(blocks > 0, "occupancy");
