@@ -89,8 +89,8 @@ cudaError_t check_resource(const cudaResourceDesc* r, bool surface) {
     case cudaResourceTypeArray: {
       auto it = t.arrays.find(r->res.array.array);
       if (it == t.arrays.end()) return cudaErrorInvalidResourceHandle;
-      // A surface needs an array made for surface load/store, as CUDA checks.
-      if (surface && !(it->second->flags & cudaArraySurfaceLoadStore)) return cudaErrorInvalidValue;
+      // Any array takes a surface object: CUDA documents cudaArraySurfaceLoadStore as needed, but the
+      // driver does not check it at creation (H100, driver 580, 2026-12-05), so neither does this.
       return cudaSuccess;
     }
     case cudaResourceTypeMipmappedArray:
