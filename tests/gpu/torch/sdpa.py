@@ -15,7 +15,9 @@ g = torch.randn(B, H, L, D, device="cuda")
 
 
 def attention(dtype, backend):
-    leaves = [t.to(dtype).requires_grad_() for t in (q, k, v)]
+    # detach(): a copy of its own for each run (to() of the same dtype would hand back q itself, which
+    # then requires grad, and the next run's to() would make no leaf).
+    leaves = [t.detach().to(dtype).requires_grad_() for t in (q, k, v)]
     with sdpa_kernel([backend]):
         out = F.scaled_dot_product_attention(*leaves, is_causal=True)
     out.backward(g.to(dtype))
