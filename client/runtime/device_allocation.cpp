@@ -2,7 +2,6 @@
 #include "client/runtime/device_allocation.h"
 
 #include <mutex>
-#include <vector>
 
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
@@ -19,29 +18,26 @@ constexpr size_t kTries = 8;
 
 }  // namespace
 
-cudaError_t allocate_device(void** p, const std::function<cudaError_t(void** p, size_t* size)>& alloc) {
-  std::vector<void*> misses;
-  cudaError_t st = cudaSuccess;
-  for (;;) {
-    size_t size = 0;
-    st = alloc(p, &size);
-    if (st != cudaSuccess || !p || !*p) break;
-    const bool last = misses.size() + 1 == kTries;
-    if (MemoryMap::get().add_device(*p, size, current_device(), last)) {
-      if (last) {
-        static std::once_flag said;
-        std::call_once(said, [&] {
-          RGPU_LOG_WARN("the server's device memory lands on this program's own memory (%p, %zu bytes, after %zu tries); "
-                        "kept there: cudaMemcpyDefault and cudaPointerGetAttributes take such addresses as device memory",
-                        *p, size, kTries);
-        });
-      }
-      break;
-    }
-    misses.push_back(*p);
+bool record_or_hold(void* p, size_t size, std::vector<void*>& misses) {
+  const bool last = misses.size() + 1 == kTries;
+  if (!MemoryMap::get().add_device(p, size, current_device(), last)) {
+    misses.push_back(p);
+    return false;
   }
+  if (last) {
+    static std::once_flag said;
+    std::call_once(said, [&] {
+      RGPU_LOG_WARN("the server's device memory lands on this program's own memory (%p, %zu bytes, after %zu tries); "
+                    "kept there: cudaMemcpyDefault and cudaPointerGetAttributes take such addresses as device memory",
+                    p, size, kTries);
+    });
+  }
+  return true;
+}
+
+cudaError_t finish_allocation(cudaError_t status, const std::vector<void*>& misses) {
   for (void* miss : misses) gen::cudart::remote::cudaFree(miss);
-  return cudart_finish(st);
+  return cudart_finish(status);
 }
 
 }  // namespace rgpu::client

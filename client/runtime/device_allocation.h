@@ -9,12 +9,26 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <functional>
+#include <vector>
 
 namespace rgpu::client {
 
-// `alloc` makes one allocation on the server: its status, *p and the allocation's extent in bytes
-// (*size). The result is the last allocation's status.
-cudaError_t allocate_device(void** p, const std::function<cudaError_t(void** p, size_t* size)>& alloc);
+// Records the allocation at `p` (`size` bytes) and says true, or, when it lies on the program's
+// memory and more tries are left, holds it in `misses` and says false (ask again).
+bool record_or_hold(void* p, size_t size, std::vector<void*>& misses);
+// Frees the held misses; the allocation's status, finished as CUDA's.
+cudaError_t finish_allocation(cudaError_t status, const std::vector<void*>& misses);
+
+// `alloc(void** p, size_t* size)` makes one allocation on the server: its status, *p and the
+// allocation's extent in bytes. The result is the last allocation's status.
+template <typename Alloc>
+cudaError_t allocate_device(void** p, Alloc&& alloc) {
+  std::vector<void*> misses;  // empty unless an allocation lands on the program's memory
+  cudaError_t st;
+  size_t size = 0;
+  while ((st = alloc(p, &size)) == cudaSuccess && p && *p && !record_or_hold(*p, size, misses)) {
+  }
+  return finish_allocation(st, misses);
+}
 
 }  // namespace rgpu::client

@@ -46,6 +46,16 @@ bool query(CallContext& ctx, wire::Decoder& in, wire::FunctionQuery* q, const Lo
   return true;
 }
 
+// A kernel's preference that CUDA checks but the GPU need not follow: the kernel must be loaded and
+// the value one of [lo, hi].
+bool kernel_preference(CallContext& ctx, wire::Decoder& in, int lo, int hi, int32_t& status) {
+  wire::FunctionQuery q;
+  const LoadedFunction* f = nullptr;
+  if (!query(ctx, in, &q, &f, status)) return false;
+  if (f) status = q.a >= lo && q.a <= hi ? 0 : cudaErrorInvalidValue;
+  return true;
+}
+
 }  // namespace
 
 #define RGPU_LAUNCH_HANDLER(name)                                                               \
@@ -78,16 +88,6 @@ bool cudaFuncSetAttribute(CallContext& ctx, wire::Decoder& in, wire::Encoder& ou
   const LoadedFunction* f = nullptr;
   if (!query(ctx, in, &q, &f, status)) return false;
   if (f) status = ctx.session.backend().set_function_attribute(f->handle, q.a, q.b);
-  return true;
-}
-
-// A kernel's preference that CUDA checks but the GPU need not follow: the kernel must be loaded and
-// the value one of [lo, hi].
-bool kernel_preference(CallContext& ctx, wire::Decoder& in, int lo, int hi, int32_t& status) {
-  wire::FunctionQuery q;
-  const LoadedFunction* f = nullptr;
-  if (!query(ctx, in, &q, &f, status)) return false;
-  if (f) status = q.a >= lo && q.a <= hi ? 0 : cudaErrorInvalidValue;
   return true;
 }
 
