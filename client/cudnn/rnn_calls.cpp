@@ -1,15 +1,106 @@
 // The RNN calls that take legacy tensor descriptors (hDesc, cDesc; the weight matrices' mDesc and
-// bDesc, which cuDNN fills): forward and backward are sent without waiting, weight parameters
-// wait. RNN and RNN data descriptors travel as ids, tensor descriptors by content
-// (legacy_call.h); server/session/cudnn_rnn_calls.cpp reads the arguments back in this order.
+// bDesc, which cuDNN fills): forward and backward are sent without waiting. RNN and RNN data
+// descriptors travel as ids, tensor descriptors by content (legacy_call.h);
+// server/session/cudnn_rnn_calls.cpp reads the arguments back in this order.
+//
+// The weight-space queries are asked once per distinct question. Their answers depend only on
+// what the RNN descriptor was set to (rnn_settings.h), not on which descriptor id holds it:
+// PyTorch makes a new descriptor for every forward and backward and asks where each of its
+// matrices lies, 32 questions for a two-layer LSTM, each a round trip before this cache. Addresses
+// are kept as offsets into the weight space, so one answer serves every weight buffer (PyTorch
+// asks of the weights and then of their gradients).
 #include <cudnn.h>
 
+#include <cstdint>
+#include <map>
+#include <mutex>
+
 #include "client/cudnn/legacy_call.h"
+#include "client/cudnn/legacy_records.h"
+#include "client/cudnn/rnn_settings.h"
 #include "gen/cudnn/cudnn_ids.h"
+#include "gen/cudnn/cudnn_remote.h"
 
 using rgpu::client::CallClass;
 using rgpu::client::cudnn::LegacyCall;
+using rgpu::client::cudnn::RnnSettings;
 namespace ids = rgpu::gen::cudnn;
+namespace remote = rgpu::gen::cudnn::remote;
+
+namespace {
+
+// A weight-space question: the handle and the descriptor's settings, less its dropout descriptor
+// (it does not shape the weights, and PyTorch makes a new one per call), plus the arguments.
+struct WeightQuestion {
+  uint64_t handle = 0;
+  RnnSettings rnn{};
+  int32_t pseudo_layer = 0, lin_layer_id = 0;
+  uint64_t weight_space_size = 0;
+  uint8_t outputs = 0;  // bit i: the caller passed mDesc, mAddr, bDesc, bAddr (i = 0..3)
+
+  auto operator<=>(const WeightQuestion&) const = default;
+};
+
+// False when rnnDesc was never set here: the server answers (and refuses it).
+bool question(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, WeightQuestion* q) {
+  if (!rgpu::client::cudnn::find_rnn_settings(rnnDesc, &q->rnn)) return false;
+  q->handle = rgpu::gen::handle_id(handle);
+  q->rnn.dropout = nullptr;
+  return true;
+}
+
+// Where one matrix or bias lies: its record, and its offset into the weight space (absent: cuDNN
+// gave a null address).
+struct Placement {
+  rgpu::wire::cudnn::TensorRecord record{};
+  bool set = false;
+  bool present = false;
+  uint64_t offset = 0;
+};
+
+struct WeightAnswer {
+  Placement matrix, bias;
+};
+
+struct Answers {
+  std::mutex mu;
+  std::map<WeightQuestion, WeightAnswer> params;
+  std::map<WeightQuestion, size_t> space_sizes;
+};
+
+Answers& answers() {
+  static auto* a = new Answers;  // never destroyed: calls may come from exit handlers
+  return *a;
+}
+
+template <typename Answer>
+bool find(const std::map<WeightQuestion, Answer>& m, const WeightQuestion& q, Answer* out) {
+  std::lock_guard lock(answers().mu);
+  auto it = m.find(q);
+  if (it == m.end()) return false;
+  *out = it->second;
+  return true;
+}
+
+template <typename Answer>
+void keep(std::map<WeightQuestion, Answer>& m, const WeightQuestion& q, const Answer& a) {
+  std::lock_guard lock(answers().mu);
+  m.emplace(q, a);
+}
+
+Placement placed(cudnnTensorDescriptor_t desc, void** addr, const void* space) {
+  Placement p;
+  if (desc) p.record = desc->record, p.set = desc->set;
+  if (addr && *addr) p.present = true, p.offset = reinterpret_cast<uintptr_t>(*addr) - reinterpret_cast<uintptr_t>(space);
+  return p;
+}
+
+void place(const Placement& p, cudnnTensorDescriptor_t desc, void** addr, const void* space) {
+  if (desc) desc->record = p.record, desc->set = p.set;
+  if (addr) *addr = p.present ? reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(space) + p.offset) : nullptr;
+}
+
+}  // namespace
 
 extern "C" {  // exported by the shim's version script
 
@@ -18,6 +109,16 @@ cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t
                                       size_t weightSpaceSize, const void* weightSpace, int32_t linLayerID,
                                       cudnnTensorDescriptor_t mDesc, void** mAddr, cudnnTensorDescriptor_t bDesc,
                                       void** bAddr) {
+  WeightQuestion q;
+  const bool cacheable = question(handle, rnnDesc, &q);
+  q.pseudo_layer = pseudoLayer, q.lin_layer_id = linLayerID, q.weight_space_size = weightSpaceSize;
+  q.outputs = (mDesc ? 1 : 0) | (mAddr ? 2 : 0) | (bDesc ? 4 : 0) | (bAddr ? 8 : 0);
+  WeightAnswer a;
+  if (cacheable && find(answers().params, q, &a)) {
+    place(a.matrix, mDesc, mAddr, weightSpace);
+    place(a.bias, bDesc, bAddr, weightSpace);
+    return CUDNN_STATUS_SUCCESS;
+  }
   LegacyCall call(ids::k_cudnnGetRNNWeightParams, CallClass::kSync);
   call.handle(handle).id(rnnDesc).value(pseudoLayer).value<uint64_t>(weightSpaceSize).device(weightSpace);
   call.value(linLayerID).value<uint8_t>(mDesc != nullptr).value<uint8_t>(mAddr != nullptr);
@@ -25,6 +126,17 @@ cudnnStatus_t cudnnGetRNNWeightParams(cudnnHandle_t handle, cudnnRNNDescriptor_t
   cudnnStatus_t status = call.invoke();
   if (status != CUDNN_STATUS_SUCCESS) return status;
   if (!call.filled_tensor(mDesc, mAddr) || !call.filled_tensor(bDesc, bAddr)) return CUDNN_STATUS_INTERNAL_ERROR;
+  if (cacheable)
+    keep(answers().params, q, {placed(mDesc, mAddr, weightSpace), placed(bDesc, bAddr, weightSpace)});
+  return status;
+}
+
+cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, size_t* weightSpaceSize) {
+  WeightQuestion q;
+  const bool cacheable = question(handle, rnnDesc, &q) && weightSpaceSize;
+  if (cacheable && find(answers().space_sizes, q, weightSpaceSize)) return CUDNN_STATUS_SUCCESS;
+  const cudnnStatus_t status = remote::cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
+  if (status == CUDNN_STATUS_SUCCESS && cacheable) keep(answers().space_sizes, q, *weightSpaceSize);
   return status;
 }
 

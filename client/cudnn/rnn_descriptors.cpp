@@ -4,25 +4,15 @@
 #include <cudnn.h>
 
 #include "client/cudnn/descriptor_mirror.h"
+#include "client/cudnn/rnn_settings.h"
 #include "gen/cudnn/cudnn_remote.h"
 
 namespace remote = rgpu::gen::cudnn::remote;
 using rgpu::client::cudnn::give;
+using rgpu::client::cudnn::find_rnn_settings;
+using rgpu::client::cudnn::RnnSettings;
 
 namespace {
-
-struct RnnSettings {
-  cudnnRNNAlgo_t algo;
-  cudnnRNNMode_t cell_mode;
-  cudnnRNNBiasMode_t bias_mode;
-  cudnnDirectionMode_t dir_mode;
-  cudnnRNNInputMode_t input_mode;
-  cudnnDataType_t data_type, math_prec;
-  cudnnMathType_t math_type;
-  int32_t input_size, hidden_size, proj_size, num_layers;
-  cudnnDropoutDescriptor_t dropout;
-  uint32_t aux_flags;
-};
 
 rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settings() {
   static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>;  // exit handlers
@@ -30,6 +20,10 @@ rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settin
 }
 
 }  // namespace
+
+bool rgpu::client::cudnn::find_rnn_settings(cudnnRNNDescriptor_t d, RnnSettings* out) {
+  return settings().find(d, out);
+}
 
 extern "C" {  // exported by the shim's version script
 
@@ -57,7 +51,7 @@ cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlg
                                        cudnnDropoutDescriptor_t* dropoutDesc, uint32_t* auxFlags) {
   RnnSettings r;
   if (!rnnDesc) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (!settings().find(rnnDesc, &r)) return CUDNN_STATUS_BAD_PARAM;
+  if (!find_rnn_settings(rnnDesc, &r)) return CUDNN_STATUS_BAD_PARAM;
   give(algo, r.algo), give(cellMode, r.cell_mode), give(biasMode, r.bias_mode), give(dirMode, r.dir_mode);
   give(inputMode, r.input_mode), give(dataType, r.data_type), give(mathPrec, r.math_prec);
   give(mathType, r.math_type), give(inputSize, r.input_size), give(hiddenSize, r.hidden_size);

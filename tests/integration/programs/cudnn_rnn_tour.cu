@@ -7,6 +7,10 @@
 // Mode for round-trip counting (RGPU_STATS=1):
 //   cudnn_rnn_tour dropout_queries N   asks the dropout reserve size of one tensor N times: 1 round
 //                                      trip (+1 for the closing synchronize), whatever N
+//   cudnn_rnn_tour weight_queries N    N times, as PyTorch does per call: a new RNN descriptor set
+//                                      alike, its weight-space size, and where 3 matrices lie in
+//                                      the weights and in their gradients (which must agree); then
+//                                      one descriptor set otherwise. The same round trips whatever N
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -234,6 +238,78 @@ int ctc_loss(cudnnHandle_t handle) {
   return 0;
 }
 
+// A new LSTM descriptor (and dropout descriptor) of `hidden` units, set as rnn() sets its own.
+int lstm(cudnnRNNDescriptor_t* rnn, cudnnDropoutDescriptor_t* drop, int hidden) {
+  CHECK_DNN(cudnnCreateDropoutDescriptor(drop));
+  CHECK_DNN(cudnnCreateRNNDescriptor(rnn));
+  CHECK_DNN(cudnnSetRNNDescriptor_v8(*rnn, CUDNN_RNN_ALGO_STANDARD, CUDNN_LSTM, CUDNN_RNN_DOUBLE_BIAS,
+                                     CUDNN_BIDIRECTIONAL, CUDNN_LINEAR_INPUT, CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT,
+                                     CUDNN_DEFAULT_MATH, kInput, hidden, hidden, kLayers, *drop,
+                                     CUDNN_RNN_PADDED_IO_ENABLED));
+  return 0;
+}
+
+int destroy_lstm(cudnnRNNDescriptor_t rnn, cudnnDropoutDescriptor_t drop) {
+  CHECK_DNN(cudnnDestroyRNNDescriptor(rnn));
+  CHECK_DNN(cudnnDestroyDropoutDescriptor(drop));
+  return 0;
+}
+
+int weight_queries(cudnnHandle_t handle, int times) {
+  void *w, *dw;
+  CHECK_CUDA(cudaMalloc(&w, kWeights * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&dw, kWeights * sizeof(float)));
+  const int places[3][2] = {{0, 1}, {2, 1}, {3, 6}};  // (pseudo-layer, linear layer)
+  bool agree = true;
+  for (int i = 0; i < times; ++i) {
+    cudnnRNNDescriptor_t rnn;
+    cudnnDropoutDescriptor_t drop;
+    if (lstm(&rnn, &drop, kHidden)) return 1;
+    size_t size = 0;
+    CHECK_DNN(cudnnGetRNNWeightSpaceSize(handle, rnn, &size));
+    agree = agree && size == kWeights * sizeof(float);
+    for (const auto& at : places) {
+      cudnnTensorDescriptor_t m, dm;
+      CHECK_DNN(cudnnCreateTensorDescriptor(&m));
+      CHECK_DNN(cudnnCreateTensorDescriptor(&dm));
+      void *m_addr = nullptr, *dm_addr = nullptr, *b_addr = nullptr, *db_addr = nullptr;
+      CHECK_DNN(cudnnGetRNNWeightParams(handle, rnn, at[0], size, w, at[1], m, &m_addr, nullptr, &b_addr));
+      CHECK_DNN(cudnnGetRNNWeightParams(handle, rnn, at[0], size, dw, at[1], dm, &dm_addr, nullptr, &db_addr));
+      cudnnDataType_t type;
+      int nb = 0, dims[3] = {}, strides[3] = {}, dnb = 0, ddims[3] = {};
+      CHECK_DNN(cudnnGetTensorNdDescriptor(m, 3, &type, &nb, dims, strides));
+      CHECK_DNN(cudnnGetTensorNdDescriptor(dm, 3, &type, &dnb, ddims, strides));
+      const auto offset = [](void* p, void* base) { return static_cast<char*>(p) - static_cast<char*>(base); };
+      agree = agree && nb == 3 && dnb == 3 && dims[1] == kHidden && ddims[1] == kHidden && dims[2] == ddims[2] &&
+              m_addr && b_addr && offset(m_addr, w) == offset(dm_addr, dw) && offset(b_addr, w) == offset(db_addr, dw);
+      CHECK_DNN(cudnnDestroyTensorDescriptor(m));
+      CHECK_DNN(cudnnDestroyTensorDescriptor(dm));
+    }
+    if (destroy_lstm(rnn, drop)) return 1;
+  }
+  EXPECT(agree, "each new descriptor's weight space and matrices agree, in the weights as in their gradients");
+  // Set otherwise, a descriptor has other answers (none from the cache of the first settings).
+  cudnnRNNDescriptor_t rnn;
+  cudnnDropoutDescriptor_t drop;
+  if (lstm(&rnn, &drop, 2 * kHidden)) return 1;
+  size_t size = 0;
+  CHECK_DNN(cudnnGetRNNWeightSpaceSize(handle, rnn, &size));
+  cudnnTensorDescriptor_t m;
+  CHECK_DNN(cudnnCreateTensorDescriptor(&m));
+  void* m_addr = nullptr;
+  CHECK_DNN(cudnnGetRNNWeightParams(handle, rnn, 3, size, w, 6, m, &m_addr, nullptr, nullptr));
+  cudnnDataType_t type;
+  int nb = 0, dims[3] = {}, strides[3] = {};
+  CHECK_DNN(cudnnGetTensorNdDescriptor(m, 3, &type, &nb, dims, strides));
+  EXPECT(size > kWeights * sizeof(float) && nb == 3 && dims[1] == 2 * kHidden && dims[2] == 2 * kHidden,
+         "a descriptor set to 16 hidden units has its own weight space and matrices");
+  CHECK_DNN(cudnnDestroyTensorDescriptor(m));
+  if (destroy_lstm(rnn, drop)) return 1;
+  CHECK_CUDA(cudaFree(w));
+  CHECK_CUDA(cudaFree(dw));
+  return 0;
+}
+
 int dropout_queries(cudnnHandle_t handle, int times) {
   cudnnTensorDescriptor_t x;
   CHECK_DNN(cudnnCreateTensorDescriptor(&x));
@@ -255,6 +331,12 @@ int main(int argc, char** argv) {
     if (dropout_queries(handle, std::atoi(argv[2]))) return 1;
     CHECK_CUDA(cudaDeviceSynchronize());
     std::printf("ok: cudnn_rnn_tour dropout_queries\n");
+    return 0;
+  }
+  if (argc > 2 && !std::strcmp(argv[1], "weight_queries")) {
+    if (weight_queries(handle, std::atoi(argv[2]))) return 1;
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::printf("ok: cudnn_rnn_tour weight_queries\n");
     return 0;
   }
   if (dropout(handle) || rnn(handle) || ctc_loss(handle)) return 1;
