@@ -104,13 +104,15 @@ int32_t Call::invoke() {
   if (!pipe.send_call(id_, buffers_->args, current_device(), &w, async_data ? reply_bulk_ : nullptr,
                       async_data ? reply_bulk_len_ : 0, descriptor_))
     return kStatusUnavailable;
+  // A synchronisation brings the GPU's changes to mapped memory back: read right behind it.
+  MappedReadBack read_back(id_);
   pipe.wait(w);
   if (w.lost) return kStatusUnavailable;
   results_ = wire::Decoder(buffers_->reply);
   int32_t status = results_.get<int32_t>();
   if (!results_.ok()) return kStatusUnavailable;
   replied_ = true;
-  return mapped_after_call(id_, status);  // a synchronisation brings the GPU's changes to mapped memory back
+  return read_back.finish(status);
 }
 
 int32_t Call::post() {

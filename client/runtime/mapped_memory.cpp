@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -51,23 +52,24 @@ class Exposures {
 
 cudaError_t to_cuda(int32_t st) { return st == kStatusUnavailable ? cudaErrorNoDevice : static_cast<cudaError_t>(st); }
 
+// The status a mapped-memory call's reply starts with.
+int32_t reply_status(const std::vector<uint8_t>& reply) {
+  wire::Decoder d(reply);
+  const auto st = d.get<int32_t>();
+  return d.ok() ? st : kStatusUnavailable;
+}
+
 // A call of the mapped-memory protocol, with its own buffers (it may run inside another call's
 // path, whose per-thread buffers are in use). Sync when `reply` is given.
-int32_t exchange(uint32_t id, const wire::Encoder& e, std::vector<uint8_t>* reply = nullptr, void* bulk = nullptr,
-                 size_t bulk_len = 0) {
+int32_t exchange(uint32_t id, const wire::Encoder& e, std::vector<uint8_t>* reply = nullptr) {
   Pipe& pipe = Pipe::get();
   if (!reply) return pipe.send_call(id, e, current_device(), nullptr) ? 0 : kStatusUnavailable;
   trace_wait(wire::internal_call_name(id));
   Waiter w;
   w.payload = reply;
-  w.bulk_dst = bulk;
-  w.bulk_len = bulk_len;
   if (!pipe.send_call(id, e, current_device(), &w)) return kStatusUnavailable;
   pipe.wait(w);
-  if (w.lost) return kStatusUnavailable;
-  wire::Decoder d(*reply);
-  const auto st = d.get<int32_t>();
-  return d.ok() ? st : kStatusUnavailable;
+  return w.lost ? kStatusUnavailable : reply_status(*reply);
 }
 
 // Byte runs of an allocation that go into its mirror in one write.
@@ -136,20 +138,9 @@ void push_locked(Exposed& x) {
   if (run_len) batch.add(run, run_len, old.data());
 }
 
-// Brings back what the GPU changed: bytes where the mirror differs from the twin. Returns how many
-// of them the host had changed too (kept, and sent before the next work). *st: the read's status.
-size_t pull_locked(Exposed& x, cudaError_t* st) {
-  std::vector<uint8_t> mirror(x.size);
-  for (size_t done = 0; done < x.size; done += kPiece) {
-    const size_t len = std::min(kPiece, x.size - done);
-    wire::Encoder e;
-    e.put<uint64_t>(x.mirror);
-    e.put<uint64_t>(x.offset + done);
-    e.put<uint64_t>(len);
-    std::vector<uint8_t> reply;
-    *st = to_cuda(exchange(wire::kCallMappedRead, e, &reply, mirror.data() + done, len));
-    if (*st != cudaSuccess) return 0;
-  }
+// Stores what the GPU changed (the lock held): bytes where `mirror`, just read, differs from the
+// twin. Returns how many of them the host had changed too (kept, and sent before the next work).
+size_t merge_locked(Exposed& x, const std::vector<uint8_t>& mirror) {
   auto* host = reinterpret_cast<uint8_t*>(x.base);
   size_t conflicts = 0;
   for (size_t off = 0; off < x.size; off += kBlock) {
@@ -267,18 +258,72 @@ void mapped_before_device_work() {
   push_all_locked(ex);
 }
 
-int32_t mapped_after_call(uint32_t id, int32_t status) {
-  if (!g_unsynced.load(std::memory_order_relaxed) || status != cudaSuccess || !completes_work(id)) return status;
+// The reads of one read-back: each exposed allocation's mirror, in pieces of at most kPiece.
+struct MappedReadBack::Reads {
+  struct Pull {
+    Exposed* x;
+    std::vector<uint8_t> mirror;
+  };
+  struct Piece {
+    Waiter waiter;
+    std::vector<uint8_t> reply;
+  };
+  std::vector<Pull> pulls;
+  std::deque<Piece> pieces;  // in place: a sent piece's waiter must not move
+  bool unsent = false;       // a read could not be sent (the connection is gone)
+
+  void wait_all() {
+    for (Piece& p : pieces) Pipe::get().wait_behind(p.waiter);
+  }
+};
+
+MappedReadBack::MappedReadBack(uint32_t id) : id_(id) {
+  if (!g_unsynced.load(std::memory_order_relaxed) || !completes_work(id)) return;
   Exposures& ex = Exposures::get();
-  std::lock_guard<std::mutex> lock(ex.mu);
+  lock_ = std::unique_lock<std::mutex>(ex.mu);
+  reads_ = std::make_unique<Reads>();
+  Pipe& pipe = Pipe::get();
+  for (auto& [base, x] : ex.by_base) {
+    Reads::Pull& pull = reads_->pulls.emplace_back(Reads::Pull{&x, std::vector<uint8_t>(x.size)});
+    for (size_t done = 0; done < x.size; done += kPiece) {
+      const size_t len = std::min(kPiece, x.size - done);
+      wire::Encoder e;
+      e.put<uint64_t>(x.mirror);
+      e.put<uint64_t>(x.offset + done);
+      e.put<uint64_t>(len);
+      Reads::Piece& piece = reads_->pieces.emplace_back();
+      piece.waiter.payload = &piece.reply;
+      piece.waiter.bulk_dst = pull.mirror.data() + done;
+      piece.waiter.bulk_len = len;
+      if (!pipe.send_call(wire::kCallMappedRead, e, current_device(), &piece.waiter)) {
+        reads_->pieces.pop_back();
+        reads_->unsent = true;
+        return;
+      }
+    }
+  }
+}
+
+MappedReadBack::~MappedReadBack() {
+  if (reads_) reads_->wait_all();  // the replies land in reads_
+}
+
+int32_t MappedReadBack::finish(int32_t status) {
+  if (!reads_) return status;
+  reads_->wait_all();
+  const std::unique_ptr<Reads> reads = std::move(reads_);
+  // A query that found work still running (or a failed call): what was read is dropped.
+  if (status != cudaSuccess) return status;
+  if (reads->unsent) return to_cuda(kStatusUnavailable);
+  for (Reads::Piece& p : reads->pieces)
+    if (int32_t st = p.waiter.lost ? kStatusUnavailable : reply_status(p.reply); st != cudaSuccess) return to_cuda(st);
   // Only a device-wide synchronisation completes all of it: after a stream's or an event's, work
   // of other streams may still write, so later synchronisations read back again.
-  if (id == gen::cudart::k_cudaDeviceSynchronize) g_unsynced.store(false, std::memory_order_relaxed);
-  for (auto& [base, x] : ex.by_base) {
-    cudaError_t st = cudaSuccess;
-    const size_t conflicts = pull_locked(x, &st);
-    if (st != cudaSuccess) return st;
+  if (id_ == gen::cudart::k_cudaDeviceSynchronize) g_unsynced.store(false, std::memory_order_relaxed);
+  for (Reads::Pull& pull : reads->pulls) {
+    const size_t conflicts = merge_locked(*pull.x, pull.mirror);
     if (conflicts == 0) continue;
+    const Exposed& x = *pull.x;
     std::fprintf(stderr,
                  "rgpu: the host and the GPU both changed %zu byte(s) of mapped host memory at %p (%zu bytes) between "
                  "two synchronisations; concurrent CPU and GPU writes to one location cannot be kept coherent across "

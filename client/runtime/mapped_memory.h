@@ -15,7 +15,10 @@
 //  - after a call that completes device work (cudaDeviceSynchronize, cudaStreamSynchronize,
 //    cudaEventSynchronize, a query answering cudaSuccess), if device work was issued since the last
 //    exchange, each exposed allocation is read back and the bytes the GPU changed are stored into
-//    host memory; bytes the host changed meanwhile are kept (and sent before the next work). A byte
+//    host memory; bytes the host changed meanwhile are kept (and sent before the next work). The
+//    reads go right behind the synchronising call, before its reply (the server runs them once it
+//    has returned), so the two cost one round trip; a query answering cudaErrorNotReady drops what
+//    they read. A byte
 //    both sides changed is a conflict (concurrent CPU and GPU writes, atomics included, cannot be
 //    coherent across a network): the host's byte is kept, a message names it and the synchronising
 //    call returns cudaErrorIllegalState.
@@ -23,6 +26,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -47,9 +52,26 @@ void mapped_before_device_work();
 // calls after which a read-back follows (it merges the host's changes itself).
 void mapped_before_call(uint32_t id);
 
-// After call `id` returned `status`: when it completed device work, brings the GPU's changes to
-// exposed memory back. Returns the status the caller should report.
-int32_t mapped_after_call(uint32_t id, int32_t status);
+// The read-back of exposed memory behind a call that may complete device work. Made right after
+// the call is sent: when device work was issued since the last read-back, it sends a read of each
+// exposed allocation and holds the exposures' lock (no host change may reach a mirror between
+// those reads and their merge) until finish().
+class MappedReadBack {
+ public:
+  explicit MappedReadBack(uint32_t id);
+  ~MappedReadBack();
+  MappedReadBack(const MappedReadBack&) = delete;
+  MappedReadBack& operator=(const MappedReadBack&) = delete;
+  // After the call returned `status`: waits for the reads and, when the call succeeded, stores the
+  // GPU's changes into host memory. Returns the status the caller should report.
+  int32_t finish(int32_t status);
+
+ private:
+  struct Reads;
+  uint32_t id_;
+  std::unique_lock<std::mutex> lock_;
+  std::unique_ptr<Reads> reads_;  // null when nothing is to be read back
+};
 
 // cudaFreeHost / cudaHostUnregister of an allocation starting at `base`: its mirror is released.
 void mapped_forget(const void* base);

@@ -216,6 +216,10 @@ bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, i
 
 void Pipe::wait(Waiter& waiter) {
   stats_.round_trips.fetch_add(1, std::memory_order_relaxed);
+  wait_behind(waiter);
+}
+
+void Pipe::wait_behind(Waiter& waiter) {
   // A reply usually comes within a network round trip: polling that long spares the caller a
   // sleep and the receiver a wake-up system call on the latency path.
   poll_for(std::chrono::microseconds(100), [&] { return waiter.done.load(std::memory_order_acquire); });

@@ -70,6 +70,9 @@ class Pipe {
   bool control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device, std::vector<uint8_t>* reply);
   // Blocks until the waiter's reply (or the loss of the connection) arrives.
   void wait(Waiter& waiter);
+  // The same for a call sent right behind one the caller has already waited for: its reply was
+  // on the way meanwhile, so it counts as no round trip of its own.
+  void wait_behind(Waiter& waiter);
   // Waits until no async D2H still in flight lands in [p, p+n): a host range must not be read
   // for an H2D copy while an earlier D2H is still writing it.
   void wait_landings(const void* p, size_t n);

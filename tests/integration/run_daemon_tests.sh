@@ -25,6 +25,12 @@ check "a kernel launched by a static destructor at exit (after the thread's laun
 # 1a. Mapped (zero-copy) host memory: exposure, the exchange of changes both ways, conflicts.
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/mapped_memory" >"$WORK/mapped.out" 2>&1
 check "mapped host memory (mapped_memory)" $? "$(grep -v '^ok' "$WORK/mapped.out" | head -20)"
+# Two allocations read back after each synchronisation: 3 round trips of setup (2 exposures and
+# cudaMalloc), then 1 a round: the two reads travel behind the synchronisation, no wait of their own.
+for rounds in 1 10; do
+  check_round_trips "mapped memory's read-backs cost no round trip of their own ($rounds rounds)" $((3 + rounds)) \
+    "^ok: mapped_memory sync_rounds$" "$PROGS/mapped_memory" sync_rounds $rounds
+done
 # 1b. Graphs built node by node (kernel, host and empty nodes; ids, order, refusals).
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/graph_nodes_tour" >"$WORK/graph_nodes.out" 2>&1
 check "graph_nodes_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/graph_nodes.out" | head -20)"

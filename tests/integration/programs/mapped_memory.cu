@@ -5,6 +5,11 @@
 // synchronisation, merged byte by byte with the host's own changes; a byte both changed is refused
 // with cudaErrorIllegalState; a kernel argument pointing into pinned memory exposes it; freeing
 // ends the exposure. Managed memory is the same, exposed from the start; its hints are checked.
+//
+// Mode for round-trip counting (RGPU_STATS=1):
+//   mapped_memory sync_rounds N   two exposed allocations; N times a device write into each, a
+//                                 stream synchronisation, the host reading both: the read-backs
+//                                 travel behind the synchronisation, 1 round trip a round
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -26,7 +31,40 @@ static bool server_sees(const int* device_address, int* scratch, const int* expe
   return std::memcmp(back, expected, kBytes) == 0;
 }
 
-int main() {
+// N rounds of device writes into two mapped allocations, each round read by the host after one
+// cudaStreamSynchronize.
+static int sync_rounds(int rounds) {
+  int *a = nullptr, *b = nullptr, *da = nullptr, *db = nullptr, *src = nullptr;
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&a), sizeof(int), cudaHostAllocMapped));
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&b), sizeof(int), cudaHostAllocMapped));
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&da), a, 0));
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&db), b, 0));
+  CHECK_CUDA(cudaMalloc(&src, rounds * sizeof(int)));
+  static int values[1000];
+  if (rounds < 1 || rounds > 1000) return 1;
+  for (int i = 0; i < rounds; ++i) values[i] = 7 * i + 3;
+  CHECK_CUDA(cudaMemcpy(src, values, rounds * sizeof(int), cudaMemcpyHostToDevice));
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreate(&s));
+  bool seen = true;
+  for (int i = 0; i < rounds; ++i) {
+    CHECK_CUDA(cudaMemcpyAsync(da, src + i, sizeof(int), cudaMemcpyDeviceToDevice, s));
+    CHECK_CUDA(cudaMemcpyAsync(db, src + i, sizeof(int), cudaMemcpyDeviceToDevice, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    seen = seen && *a == values[i] && *b == values[i];
+  }
+  EXPECT(seen, "after each stream synchronisation the host reads the device's writes to both allocations");
+  CHECK_CUDA(cudaStreamDestroy(s));
+  CHECK_CUDA(cudaFree(src));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 2 && !std::strcmp(argv[1], "sync_rounds")) {
+    if (sync_rounds(std::atoi(argv[2]))) return 1;
+    std::printf("ok: mapped_memory sync_rounds\n");
+    return 0;
+  }
   int* h = nullptr;
   CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&h), kBytes, cudaHostAllocMapped));
   for (int i = 0; i < kN; ++i) h[i] = i;
