@@ -32,6 +32,7 @@ void BlockingPool::submit(const wire::FrameHeader& h, std::span<const uint8_t> p
   }
   buf.assign(payload.begin(), payload.end());
   state_->queue.push_back(Job{h, std::move(buf)});
+  state_->unfinished++;
   state_->queued.fetch_add(1, std::memory_order_release);
   if (state_->idle < state_->queue.size()) {
     // Every thread is busy with a wait of its own: this one needs a new thread.
@@ -40,6 +41,11 @@ void BlockingPool::submit(const wire::FrameHeader& h, std::span<const uint8_t> p
   } else if (state_->sleeping > 0) {
     state_->cv.notify_one();
   }
+}
+
+void BlockingPool::wait_for_submitted() {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->drained.wait(lock, [&] { return state_->unfinished == 0 || state_->stopping; });
 }
 
 void BlockingPool::thread_main(std::shared_ptr<State> state) {
@@ -53,6 +59,7 @@ void BlockingPool::thread_main(std::shared_ptr<State> state) {
       lock.unlock();
       state->run(job.header, job.payload);
       lock.lock();
+      if (--state->unfinished == 0) state->drained.notify_all();
       state->spare.push_back(std::move(job.payload));
       state->idle++;
       continue;

@@ -30,6 +30,9 @@ class BlockingPool {
 
   // Queues one call; its payload is copied.
   void submit(const wire::FrameHeader& h, std::span<const uint8_t> payload);
+  // Blocks until every call submitted so far has returned. Called from the thread that submits
+  // (the session's), so no call is submitted meanwhile.
+  void wait_for_submitted();
 
  private:
   struct Job {
@@ -40,6 +43,8 @@ class BlockingPool {
     Run run;
     std::mutex mu;
     std::condition_variable cv;
+    std::condition_variable drained;  // unfinished reached 0
+    size_t unfinished = 0;             // submitted and not yet returned
     std::deque<Job> queue;
     std::vector<std::vector<uint8_t>> spare;  // payload buffers kept for reuse
     std::atomic<size_t> queued{0};            // polled by idle threads

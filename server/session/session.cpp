@@ -362,6 +362,10 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
   // client's acknowledgement: the input is lent meanwhile, so that function can read it
   // (session_input.h). The gate's turn may wait for the GPU too (a drain), so it is inside.
   LentInput lent(input_);
+  // A read of mapped memory is sent right behind the synchronisation whose results it fetches
+  // (client/runtime/mapped_memory.h), which may have been handed to the pool: it runs once every
+  // wait handed over before it has returned.
+  if (h.method == wire::kCallMappedRead) blocking_.wait_for_submitted();
   if (gate_) {
     // Everything but a wait may put work on the GPU: it runs only in the session's turn (and not
     // at all once the session is ending).
