@@ -85,6 +85,19 @@ int main() {
   // Attached to one stream: host-visible until attached, then used on that stream only.
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  // What the advice and prefetches left, as the range attributes say; then a batched prefetch.
+  int read_mostly = -1, last = -2;
+  CHECK_CUDA(cudaMemRangeGetAttribute(&read_mostly, 4, cudaMemRangeAttributeReadMostly, table, 256 * sizeof(int)));
+  CHECK_CUDA(cudaMemRangeGetAttribute(&last, 4, cudaMemRangeAttributeLastPrefetchLocation, a, kN * sizeof(int)));
+  say("range attributes: the table read-mostly %d, the array last prefetched to %d\n", read_mostly, last);
+  void* both[] = {a, table};
+  size_t both_sizes[] = {kN * sizeof(int), 256 * sizeof(int)};
+  size_t first_range = 0;
+  CHECK_CUDA(cudaMemPrefetchBatchAsync(both, both_sizes, 2, &on_device, &first_range, 1, 0, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  CHECK_CUDA(cudaMemRangeGetAttribute(&last, 4, cudaMemRangeAttributeLastPrefetchLocation, table, 256 * sizeof(int)));
+  say("after a batched prefetch the table was last prefetched to %d\n", last);
   int* own = nullptr;
   CHECK_CUDA(cudaMallocManaged(&own, 4096 * sizeof(int), cudaMemAttachHost));
   for (int i = 0; i < 4096; ++i) own[i] = i;

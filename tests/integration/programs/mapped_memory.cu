@@ -169,6 +169,62 @@ int main(int argc, char** argv) {
              cudaStreamAttachMemAsync(0, m + 1, 0, cudaMemAttachSingle) == cudaErrorInvalidValue,
          "hints about memory that is not managed are refused");
   cudaGetLastError();
+  // The range attributes answer from the advice and prefetches recorded, page by page.
+  int read_mostly = -1, preferred = -1, last = -1, accessors[3] = {};
+  cudaMemLocationType last_type = cudaMemLocationTypeInvalid;
+  void* data[] = {&read_mostly, &last, &last_type};
+  size_t sizes[] = {4, 4, sizeof last_type};
+  cudaMemRangeAttribute asked[] = {cudaMemRangeAttributeReadMostly, cudaMemRangeAttributeLastPrefetchLocation,
+                                   cudaMemRangeAttributeLastPrefetchLocationType};
+  CHECK_CUDA(cudaMemRangeGetAttributes(data, sizes, asked, 3, m, kBytes));
+  EXPECT(read_mostly == 1 && last == 0 && last_type == cudaMemLocationTypeDevice,
+         "the range attributes say read-mostly and prefetched to device 0");
+  CHECK_CUDA(cudaMemAdvise(m + 1024, 4096, cudaMemAdviseUnsetReadMostly, on_device));  // the second page only
+  CHECK_CUDA(cudaMemAdvise(m, 4, cudaMemAdviseSetPreferredLocation, cudaMemLocation{cudaMemLocationTypeHost, 0}));
+  CHECK_CUDA(cudaMemAdvise(m, kBytes, cudaMemAdviseSetAccessedBy, on_device));
+  CHECK_CUDA(cudaMemRangeGetAttribute(&read_mostly, 4, cudaMemRangeAttributeReadMostly, m, kBytes));
+  EXPECT(read_mostly == 0, "not read-mostly once one page is not");
+  CHECK_CUDA(cudaMemRangeGetAttribute(&read_mostly, 4, cudaMemRangeAttributeReadMostly, m + 2048, 4));
+  EXPECT(read_mostly == 1, "the third page still is");
+  CHECK_CUDA(cudaMemRangeGetAttribute(&preferred, 4, cudaMemRangeAttributePreferredLocation, m, 8));
+  EXPECT(preferred == cudaCpuDeviceId, "the first page prefers the host");
+  CHECK_CUDA(cudaMemRangeGetAttribute(&preferred, 4, cudaMemRangeAttributePreferredLocation, m, kBytes));
+  EXPECT(preferred == cudaInvalidDeviceId, "the whole range has no one preferred location");
+  CHECK_CUDA(cudaMemRangeGetAttribute(accessors, sizeof accessors, cudaMemRangeAttributeAccessedBy, m, kBytes));
+  EXPECT(accessors[0] == 0 && accessors[1] == cudaInvalidDeviceId && accessors[2] == cudaInvalidDeviceId,
+         "device 0 accesses the range, and the rest of the answer says no device");
+  EXPECT(cudaMemRangeGetAttribute(&preferred, 2, cudaMemRangeAttributeReadMostly, m, kBytes) == cudaErrorInvalidValue &&
+             cudaMemRangeGetAttribute(&preferred, 4, cudaMemRangeAttributeReadMostly, &pageable, 4) == cudaErrorInvalidValue &&
+             cudaMemAdvise(m, kBytes, cudaMemAdviseSetAccessedBy, cudaMemLocation{cudaMemLocationTypeDevice, 999}) ==
+                 cudaErrorInvalidDevice,
+         "a wrong size, unmanaged memory and a device that does not exist are refused");
+  cudaGetLastError();
+  // A batch: the first range to the host, the second to the device; refused whole when one range is
+  // not managed.
+  void* ranges[] = {m, m + 1024};
+  size_t range_sizes[] = {4096, 4096};
+  cudaMemLocation locations[] = {{cudaMemLocationTypeHost, 0}, on_device};
+  size_t first_ranges[] = {0, 1};
+  cudaStream_t batch_stream;
+  CHECK_CUDA(cudaStreamCreate(&batch_stream));
+  CHECK_CUDA(cudaMemPrefetchBatchAsync(ranges, range_sizes, 2, locations, first_ranges, 2, 0, batch_stream));
+  CHECK_CUDA(cudaMemRangeGetAttribute(&last, 4, cudaMemRangeAttributeLastPrefetchLocation, m, 4096));
+  int second = -1;
+  CHECK_CUDA(cudaMemRangeGetAttribute(&second, 4, cudaMemRangeAttributeLastPrefetchLocation, m + 1024, 4096));
+  EXPECT(last == cudaCpuDeviceId && second == 0, "a batch prefetches each range to its own location");
+  ranges[1] = &pageable;
+  EXPECT(cudaMemDiscardAndPrefetchBatchAsync(ranges, range_sizes, 2, locations, first_ranges, 2, 0, batch_stream) ==
+                 cudaErrorInvalidValue &&
+             cudaMemDiscardBatchAsync(ranges, range_sizes, 2, 0, batch_stream) == cudaErrorInvalidValue,
+         "a batch with a range that is not managed is refused");
+  cudaGetLastError();
+  CHECK_CUDA(cudaMemRangeGetAttribute(&last, 4, cudaMemRangeAttributeLastPrefetchLocation, m, 4096));
+  EXPECT(last == cudaCpuDeviceId, "a refused batch prefetched nothing");
+  ranges[1] = m + 1024;
+  m[7] = 77;
+  CHECK_CUDA(cudaMemDiscardBatchAsync(ranges, range_sizes, 2, 0, batch_stream));
+  EXPECT(m[7] == 77, "a discard keeps the bytes");
+  CHECK_CUDA(cudaStreamDestroy(batch_stream));
   EXPECT(cudaHostUnregister(m) == cudaErrorHostMemoryNotRegistered, "managed memory is not registered memory");
   cudaGetLastError();
   CHECK_CUDA(cudaFree(m));
