@@ -62,21 +62,24 @@ CUresult launch(CUfunction f, dim3 grid, dim3 block, unsigned shared_mem, CUstre
   return to_cu(cudaLaunchKernel(k, grid, block, args, shared_mem, s));
 }
 
+// The driver's launch attributes are the runtime's (same ids, same value layout): the launch goes
+// through cudaLaunchKernelExC, which sends them all.
 CUresult launch_ex(const CUlaunchConfig* config, CUfunction f, void** kernel_params, void** extra, bool per_thread) {
+  static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute));
   if (!config) return CUDA_ERROR_INVALID_VALUE;
-  bool cooperative = false;
-  for (unsigned i = 0; i < config->numAttrs; ++i) {
-    const CUlaunchAttribute& a = config->attrs[i];
-    if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
-      cooperative = a.value.cooperative != 0;
-    } else if (a.id != CU_LAUNCH_ATTRIBUTE_IGNORE) {
-      rgpu::client::report_unsupported("cuLaunchKernelEx with launch attributes other than cooperative");
-      return CUDA_ERROR_NOT_SUPPORTED;
-    }
-  }
-  return launch(f, dim3(config->gridDimX, config->gridDimY, config->gridDimZ),
-                dim3(config->blockDimX, config->blockDimY, config->blockDimZ), config->sharedMemBytes,
-                config->hStream, kernel_params, extra, cooperative, per_thread);
+  KernelRecord* k = kernel(f);
+  if (!k) return CUDA_ERROR_INVALID_HANDLE;
+  void** args = nullptr;
+  std::vector<void*> from_buffer;
+  if (CUresult r = argument_pointers(*k, kernel_params, extra, from_buffer, &args); r != CUDA_SUCCESS) return r;
+  cudaLaunchConfig_t c{};
+  c.gridDim = dim3(config->gridDimX, config->gridDimY, config->gridDimZ);
+  c.blockDim = dim3(config->blockDimX, config->blockDimY, config->blockDimZ);
+  c.dynamicSmemBytes = config->sharedMemBytes;
+  c.stream = runtime_stream(config->hStream, per_thread);
+  c.attrs = reinterpret_cast<cudaLaunchAttribute*>(config->attrs);
+  c.numAttrs = config->numAttrs;
+  return to_cu(cudaLaunchKernelExC(&c, k, args));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <span>
 
 #include "client/runtime/call.h"
 #include "common/fixed_stack.h"
@@ -40,6 +41,18 @@ cudaError_t put_kernel_args(const KernelRecord& k, void** args, wire::Encoder& e
 }
 
 namespace {
+
+// After a launch's arguments, or a cluster query's shape: the attributes as they are (an event in
+// one is the client's id, which the server resolves).
+void put_launch_attributes(std::span<const cudaLaunchAttribute> attributes, wire::Encoder& e) {
+  static_assert(sizeof(cudaLaunchAttributeValue) == sizeof(wire::LaunchAttribute::value));
+  e.put<uint32_t>(static_cast<uint32_t>(attributes.size()));
+  for (const cudaLaunchAttribute& at : attributes) {
+    wire::LaunchAttribute w{static_cast<uint32_t>(at.id), 0, {}};
+    std::memcpy(w.value, &at.val, sizeof w.value);
+    e.put(w);
+  }
+}
 
 struct CallConfig {
   dim3 grid, block;
@@ -99,8 +112,21 @@ cudaError_t kernel_attributes(KernelRecord* k, const void* func, cudaFuncAttribu
   return k->attrs_status;
 }
 
+wire::LaunchArgs launch_args(const KernelRecord& k, dim3 grid, dim3 block, size_t shared_mem, cudaStream_t stream,
+                             bool cooperative, bool per_thread) {
+  wire::LaunchArgs a{};
+  a.function = k.server_id;
+  a.grid[0] = grid.x, a.grid[1] = grid.y, a.grid[2] = grid.z;
+  a.block[0] = block.x, a.block[1] = block.y, a.block[2] = block.z;
+  a.shared_mem = static_cast<uint32_t>(shared_mem);
+  a.cooperative = cooperative ? 1 : 0;
+  auto sid = reinterpret_cast<uint64_t>(stream);
+  a.stream = (per_thread && sid == 0) ? reinterpret_cast<uint64_t>(cudaStreamPerThread) : sid;
+  return a;
+}
+
 cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t shared_mem, cudaStream_t stream,
-                   bool cooperative, bool per_thread) {
+                   bool cooperative, bool per_thread, std::span<const cudaLaunchAttribute> attributes = {}) {
   cudaError_t st;
   KernelRecord* k = loaded_kernel(func, &st);
   if (!k) return cudart_finish(st);
@@ -114,18 +140,11 @@ cudaError_t launch(const void* func, dim3 grid, dim3 block, void** args, size_t 
   }
   if (!args && !k->params.empty()) return cudart_finish(cudaErrorInvalidValue);
 
-  wire::LaunchArgs a{};
-  a.function = k->server_id;
-  a.grid[0] = grid.x, a.grid[1] = grid.y, a.grid[2] = grid.z;
-  a.block[0] = block.x, a.block[1] = block.y, a.block[2] = block.z;
-  a.shared_mem = static_cast<uint32_t>(shared_mem);
-  a.cooperative = cooperative ? 1 : 0;
-  auto sid = reinterpret_cast<uint64_t>(stream);
-  a.stream = (per_thread && sid == 0) ? reinterpret_cast<uint64_t>(cudaStreamPerThread) : sid;
-
+  const wire::LaunchArgs a = launch_args(*k, grid, block, shared_mem, stream, cooperative, per_thread);
   Call call(per_thread ? ids::k_cudaLaunchKernel_ptsz : ids::k_cudaLaunchKernel, CallClass::kAsync);
   call.args().put(a);
   if (cudaError_t ast = put_kernel_args(*k, args, call.args()); ast != cudaSuccess) return cudart_finish(ast);
+  put_launch_attributes(attributes, call.args());
   return cudart_finish(static_cast<cudaError_t>(call.post()));
 }
 
@@ -191,20 +210,16 @@ extern "C" cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 g
 }
 
 namespace {
+// Every attribute travels to the server, which applies them as the driver's launch attributes
+// (cluster shape, programmatic dependent launch, priority, ...); the launch is asynchronous, so an
+// attribute the GPU refuses fails at the next synchronisation. Cooperation is the launch's flag.
 cudaError_t launch_ex(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
-  if (!config) return cudart_finish(cudaErrorInvalidValue);
+  if (!config || (config->numAttrs > 0 && !config->attrs)) return cudart_finish(cudaErrorInvalidValue);
   bool cooperative = false;
-  for (unsigned i = 0; i < config->numAttrs; ++i) {
-    const cudaLaunchAttribute& at = config->attrs[i];
-    if (at.id == cudaLaunchAttributeCooperative) {
-      cooperative = at.val.cooperative != 0;
-    } else if (at.id != cudaLaunchAttributeIgnore) {
-      rgpu::client::report_unsupported("cudaLaunchKernelExC with launch attributes other than cooperative");
-      return cudart_finish(cudaErrorNotSupported);
-    }
-  }
+  for (unsigned i = 0; i < config->numAttrs; ++i)
+    if (config->attrs[i].id == cudaLaunchAttributeCooperative) cooperative = config->attrs[i].val.cooperative != 0;
   return rgpu::client::launch(func, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream,
-                              cooperative, per_thread);
+                              cooperative, per_thread, {config->attrs, config->numAttrs});
 }
 }  // namespace
 
@@ -297,12 +312,40 @@ extern "C" cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlo
 
 extern "C" cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemSize, const void* func,
                                                                  int numBlocks, int blockSize) {
-  (void)dynamicSmemSize;
-  (void)func;
-  (void)numBlocks;
-  (void)blockSize;
-  rgpu::client::report_unsupported("cudaOccupancyAvailableDynamicSMemPerBlock");
-  return cudart_finish(cudaErrorNotSupported);
+  if (!dynamicSmemSize) return cudart_finish(cudaErrorInvalidValue);
+  uint64_t bytes = 0;
+  cudaError_t st = rgpu::client::function_query(rgpu::gen::cudart::k_cudaOccupancyAvailableDynamicSMemPerBlock, func,
+                                                numBlocks, blockSize, 0, 0, &bytes);
+  if (st == cudaSuccess) *dynamicSmemSize = bytes;
+  return cudart_finish(st);
+}
+
+namespace {
+// cudaOccupancyMaxActiveClusters / MaxPotentialClusterSize: the kernel, the configuration's shape and
+// its attributes (the cluster shape is one of them), answered by the server's driver.
+cudaError_t cluster_query(uint32_t id, int* out, const void* func, const cudaLaunchConfig_t* config) {
+  if (!out || !config || (config->numAttrs > 0 && !config->attrs)) return cudart_finish(cudaErrorInvalidValue);
+  cudaError_t st;
+  KernelRecord* k = rgpu::client::loaded_kernel(func, &st);
+  if (!k) return cudart_finish(st);
+  rgpu::client::Call call(id, rgpu::client::CallClass::kSync);
+  call.args().put(rgpu::client::launch_args(*k, config->gridDim, config->blockDim, config->dynamicSmemBytes,
+                                            config->stream, false, false));
+  rgpu::client::put_launch_attributes({config->attrs, config->numAttrs}, call.args());
+  st = static_cast<cudaError_t>(call.invoke());
+  if (st == cudaSuccess) *out = call.results().get<int32_t>();
+  return cudart_finish(st);
+}
+}  // namespace
+
+extern "C" cudaError_t cudaOccupancyMaxActiveClusters(int* numClusters, const void* func,
+                                                      const cudaLaunchConfig_t* launchConfig) {
+  return cluster_query(rgpu::gen::cudart::k_cudaOccupancyMaxActiveClusters, numClusters, func, launchConfig);
+}
+
+extern "C" cudaError_t cudaOccupancyMaxPotentialClusterSize(int* clusterSize, const void* func,
+                                                            const cudaLaunchConfig_t* launchConfig) {
+  return cluster_query(rgpu::gen::cudart::k_cudaOccupancyMaxPotentialClusterSize, clusterSize, func, launchConfig);
 }
 
 extern "C" cudaError_t cudaFuncGetName(const char** name, const void* func) {

@@ -12,12 +12,13 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 7;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
+inline constexpr uint32_t kProtocolVersion = 8;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
                                                  // 4: TLS, the server's proof (Hello.client_nonce, Welcome.server_proof);
                                                  // 5: kCallbackReturned (host functions wait for the client's);
                                                  // 6: shared host memory (kCallShareHost, kCallUnshareHost,
                                                  //    kCallSharedCopy) and mapped memory (kCallMapped*);
                                                  // 7: kCallMappedRead runs after the waits handed over before it
+                                                 // 8: launches carry their launch attributes (launch_args.h)
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)

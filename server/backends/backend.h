@@ -17,6 +17,7 @@
 #include "common/status.h"
 
 struct cudaFuncAttributes;
+struct cudaLaunchAttribute_st;
 
 namespace rgpu::server {
 
@@ -50,6 +51,9 @@ struct LaunchRequest {
   uint32_t shared_mem = 0;
   void* stream = nullptr;       // the real cudaStream_t (already translated from the client id)
   bool cooperative = false;
+  // The launch attributes other than cooperation (cudaLaunchKernelExC's; ids and values as the
+  // driver's CUlaunchAttribute has them, events already the backend's).
+  std::span<const cudaLaunchAttribute_st> attributes;
   // The kernel's argument buffer, packed by the client at the offsets of the parameter layout.
   std::span<const uint8_t> args;
   const std::vector<KernelParam>* params = nullptr;
@@ -141,6 +145,13 @@ class Backend {
   virtual int32_t set_function_attribute(void* function, int attr, int value) = 0;
   virtual int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem,
                                               unsigned flags, int* num_blocks) = 0;
+  // The dynamic shared memory a block may take with `num_blocks` blocks of `block_size` threads per
+  // multiprocessor (cudaOccupancyAvailableDynamicSMemPerBlock).
+  virtual int32_t available_dynamic_smem(void* function, int num_blocks, int block_size, size_t* bytes) = 0;
+  // For a launch's shape and attributes: the largest cluster it could take (potential_size), or how
+  // many of its clusters fit on the GPU at once (cudaOccupancyMaxPotentialClusterSize /
+  // MaxActiveClusters).
+  virtual int32_t cluster_occupancy(const LaunchRequest& request, bool potential_size, int* answer) = 0;
   // Bytes of device memory this process holds now (for the session-end log line).
   virtual uint64_t memory_in_use() = 0;
   // The device allocation containing `address` (memory opened from another session's IPC handle

@@ -74,6 +74,8 @@ class CudaBackend final : public Backend {
   int32_t set_function_attribute(void* function, int attr, int value) override;
   int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
                                       int* num_blocks) override;
+  int32_t available_dynamic_smem(void* function, int num_blocks, int block_size, size_t* bytes) override;
+  int32_t cluster_occupancy(const LaunchRequest& request, bool potential_size, int* answer) override;
   // What nvidia-smi shows for this process (NVML's per-process figure over its devices).
   uint64_t memory_in_use() override;
   int32_t allocation_range(uint64_t address, uint64_t* base, uint64_t* size) override;  // cuda_backend_ipc.cpp

@@ -20,8 +20,8 @@ int32_t CudaBackend::launch(const LaunchRequest& request) {
     return e;
   }
   if (!make_context_current()) return cudaErrorDeviceUninitialized;
-  CUlaunchAttribute cooperative{};
-  CUlaunchConfig config = make_launch_config(request, &cooperative);
+  thread_local std::vector<CUlaunchAttribute> attributes;
+  CUlaunchConfig config = make_launch_config(request, attributes);
   auto function = static_cast<CUfunction>(request.function);
   CUresult r = driver_.cuLaunchKernelEx(&config, function, pointers.empty() ? nullptr : pointers.data(), nullptr);
   if (r == CUDA_ERROR_INVALID_VALUE) {
@@ -62,6 +62,25 @@ int32_t CudaBackend::occupancy_max_active_blocks(void* function, int block_size,
   // cudaOccupancy* flags have the values of the CU_OCCUPANCY_* flags.
   return cu_to_cuda_error(driver_.cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
       num_blocks, static_cast<CUfunction>(function), block_size, dynamic_smem, flags));
+}
+
+int32_t CudaBackend::available_dynamic_smem(void* function, int num_blocks, int block_size, size_t* bytes) {
+  if (!ready_) return cudaErrorInitializationError;
+  if (!function) return cudaErrorInvalidDeviceFunction;
+  if (!make_context_current()) return cudaErrorDeviceUninitialized;
+  return cu_to_cuda_error(driver_.cuOccupancyAvailableDynamicSMemPerBlock(bytes, static_cast<CUfunction>(function),
+                                                                          num_blocks, block_size));
+}
+
+int32_t CudaBackend::cluster_occupancy(const LaunchRequest& request, bool potential_size, int* answer) {
+  if (!ready_) return cudaErrorInitializationError;
+  if (!request.function) return cudaErrorInvalidDeviceFunction;
+  if (!make_context_current()) return cudaErrorDeviceUninitialized;
+  thread_local std::vector<CUlaunchAttribute> attributes;
+  CUlaunchConfig config = make_launch_config(request, attributes);
+  auto function = static_cast<CUfunction>(request.function);
+  return cu_to_cuda_error(potential_size ? driver_.cuOccupancyMaxPotentialClusterSize(answer, function, &config)
+                                         : driver_.cuOccupancyMaxActiveClusters(answer, function, &config));
 }
 
 }  // namespace rgpu::server::cuda

@@ -37,6 +37,9 @@ namespace rgpu::server::cuda {
   X(cuGraphKernelNodeSetParams_v2)                     \
   X(cuGraphExecKernelNodeSetParams_v2)                 \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
+  X(cuOccupancyAvailableDynamicSMemPerBlock)           \
+  X(cuOccupancyMaxPotentialClusterSize)                \
+  X(cuOccupancyMaxActiveClusters)                      \
   X(cuMemGetAllocationGranularity)                     \
   X(cuMemAddressReserve)                               \
   X(cuMemAddressFree)                                  \

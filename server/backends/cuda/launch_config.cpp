@@ -1,9 +1,13 @@
 // Launch configuration building and shape validation.
 #include "server/backends/cuda/launch_config.h"
 
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+
 namespace rgpu::server::cuda {
 
-CUlaunchConfig make_launch_config(const LaunchRequest& request, CUlaunchAttribute* cooperative_attribute) {
+CUlaunchConfig make_launch_config(const LaunchRequest& request, std::vector<CUlaunchAttribute>& attributes) {
   CUlaunchConfig config{};
   config.gridDimX = request.grid[0];
   config.gridDimY = request.grid[1];
@@ -13,13 +17,20 @@ CUlaunchConfig make_launch_config(const LaunchRequest& request, CUlaunchAttribut
   config.blockDimZ = request.block[2];
   config.sharedMemBytes = request.shared_mem;
   config.hStream = static_cast<CUstream>(request.stream);  // cudaStream_t and CUstream are one object
+  // The runtime's launch attributes are the driver's: the same ids, the same value layout.
+  static_assert(sizeof(CUlaunchAttribute) == sizeof(cudaLaunchAttribute) &&
+                sizeof(CUlaunchAttributeValue) == sizeof(cudaLaunchAttributeValue));
+  attributes.resize(request.attributes.size());
+  if (!request.attributes.empty())
+    std::memcpy(attributes.data(), request.attributes.data(), request.attributes.size_bytes());
   if (request.cooperative) {
-    *cooperative_attribute = CUlaunchAttribute{};
-    cooperative_attribute->id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-    cooperative_attribute->value.cooperative = 1;
-    config.attrs = cooperative_attribute;
-    config.numAttrs = 1;
+    CUlaunchAttribute& cooperative = attributes.emplace_back();
+    cooperative = CUlaunchAttribute{};
+    cooperative.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    cooperative.value.cooperative = 1;
   }
+  config.attrs = attributes.empty() ? nullptr : attributes.data();
+  config.numAttrs = static_cast<unsigned>(attributes.size());
   return config;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cuda.h>
 
+#include <vector>
+
 #include "server/backends/backend.h"
 
 namespace rgpu::server::cuda {
@@ -15,9 +17,9 @@ struct LaunchLimits {
   uint32_t max_grid[3] = {2147483647u, 65535u, 65535u};
 };
 
-// A launch config with the request's shape, stream and, for cooperative launches, the attribute
-// in `cooperative_attribute` (which must outlive the config).
-CUlaunchConfig make_launch_config(const LaunchRequest& request, CUlaunchAttribute* cooperative_attribute);
+// A launch config with the request's shape, stream and attributes (cooperation included), which it
+// points into `attributes` for (which must outlive the config; its storage is reused).
+CUlaunchConfig make_launch_config(const LaunchRequest& request, std::vector<CUlaunchAttribute>& attributes);
 
 // False when a grid or block dimension is zero or over its limit, or the block has more threads
 // than `max_threads_per_block` (the kernel's own limit).

@@ -89,6 +89,31 @@ int blocks_per_sm(const FunctionRecord& f, int block_size, size_t dynamic_smem) 
   return std::min<int>(blocks, static_cast<int>(kSharedMemPerMultiProcessor / smem));
 }
 
+// The largest cluster a kernel may be launched in: 8 blocks, or 16 with the non-portable attribute.
+int max_cluster_size(const FunctionRecord& f) {
+  return f.cluster[cudaFuncAttributeNonPortableClusterSizeAllowed - cudaFuncAttributeClusterDimMustBeSet] ? 16 : 8;
+}
+
+// A launch's attributes as the GPU checks them: known ids, and a cluster shape that divides the
+// grid within the kernel's largest cluster (cudaErrorInvalidClusterSize otherwise). *cluster is the
+// blocks per cluster (1 without one).
+int32_t check_attributes(const FunctionRecord& f, const LaunchRequest& r, int* cluster) {
+  *cluster = 1;
+  for (const cudaLaunchAttribute& at : r.attributes) {
+    if (at.id > cudaLaunchAttributeNvlinkUtilCentricScheduling) return cudaErrorInvalidValue;
+    if (at.id != cudaLaunchAttributeClusterDimension) continue;
+    const unsigned dims[3] = {at.val.clusterDim.x, at.val.clusterDim.y, at.val.clusterDim.z};
+    uint64_t size = 1;
+    for (int i = 0; i < 3; ++i) {
+      if (dims[i] == 0 || r.grid[i] % dims[i] != 0) return cudaErrorInvalidClusterSize;
+      size *= dims[i];
+    }
+    if (size > static_cast<uint64_t>(max_cluster_size(f))) return cudaErrorInvalidClusterSize;
+    *cluster = static_cast<int>(size);
+  }
+  return cudaSuccess;
+}
+
 }  // namespace
 
 EmulatedBackend::EmulatedBackend() : launches_(std::make_shared<std::atomic<uint64_t>>(0)) {
@@ -252,6 +277,8 @@ int32_t EmulatedBackend::kernel_operation(const LaunchRequest& request, Operatio
                   request.args.size(), f->args_size);
     return cudaErrorInvalidValue;
   }
+  int cluster = 1;
+  if (int32_t st = check_attributes(*f, request, &cluster); st != cudaSuccess) return st;
   if (request.cooperative) {
     uint64_t blocks = uint64_t{request.grid[0]} * request.grid[1] * request.grid[2];
     if (blocks > uint64_t(blocks_per_sm(*f, block_size, request.shared_mem)) * kMultiProcessorCount)
@@ -342,6 +369,34 @@ int32_t EmulatedBackend::occupancy_max_active_blocks(void* function, int block_s
   if (!num_blocks || block_size <= 0 || (flags & ~unsigned{cudaOccupancyDisableCachingOverride}))
     return cudaErrorInvalidValue;
   *num_blocks = blocks_per_sm(*f, block_size, dynamic_smem);
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::available_dynamic_smem(void* function, int num_blocks, int block_size, size_t* bytes) {
+  std::shared_ptr<FunctionRecord> f = find_function(function);
+  if (!f) return cudaErrorInvalidDeviceFunction;
+  if (!bytes || num_blocks <= 0 || block_size <= 0) return cudaErrorInvalidValue;
+  // Nothing when that many blocks cannot be resident for their threads or registers alone.
+  if (blocks_per_sm(*f, block_size, 0) < num_blocks) {
+    *bytes = 0;
+    return cudaSuccess;
+  }
+  const size_t per_block = kSharedMemPerMultiProcessor / static_cast<size_t>(num_blocks);
+  const size_t taken = f->static_shared + kReservedSharedMemPerBlock;
+  const size_t optin = static_cast<size_t>(kSharedMemPerBlockOptin) - f->static_shared;
+  *bytes = per_block > taken ? std::min(per_block - taken, optin) : 0;
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::cluster_occupancy(const LaunchRequest& request, bool potential_size, int* answer) {
+  std::shared_ptr<FunctionRecord> f = find_function(request.function);
+  if (!f) return cudaErrorInvalidDeviceFunction;
+  if (!answer) return cudaErrorInvalidValue;
+  int cluster = 1;
+  if (int32_t st = check_attributes(*f, request, &cluster); st != cudaSuccess) return st;
+  const int block_size = static_cast<int>(request.block[0] * request.block[1] * request.block[2]);
+  const int resident = blocks_per_sm(*f, block_size, request.shared_mem) * kMultiProcessorCount;
+  *answer = potential_size ? (resident > 0 ? max_cluster_size(*f) : 0) : resident / cluster;
   return cudaSuccess;
 }
 

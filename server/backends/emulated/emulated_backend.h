@@ -56,6 +56,10 @@ class EmulatedBackend final : public Backend {
   int32_t set_function_attribute(void* function, int attr, int value) override;
   int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,
                                       int* num_blocks) override;
+  int32_t available_dynamic_smem(void* function, int num_blocks, int block_size, size_t* bytes) override;
+  // Clusters of up to 8 blocks (16 where the kernel allows non-portable sizes), placed as freely as
+  // blocks are: what fits is the blocks that fit, in whole clusters.
+  int32_t cluster_occupancy(const LaunchRequest& request, bool potential_size, int* answer) override;
   uint64_t memory_in_use() override;
   int32_t movable_alloc(uint64_t size, uint64_t* address) override;
   int32_t movable_free(uint64_t address) override;

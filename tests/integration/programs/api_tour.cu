@@ -250,6 +250,44 @@ int main() {
   int blocks = 0;
   CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0));
   CHECK(blocks > 0, "occupancy");
+  size_t dynamic_smem = 0;
+  CUDA_OK(cudaOccupancyAvailableDynamicSMemPerBlock(&dynamic_smem, scale_fn, 2, 256));
+  size_t less_smem = 0;
+  CUDA_OK(cudaOccupancyAvailableDynamicSMemPerBlock(&less_smem, scale_fn, 8, 256));
+  CHECK(dynamic_smem > 0 && less_smem < dynamic_smem, "more resident blocks leave each less dynamic shared memory");
+
+  // Launch attributes travel with the launch (a cluster of two blocks, a priority); a cluster that
+  // does not divide the grid fails as asynchronous launch errors do (the thread's last error once
+  // the server's answer is in).
+  {
+    int count = 1024;
+    float factor = 1.f;
+    void* kernel_args[] = {&a, &count, &factor};
+    cudaLaunchAttribute attrs[2] = {};
+    attrs[0].id = cudaLaunchAttributeClusterDimension;
+    attrs[0].val.clusterDim.x = 2, attrs[0].val.clusterDim.y = 1, attrs[0].val.clusterDim.z = 1;
+    attrs[1].id = cudaLaunchAttributePriority;
+    attrs[1].val.priority = 0;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(4);
+    config.blockDim = dim3(256);
+    config.stream = s;
+    config.attrs = attrs;
+    config.numAttrs = 2;
+    CUDA_OK(cudaLaunchKernelExC(&config, scale_fn, kernel_args));
+    CUDA_OK(cudaStreamSynchronize(s));
+    int cluster_size = 0, clusters = 0, sms = 0;
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CUDA_OK(cudaOccupancyMaxPotentialClusterSize(&cluster_size, scale_fn, &config));
+    CUDA_OK(cudaOccupancyMaxActiveClusters(&clusters, scale_fn, &config));
+    CHECK(cluster_size >= 2 && clusters > 0 && clusters * 2 <= blocks * sms,
+          "cluster occupancy: a cluster of two fits, and no more clusters than blocks fit");
+    attrs[0].val.clusterDim.x = 3;
+    CUDA_OK(cudaLaunchKernelExC(&config, scale_fn, kernel_args));
+    cudaStreamSynchronize(s);
+    CHECK(cudaGetLastError() == cudaErrorInvalidClusterSize,
+          "a cluster that does not divide the grid is the thread's error after the next synchronisation");
+  }
 
   // Stream capture into a graph, replayed twice.
   cudaGraph_t graph;

@@ -1,6 +1,10 @@
 // Launch configuration building and the grid/block shape check.
 #include <catch2/catch.hpp>
 
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
 #include "server/backends/cuda/launch_config.h"
 
 using rgpu::server::LaunchRequest;
@@ -26,8 +30,8 @@ TEST_CASE("the config carries the request's shape, shared memory and stream", "[
   r.shared_mem = 4096;
   int stream_object = 0;
   r.stream = &stream_object;
-  CUlaunchAttribute attribute{};
-  CUlaunchConfig c = make_launch_config(r, &attribute);
+  std::vector<CUlaunchAttribute> attributes;
+  CUlaunchConfig c = make_launch_config(r, attributes);
   CHECK(c.gridDimX == 7);
   CHECK(c.gridDimY == 2);
   CHECK(c.gridDimZ == 3);
@@ -43,12 +47,31 @@ TEST_CASE("the config carries the request's shape, shared memory and stream", "[
 TEST_CASE("a cooperative launch carries the cooperative attribute", "[cuda_backend]") {
   LaunchRequest r;
   r.cooperative = true;
-  CUlaunchAttribute attribute{};
-  CUlaunchConfig c = make_launch_config(r, &attribute);
+  std::vector<CUlaunchAttribute> attributes;
+  CUlaunchConfig c = make_launch_config(r, attributes);
   REQUIRE(c.numAttrs == 1);
-  REQUIRE(c.attrs == &attribute);
-  CHECK(attribute.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
-  CHECK(attribute.value.cooperative == 1);
+  REQUIRE(c.attrs == attributes.data());
+  CHECK(attributes[0].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
+  CHECK(attributes[0].value.cooperative == 1);
+}
+
+TEST_CASE("the request's attributes reach the driver as they are, cooperation after them", "[cuda_backend]") {
+  cudaLaunchAttribute given[2] = {};
+  given[0].id = cudaLaunchAttributeClusterDimension;
+  given[0].val.clusterDim.x = 2, given[0].val.clusterDim.y = 1, given[0].val.clusterDim.z = 1;
+  given[1].id = cudaLaunchAttributePriority;
+  given[1].val.priority = -1;
+  LaunchRequest r;
+  r.attributes = given;
+  r.cooperative = true;
+  std::vector<CUlaunchAttribute> attributes(5);  // storage reused: what it held is gone
+  CUlaunchConfig c = make_launch_config(r, attributes);
+  REQUIRE(c.numAttrs == 3);
+  CHECK(c.attrs[0].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+  CHECK((c.attrs[0].value.clusterDim.x == 2 && c.attrs[0].value.clusterDim.y == 1 && c.attrs[0].value.clusterDim.z == 1));
+  CHECK(c.attrs[1].id == CU_LAUNCH_ATTRIBUTE_PRIORITY);
+  CHECK(c.attrs[1].value.priority == -1);
+  CHECK(c.attrs[2].id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE);
 }
 
 TEST_CASE("launch shapes within the limits are valid", "[cuda_backend]") {
