@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/wire/copy_args.h"
+
 namespace rgpu::client {
 
 // One linear copy. `async` selects cudaMemcpyAsync semantics on `stream`; `per_thread` maps the
@@ -19,6 +21,40 @@ struct PeerDevices {
   int dst = -1;
   int src = -1;
 };
+
+// The rows a pitched copy reads or writes on one side: `depth` slices of `height` rows of `width`
+// bytes from `base`, rows `pitch` apart, slices `slice` apart. Host bytes travel packed: the rows
+// one after the other, in this order.
+struct HostRows {
+  char* base = nullptr;
+  size_t width = 0;
+  size_t pitch = 0;
+  size_t height = 0;
+  size_t slice = 0;
+  size_t depth = 0;
+  size_t bytes() const { return width * height * depth; }
+  // From the first row's first byte to the last row's last.
+  size_t span() const { return bytes() ? (depth - 1) * slice + (height - 1) * pitch + width : 0; }
+  // Whether the rows lie one after the other already (the packed form is the range itself).
+  bool packed() const { return (height <= 1 || pitch == width) && (depth <= 1 || slice == width * height); }
+  // fn(row, the row's offset in the packed form).
+  template <typename Fn>
+  void each(Fn&& fn) const {
+    for (size_t z = 0; z < depth; ++z)
+      for (size_t y = 0; y < height; ++y) fn(base + z * slice + y * pitch, (z * height + y) * width);
+  }
+};
+
+// A 2D or 3D copy's parameters checked as cudaMemcpy3D checks them (extent and array x positions
+// in elements when an array takes part) and put in their wire form, the direction resolved (never
+// cudaMemcpyDefault); the stream, is_3d and peer devices are the caller's to fill. The rows of
+// each side that is memory come with it.
+struct PitchedCopy {
+  wire::Copy3D args{};
+  HostRows dst;
+  HostRows src;
+};
+cudaError_t describe_pitched(const cudaMemcpy3DParms& p, PitchedCopy* out);
 
 // One 2D or 3D copy between pitched memory and CUDA arrays (client ids), as cudaMemcpy3D reads
 // its parameters (extent and array x positions in elements when an array takes part), sent as

@@ -7,9 +7,11 @@
 #include "common/wire/frame.h"
 #include "common/wire/graph_args.h"
 #include "common/wire/graph_node_args.h"
+#include "common/wire/pitched.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
+#include "server/session/copy_parms.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/session.h"
 
@@ -89,8 +91,77 @@ bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
   return true;
 }
 
-// cudaGraphAddMemcpyNode1D (common/wire/graph_node_args.h): wire head as graph_nodes.cpp's adds.
-bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+namespace {
+
+// A copy node's parameters (common/wire/graph_node_args.h) as cudaMemcpy3D's, its host side on the
+// mirror: a new one for a node being added, the node's own for one being set (the client keeps a
+// host copy node's mirror and its size). False for malformed input; otherwise `status` says whether
+// `p` is usable.
+bool node_copy(CallContext& ctx, const wire::MemcpyNode& c, bool adding, cudaMemcpy3DParms* p, Session::Mirror** m,
+               int32_t& status) {
+  const wire::Copy3D& a = c.copy;
+  bool d2d = a.kind == cudaMemcpyDeviceToDevice, h2d = a.kind == cudaMemcpyHostToDevice;
+  if (!(d2d || h2d || a.kind == cudaMemcpyDeviceToHost) || d2d != (c.mirror == 0)) return false;
+  if (a.width > wire::kMaxBulk || a.height > wire::kMaxBulk || a.depth > wire::kMaxBulk || a.elem == 0 ||
+      a.width % a.elem != 0 || (h2d && a.src_array) || (a.kind == cudaMemcpyDeviceToHost && a.dst_array) ||
+      (!a.is_3d && (a.height != 1 || a.depth != 1 || a.dst_array || a.src_array)))
+    return false;
+  unsigned __int128 packed = static_cast<unsigned __int128>(a.width) * a.height * a.depth;
+  if (!d2d && packed > wire::kMaxBulk) return false;
+  if (!d2d) {
+    *m = adding ? ctx.session.new_mirror(c.mirror, static_cast<size_t>(packed)) : ctx.session.mirror(c.mirror);
+    if (!adding && (!*m || (*m)->size != packed)) return false;
+    if (!*m) {
+      status = cudaErrorMemoryAllocation;
+      return true;
+    }
+  }
+  if (!copy_parms(ctx, a, p, status)) return true;
+  if (h2d) p->srcPtr = pitched((*m)->ptr, a.width, a.width, a.height);
+  if (a.kind == cudaMemcpyDeviceToHost) p->dstPtr = pitched((*m)->ptr, a.width, a.width, a.height);
+  return true;
+}
+
+// The parameters of a node's set: `exec` 0 for the graph's node, else its executable graph's.
+// A 1D copy goes to the backend's 1D call, any other to the 3D call, as for adding (below).
+bool set_copy_node(CallContext& ctx, wire::Decoder& in, bool with_exec, int32_t& status) {
+  auto exec_id = with_exec ? in.get<uint64_t>() : 0;
+  auto node_id = in.get<uint64_t>();
+  auto c = in.get<wire::MemcpyNode>();
+  if (!in.ok() || !in.at_end()) return false;
+  const auto& rt = ctx.cudart;
+  if (with_exec ? !rt.cudaGraphExecMemcpyNodeSetParams || !rt.cudaGraphExecMemcpyNodeSetParams1D
+                : !rt.cudaGraphMemcpyNodeSetParams || !rt.cudaGraphMemcpyNodeSetParams1D) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraphExec_t exec{};
+  cudaGraphNode_t node{};
+  if ((with_exec && !ctx.handles.resolve(HandleKind::kGraphExec, exec_id, &exec)) ||
+      !ctx.handles.resolve(HandleKind::kGraphNode, node_id, &node)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  cudaMemcpy3DParms p{};
+  Session::Mirror* m = nullptr;
+  if (!node_copy(ctx, c, false, &p, &m, status)) return false;
+  if (status != cudaSuccess) return true;
+  void* dst = p.dstPtr.ptr;
+  const void* src = p.srcPtr.ptr;
+  if (with_exec)
+    status = c.copy.is_3d ? rt.cudaGraphExecMemcpyNodeSetParams(exec, node, &p)
+                          : rt.cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst, src, c.copy.width, p.kind);
+  else
+    status = c.copy.is_3d ? rt.cudaGraphMemcpyNodeSetParams(node, &p)
+                          : rt.cudaGraphMemcpyNodeSetParams1D(node, dst, src, c.copy.width, p.kind);
+  return true;
+}
+
+}  // namespace
+
+// cudaGraphAddMemcpyNode, and the 1D and symbol copy nodes the client makes through it: wire head
+// as graph_nodes.cpp's adds. A D2H node is followed by its mirror's relay.
+bool cudaGraphAddMemcpyNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;
   auto node_id = in.get<uint64_t>();
   auto graph_id = in.get<uint64_t>();
@@ -99,11 +170,8 @@ bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder
   auto num_deps = in.get<uint64_t>();
   auto c = in.get<wire::MemcpyNode>();
   if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id)) return false;
-  bool d2d = c.kind == cudaMemcpyDeviceToDevice, h2d = c.kind == cudaMemcpyHostToDevice;
-  if (!(d2d || h2d || c.kind == cudaMemcpyDeviceToHost) || d2d != (c.mirror == 0) || c.count > wire::kMaxBulk)
-    return false;
   const auto& rt = ctx.cudart;
-  if (!rt.cudaGraphAddMemcpyNode1D || !rt.cudaGraphAddHostNode) {
+  if (!rt.cudaGraphAddMemcpyNode || !rt.cudaGraphAddMemcpyNode1D || !rt.cudaGraphAddHostNode) {
     status = cudaErrorNotSupported;
     return true;
   }
@@ -114,18 +182,16 @@ bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder
     return true;
   }
   deps.resize(dep_ids.present() ? num_deps : 0);
+  cudaMemcpy3DParms p{};
   Session::Mirror* m = nullptr;
-  if (!d2d && !(m = ctx.session.new_mirror(c.mirror, c.count))) {
-    status = cudaErrorMemoryAllocation;
-    return true;
-  }
-  auto dst = d2d || h2d ? reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst)) : m->ptr;
-  auto src = d2d || !h2d ? reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src)) : m->ptr;
-  cudaGraphNode_t node{};
-  status = rt.cudaGraphAddMemcpyNode1D(&node, graph, deps.data(), deps.size(), dst, src, c.count,
-                                       static_cast<cudaMemcpyKind>(c.kind));
+  if (!node_copy(ctx, c, true, &p, &m, status)) return false;
   if (status != cudaSuccess) return true;
-  if (!d2d && !h2d) {
+  cudaGraphNode_t node{};
+  status = c.copy.is_3d ? rt.cudaGraphAddMemcpyNode(&node, graph, deps.data(), deps.size(), &p)
+                        : rt.cudaGraphAddMemcpyNode1D(&node, graph, deps.data(), deps.size(), p.dstPtr.ptr,
+                                                      p.srcPtr.ptr, c.copy.width, p.kind);
+  if (status != cudaSuccess) return true;
+  if (c.copy.kind == cudaMemcpyDeviceToHost) {
     // The relay follows the copy; the program's dependents of the copy node do not wait for it (the
     // bytes reach the user's buffer before a synchronisation that waits for the graph returns).
     cudaHostNodeParams relay{&send_mirror, m};
@@ -135,6 +201,16 @@ bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder
   }
   if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
   return true;
+}
+
+bool cudaGraphMemcpyNodeSetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return set_copy_node(ctx, in, false, status);
+}
+
+bool cudaGraphExecMemcpyNodeSetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return set_copy_node(ctx, in, true, status);
 }
 
 bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {

@@ -59,7 +59,7 @@ cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
     }
     capture->graph->allocations.push_back(std::make_shared<GraphAllocation>(s.memory.find(*devPtr, size)));
     capture->graph->nodes.push_back(
-        std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeMemAlloc, [] { return cudaSuccess; }}));
+        std::make_shared<GraphNode>(GraphNode{cudaGraphNodeTypeMemAlloc, [] { return cudaSuccess; }}));
   }
   return cudaSuccess;
 }
@@ -80,7 +80,7 @@ cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
         return cudaErrorStreamCaptureUnsupported;
       }
       capture->graph->nodes.push_back(
-          std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeMemFree, [] { return cudaSuccess; }}));
+          std::make_shared<GraphNode>(GraphNode{cudaGraphNodeTypeMemFree, [] { return cudaSuccess; }}));
       return cudaSuccess;
     }
   }

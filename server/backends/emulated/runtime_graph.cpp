@@ -119,7 +119,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
   if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
   auto exec = std::make_unique<GraphExec>();
   exec->device = it->second->device;
-  exec->nodes = it->second->nodes;
+  for (const auto& n : it->second->nodes) {
+    exec->nodes.push_back(std::make_shared<GraphNode>(*n));
+    exec->nodes.back()->origin = n.get();
+  }
   exec->allocations = it->second->allocations;
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(exec.get());
   state().execs.emplace(exec.get(), std::move(exec));
@@ -181,10 +184,36 @@ cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_
   for (size_t i = 0; i < num_deps; ++i)
     if (std::none_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.get() == static_cast<const void*>(deps[i]); }))
       return cudaErrorInvalidValue;
-  auto shared = std::make_shared<const GraphNode>(std::move(added));
+  auto shared = std::make_shared<GraphNode>(std::move(added));
   *node = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(shared.get()));
   nodes.push_back(std::move(shared));
   return cudaSuccess;
+}
+
+cudaError_t set_graph_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraphNodeType type, Operation run) {
+  std::lock_guard lock(state().mu);
+  auto same = [node](const GraphNode* n) { return n == static_cast<const void*>(node); };
+  if (!exec) {
+    for (const auto& [handle, graph] : state().graphs)
+      for (const auto& n : graph->nodes)
+        if (same(n.get())) {
+          if (n->type != type) return cudaErrorInvalidValue;
+          n->run = std::move(run);
+          return cudaSuccess;
+        }
+    return cudaErrorInvalidValue;
+  }
+  auto it = state().execs.find(exec);
+  if (it == state().execs.end()) return cudaErrorInvalidResourceHandle;
+  for (auto& n : it->second->nodes)
+    if (same(n->origin)) {
+      if (n->type != type) return cudaErrorInvalidValue;
+      auto changed = std::make_shared<GraphNode>(*n);
+      changed->run = std::move(run);
+      n = std::move(changed);
+      return cudaSuccess;
+    }
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
