@@ -48,6 +48,16 @@ struct CopyNode {
 };
 using Inputs = std::shared_ptr<const std::vector<MirroredInput>>;
 
+// A memory allocation node the client added: its parameters as the program gave them, with the
+// address the server answered, and a copy of the access descriptors that `params.accessDescs`
+// points to (cudaGraphMemAllocNodeGetParams hands that pointer out: it stays valid as long as the
+// node's graph).
+struct AllocNode {
+  uint64_t graph = 0;
+  cudaMemAllocNodeParams params{};
+  std::vector<cudaMemAccessDesc> access;
+};
+
 // Captures by stream. A capture spans several streams when one waits on an event recorded in a
 // capturing stream (CUDA's cross-stream capture): the joined stream's host copies belong to it.
 class CaptureRegistry {
@@ -142,6 +152,21 @@ class CaptureRegistry {
     if (it == copy_nodes_.end()) return std::nullopt;
     return it->second;
   }
+  // The record is made in place and never moves (node-based map): its descriptors' address is handed out.
+  void add_alloc_node(cudaGraphNode_t node, cudaGraph_t graph, const cudaMemAllocNodeParams& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    AllocNode& a = alloc_nodes_[key(node)];
+    a.graph = key(graph);
+    a.params = p;
+    a.access.assign(p.accessDescs, p.accessDescs + p.accessDescCount);
+    a.params.accessDescs = a.access.empty() ? nullptr : a.access.data();
+  }
+  std::optional<cudaMemAllocNodeParams> alloc_node(cudaGraphNode_t node) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = alloc_nodes_.find(key(node));
+    if (it == alloc_nodes_.end()) return std::nullopt;
+    return it->second.params;
+  }
   void cloned(cudaGraph_t clone, cudaGraph_t graph) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = graphs_.find(key(graph));
@@ -156,6 +181,12 @@ class CaptureRegistry {
     std::lock_guard<std::mutex> lock(mu_);
     graphs_.erase(key(g));
     std::erase_if(copy_nodes_, [&](const auto& kv) { return kv.second.graph == key(g); });
+    // The graph's allocations go with it (CUDA frees what its launches left allocated).
+    std::erase_if(alloc_nodes_, [&](const auto& kv) {
+      if (kv.second.graph != key(g)) return false;
+      MemoryMap::get().remove_device(kv.second.params.dptr);
+      return true;
+    });
   }
   void forget_exec(cudaGraphExec_t e) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -178,6 +209,7 @@ class CaptureRegistry {
   std::unordered_map<uint64_t, Inputs> graphs_;
   std::unordered_map<uint64_t, Inputs> execs_;
   std::unordered_map<uint64_t, CopyNode> copy_nodes_;  // by node id
+  std::unordered_map<uint64_t, AllocNode> alloc_nodes_;  // by node id
   std::atomic<uint64_t> next_mirror_{1};
   uint64_t next_capture_id_ = 1;
   std::atomic<bool> any_{false};  // some stream is capturing
@@ -349,6 +381,57 @@ cudaError_t copy_node_params(cudaGraphNode_t node, cudaMemcpy3DParms* p) {
   if (st != cudaSuccess) return st;
   if (type != cudaGraphNodeTypeMemcpy) return cudaErrorInvalidValue;
   report_unsupported("cudaGraphMemcpyNodeGetParams of a copy node that stream capture made");
+  return cudaErrorNotSupported;
+}
+
+// An allocation node: the server allocates (its address is the node's for every launch), the
+// client records the range as device memory (cudaMemcpyDefault, pointer attributes and cudaFree know
+// it) for as long as the graph lives.
+cudaError_t add_alloc_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps,
+                           cudaMemAllocNodeParams* p) {
+  if (!node || !p || (p->accessDescCount && !p->accessDescs)) return cudaErrorInvalidValue;
+  if (p->poolProps.win32SecurityAttributes) {
+    report_unsupported("cudaGraphAddMemAllocNode with Windows security attributes");
+    return cudaErrorNotSupported;
+  }
+  size_t desc_bytes = 0;
+  if (__builtin_mul_overflow(p->accessDescCount, sizeof(cudaMemAccessDesc), &desc_bytes) ||
+      desc_bytes > wire::kMaxBulk)
+    return cudaErrorInvalidValue;
+  const cudaMemPoolProps& pp = p->poolProps;
+  wire::MemAllocNode a{pp.allocType, pp.handleTypes, pp.location.type, pp.location.id, pp.maxSize, p->bytesize,
+                       pp.usage, 0};
+  uint64_t id = new_handle_id();
+  Call call(gen::cudart::k_cudaGraphAddMemAllocNode, CallClass::kSync);
+  call.args().put<uint64_t>(id);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(graph));
+  gen::put_handles(call.args(), deps, num_deps);
+  call.args().put<uint64_t>(num_deps);
+  call.args().put(a);
+  call.args().put_bytes(p->accessDescs, desc_bytes);
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st != cudaSuccess) return st;
+  auto dptr = reinterpret_cast<void*>(call.results().get<uint64_t>());
+  if (!call.results().ok()) return cudaErrorUnknown;
+  p->dptr = dptr;
+  *node = reinterpret_cast<cudaGraphNode_t>(id);
+  (void)MemoryMap::get().add_device(dptr, p->bytesize, pp.location.id, true);
+  CaptureRegistry::get().add_alloc_node(*node, graph, *p);
+  return cudaSuccess;
+}
+
+// An allocation node's parameters, from the client's record (no round trip).
+cudaError_t alloc_node_params(cudaGraphNode_t node, cudaMemAllocNodeParams* p) {
+  if (!p) return cudaErrorInvalidValue;
+  if (std::optional<cudaMemAllocNodeParams> rec = CaptureRegistry::get().alloc_node(node)) {
+    *p = *rec;
+    return cudaSuccess;
+  }
+  cudaGraphNodeType type{};
+  cudaError_t st = remote::cudaGraphNodeGetType(node, &type);
+  if (st != cudaSuccess) return st;
+  if (type != cudaGraphNodeTypeMemAlloc) return cudaErrorInvalidValue;
+  report_unsupported("cudaGraphMemAllocNodeGetParams of an allocation node that stream capture made");
   return cudaErrorNotSupported;
 }
 
@@ -619,4 +702,13 @@ extern "C" cudaError_t cudaGraphExecMemcpyNodeSetParamsFromSymbol(cudaGraphExec_
                                                                   size_t offset, cudaMemcpyKind kind) {
   if (!hGraphExec) return cudart_finish(cudaErrorInvalidResourceHandle);
   return symbol_node(nullptr, nullptr, nullptr, 0, true, hGraphExec, node, symbol, dst, count, offset, false, kind);
+}
+
+extern "C" cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                                cudaMemAllocNodeParams* nodeParams) {
+  return cudart_finish(rgpu::client::add_alloc_node(pGraphNode, graph, pDependencies, numDependencies, nodeParams));
+}
+extern "C" cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) {
+  return cudart_finish(rgpu::client::alloc_node_params(node, params_out));
 }

@@ -44,6 +44,20 @@ struct MemcpyNode {
   uint64_t mirror;   // client-chosen mirror id, 0 for a device-to-device copy
 };
 
+// A memory allocation node (cudaGraphAddMemAllocNode): cudaMemPoolProps by field (the Windows
+// security attributes never travel), then the access descriptors as length-prefixed bytes
+// (cudaMemAccessDesc each, no pointer in it). The reply holds u64: the allocation's address.
+struct MemAllocNode {
+  int32_t alloc_type;     // cudaMemAllocationType
+  int32_t handle_types;   // cudaMemAllocationHandleType
+  int32_t location_type;  // cudaMemLocationType
+  int32_t location_id;
+  uint64_t max_size;
+  uint64_t bytesize;
+  uint32_t usage;
+  uint32_t pad;
+};
+
 // cudaGraphAddNode of a conditional node: its handle is the server's own value (what
 // cudaGraphConditionalHandleCreate returned, which kernels pass to cudaGraphSetConditional). The
 // reply holds `size` u64 ids, the node's body graphs.

@@ -13,6 +13,7 @@
 #include "server/session/call_context.h"
 #include "server/session/copy_parms.h"
 #include "server/session/internal_handlers.h"
+#include "server/session/memory_slice.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -200,6 +201,56 @@ bool cudaGraphAddMemcpyNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& 
     if (status != cudaSuccess) return true;
   }
   if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
+  return true;
+}
+
+// cudaGraphAddMemAllocNode (common/wire/graph_node_args.h): the node's bytes are checked against
+// the session's slice when it is added, as a cudaMallocAsync is (in a stream-ordered pool's
+// pieces, which the graph's memory pool grows in too); the device's later reading counts the
+// memory once a launch has it.
+bool cudaGraphAddMemAllocNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  auto node_id = in.get<uint64_t>();
+  auto graph_id = in.get<uint64_t>();
+  gen::HandleIds dep_ids;
+  if (!dep_ids.read(in)) return false;
+  auto num_deps = in.get<uint64_t>();
+  auto a = in.get<wire::MemAllocNode>();
+  std::span<const uint8_t> descs = in.get_bytes();
+  if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id) ||
+      descs.size() % sizeof(cudaMemAccessDesc) != 0)
+    return false;
+  const auto& rt = ctx.cudart;
+  if (!rt.cudaGraphAddMemAllocNode) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraph_t graph{};
+  std::vector<cudaGraphNode_t> deps;
+  if (!ctx.handles.resolve(HandleKind::kGraph, graph_id, &graph) || !dep_ids.resolve(ctx.handles, HandleKind::kGraphNode, &deps)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  deps.resize(dep_ids.present() ? num_deps : 0);
+  if (!ctx.session.memory().admit(a.bytesize, MemorySlice::kPoolPiece)) {
+    status = cudaErrorMemoryAllocation;
+    return true;
+  }
+  std::vector<cudaMemAccessDesc> access(descs.size() / sizeof(cudaMemAccessDesc));
+  if (!access.empty()) std::memcpy(access.data(), descs.data(), descs.size());
+  cudaMemAllocNodeParams p{};
+  p.poolProps.allocType = static_cast<cudaMemAllocationType>(a.alloc_type);
+  p.poolProps.handleTypes = static_cast<cudaMemAllocationHandleType>(a.handle_types);
+  p.poolProps.location = cudaMemLocation{static_cast<cudaMemLocationType>(a.location_type), a.location_id};
+  p.poolProps.maxSize = a.max_size;
+  p.poolProps.usage = static_cast<unsigned short>(a.usage);
+  p.accessDescs = access.data();
+  p.accessDescCount = access.size();
+  p.bytesize = a.bytesize;
+  cudaGraphNode_t node{};
+  status = rt.cudaGraphAddMemAllocNode(&node, graph, deps.data(), deps.size(), &p);
+  if (status != cudaSuccess) return true;
+  if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
+  out.put<uint64_t>(reinterpret_cast<uintptr_t>(p.dptr));
   return true;
 }
 

@@ -175,7 +175,7 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 }
 
 cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps, GraphNode added,
-                           cudaGraphNode_t* node) {
+                           cudaGraphNode_t* node, std::shared_ptr<GraphAllocation> owned) {
   if (!node || (num_deps && !deps)) return cudaErrorInvalidValue;
   std::lock_guard lock(state().mu);
   auto it = state().graphs.find(graph);
@@ -185,8 +185,9 @@ cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_
     if (std::none_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.get() == static_cast<const void*>(deps[i]); }))
       return cudaErrorInvalidValue;
   auto shared = std::make_shared<GraphNode>(std::move(added));
-  *node = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(shared.get()));
+  *node = reinterpret_cast<cudaGraphNode_t>(shared.get());
   nodes.push_back(std::move(shared));
+  if (owned) it->second->allocations.push_back(std::move(owned));
   return cudaSuccess;
 }
 

@@ -34,6 +34,7 @@ struct GraphNode {
   Operation run;
   cudaHostNodeParams host{};  // a host node added by hand: its function (cudaGraphHostNodeGetParams)
   const GraphNode* origin = nullptr;  // in an executable graph: the graph's node
+  const void* memory = nullptr;       // a memory node added by hand: the allocation it makes or frees
 };
 
 using GraphNodes = std::vector<std::shared_ptr<GraphNode>>;
@@ -147,8 +148,9 @@ inline RuntimeState& state() { return RuntimeState::get(); }
 // Node-by-node graph building (cudaGraphAdd*Node): appends `op` to `graph`. A node may depend only
 // on nodes that already exist, so the order of addition is a valid serialisation, as a capture's
 // issue order is. Every dependency must be a node of `graph`. Takes mu.
+// `owned`, when given, is memory the node allocates: the graph holds it from now on.
 cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps, GraphNode added,
-                           cudaGraphNode_t* node);
+                           cudaGraphNode_t* node, std::shared_ptr<GraphAllocation> owned = nullptr);
 // Gives a node of a graph (exec null) or of an executable graph made from it a new operation; the
 // node must be of `type`. An executable graph's node is replaced, not changed, so a launch already
 // running the old one finishes it. Takes mu.

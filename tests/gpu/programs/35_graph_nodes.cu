@@ -3,7 +3,8 @@
 // launched, changed (cudaGraphExec*SetParams, cudaGraphExecUpdate) and launched again; a WHILE
 // conditional node looping a kernel until a device counter reaches N; a clone found node by node;
 // 3D copy nodes through pitched host rows, pitched device memory and a CUDA array, their
-// parameters read back and set (graph, executable graph, 1D, symbol).
+// parameters read back and set (graph, executable graph, 1D, symbol); memory allocation and free
+// nodes around a kernel, their parameters read back.
 #include <algorithm>
 #include <cstring>
 
@@ -178,6 +179,64 @@ static void copy_nodes_3d(cudaStream_t stream) {
   CHECK_CUDA(cudaFreeArray(array));
   CHECK_CUDA(cudaFree(dev_rows));
   CHECK_CUDA(cudaFree(linear));
+}
+
+// An allocation node's memory: filled from the host, += 1 by a kernel, copied to memory that
+// outlives the launch, then freed by a free node; at each of two launches.
+static void memory_nodes(cudaStream_t stream) {
+  const int n = 4096;
+  std::vector<int> in(n), out(n, -1);
+  for (int i = 0; i < n; ++i) in[i] = 5 * i % 101;
+  int* kept;
+  CHECK_CUDA(cudaMalloc(&kept, n * sizeof(int)));
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaMemAccessDesc access{};
+  access.location = {cudaMemLocationTypeDevice, 0};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaMemAllocNodeParams ap{};
+  ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  ap.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  ap.accessDescs = &access;
+  ap.accessDescCount = 1;
+  ap.bytesize = n * sizeof(int);
+  cudaGraphNode_t alloc, fill, k_one, keep, release, back;
+  CHECK_CUDA(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+  expect(ap.dptr != nullptr, "the allocation node's address");
+  int* mem = static_cast<int*>(ap.dptr);
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&fill, g, &alloc, 1, mem, in.data(), ap.bytesize, cudaMemcpyHostToDevice));
+  int count = n;
+  void* args[] = {&mem, &count};
+  cudaKernelNodeParams kp{};
+  kp.func = reinterpret_cast<void*>(add_one);
+  kp.gridDim = dim3(n / 256);
+  kp.blockDim = dim3(256);
+  kp.kernelParams = args;
+  CHECK_CUDA(cudaGraphAddKernelNode(&k_one, g, &fill, 1, &kp));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&keep, g, &k_one, 1, kept, mem, ap.bytesize, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaGraphAddMemFreeNode(&release, g, &keep, 1, mem));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&back, g, &keep, 1, out.data(), kept, ap.bytesize, cudaMemcpyDeviceToHost));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    in[9] = 2000 + launch;
+    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += out[i] != in[i] + 1;
+    say("memory nodes, launch %d: wrong %d, out[9] %d\n", launch, wrong, out[9]);
+  }
+  cudaMemAllocNodeParams got{};
+  CHECK_CUDA(cudaGraphMemAllocNodeGetParams(alloc, &got));
+  expect(got.dptr == ap.dptr && got.bytesize == ap.bytesize && got.poolProps.location.id == 0 &&
+             got.accessDescCount == 1 && got.accessDescs && got.accessDescs->flags == cudaMemAccessFlagsProtReadWrite,
+         "the allocation node's parameters read back");
+  void* freed = nullptr;
+  CHECK_CUDA(cudaGraphMemFreeNodeGetParams(release, &freed));
+  expect(freed == ap.dptr, "the free node's address read back");
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaFree(kept));
 }
 
 static int wrong_values(const std::vector<int>& in, const std::vector<int>& out, int factor) {
@@ -445,6 +504,7 @@ int main() {
   say("while loop, start limit lowered to 4: counter %d\n", counted);
 
   copy_nodes_3d(stream);
+  memory_nodes(stream);
 
   CHECK_CUDA(cudaGraphExecDestroy(loop_exec));
   CHECK_CUDA(cudaGraphDestroy(loop));

@@ -1,7 +1,7 @@
 // Graphs built node by node, through rgpud --emulate (the emulated device records kernels without
 // running them, so what is checked is what the client sees: nodes made, refused, named and ordered,
 // host functions run at each launch in dependency order; copy nodes do copy, so their bytes are
-// checked after each launch). Prints one line per check; the first failure ends it with status 1.
+// checked after each launch, through memory that allocation nodes allocate too). Prints one line per check; the first failure ends it with status 1.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -192,6 +192,80 @@ static int copy_nodes(cudaStream_t s) {
   return 0;
 }
 
+// Memory nodes: an allocation node's memory filled from the host, copied on and freed by a free
+// node, in each launch; their getters; refusals.
+static int memory_nodes(cudaStream_t s) {
+  constexpr int kN = 64;
+  int in[kN], out[kN] = {};
+  for (int i = 0; i < kN; ++i) in[i] = 3 * i + 1;
+  int* kept = nullptr;
+  CHECK_CUDA(cudaMalloc(&kept, sizeof in));
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaMemAccessDesc access{};
+  access.location = {cudaMemLocationTypeDevice, 0};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaMemAllocNodeParams ap{};
+  ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  ap.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  ap.accessDescs = &access;
+  ap.accessDescCount = 1;
+  ap.bytesize = sizeof in;
+  cudaGraphNode_t alloc, fill, keep, release, back;
+  CHECK_CUDA(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+  EXPECT(ap.dptr != nullptr, "cudaGraphAddMemAllocNode answers the allocation's address");
+  cudaPointerAttributes attr{};
+  CHECK_CUDA(cudaPointerGetAttributes(&attr, static_cast<char*>(ap.dptr) + 8));
+  EXPECT(attr.type == cudaMemoryTypeDevice, "the client knows the allocation node's memory as device memory");
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&fill, g, &alloc, 1, ap.dptr, in, sizeof in, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&keep, g, &fill, 1, kept, ap.dptr, sizeof in, cudaMemcpyDefault));
+  CHECK_CUDA(cudaGraphAddMemFreeNode(&release, g, &keep, 1, ap.dptr));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&back, g, &keep, 1, out, kept, sizeof out, cudaMemcpyDeviceToHost));
+
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    in[7] = 1000 + launch;
+    CHECK_CUDA(cudaGraphLaunch(exec, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    EXPECT(std::memcmp(in, out, sizeof in) == 0, "host -> allocation node's memory -> device -> host in a launch");
+  }
+
+  cudaMemAllocNodeParams got{};
+  CHECK_CUDA(cudaGraphMemAllocNodeGetParams(alloc, &got));
+  EXPECT(got.dptr == ap.dptr && got.bytesize == sizeof in && got.poolProps.allocType == cudaMemAllocationTypePinned &&
+             got.poolProps.location.type == cudaMemLocationTypeDevice && got.poolProps.location.id == 0,
+         "cudaGraphMemAllocNodeGetParams answers the allocation as added");
+  EXPECT(got.accessDescCount == 1 && got.accessDescs && got.accessDescs != &access &&
+             got.accessDescs->location.type == cudaMemLocationTypeDevice &&
+             got.accessDescs->flags == cudaMemAccessFlagsProtReadWrite,
+         "the access descriptors read back are the runtime's own copy of the program's");
+  cudaMemAllocNodeParams again{};
+  CHECK_CUDA(cudaGraphMemAllocNodeGetParams(alloc, &again));
+  EXPECT(again.accessDescs == got.accessDescs, "the access descriptors stay where they are while the node lives");
+  void* freed = nullptr;
+  CHECK_CUDA(cudaGraphMemFreeNodeGetParams(release, &freed));
+  EXPECT(freed == ap.dptr, "cudaGraphMemFreeNodeGetParams answers the address the free node frees");
+
+  cudaMemAllocNodeParams none = ap;
+  none.bytesize = 0;
+  cudaGraphNode_t refused;
+  EXPECT(cudaGraphAddMemAllocNode(&refused, g, nullptr, 0, &none) == cudaErrorInvalidValue,
+         "an allocation node of 0 bytes is refused");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemAllocNodeGetParams(fill, &got) == cudaErrorInvalidValue,
+         "cudaGraphMemAllocNodeGetParams of a copy node is refused");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemFreeNodeGetParams(fill, &freed) == cudaErrorInvalidValue,
+         "cudaGraphMemFreeNodeGetParams of a copy node is refused");
+  cudaGetLastError();
+
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaFree(kept));
+  return 0;
+}
+
 int main() {
   float* d = nullptr;
   CHECK_CUDA(cudaMalloc(&d, 256 * sizeof(float)));
@@ -254,6 +328,7 @@ int main() {
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(g));
   if (copy_nodes(s) != 0) return 1;
+  if (memory_nodes(s) != 0) return 1;
   CHECK_CUDA(cudaStreamDestroy(s));
   CHECK_CUDA(cudaFree(d));
   std::printf("ok: graph_nodes_tour\n");
