@@ -281,13 +281,6 @@ cudaError_t describe_node(const cudaMemcpy3DParms& p, bool one_d, CopyNode* node
   } else if (node->kind == cudaMemcpyDeviceToHost) {
     node->host = c.dst;
     a.dst = 0, a.dst_pitch = a.width, a.dst_ysize = a.height;
-    // The relay's bytes land in one range (pipe.cpp's mirror landing), which rows with gaps between
-    // them are not: landing them would write the gaps.
-    if (!c.dst.packed()) {
-      report_unsupported("graph copy nodes from the device into host rows with gaps between them (pitch wider than "
-                         "the copy, or slices apart)");
-      return cudaErrorNotSupported;
-    }
   }
   w->copy = a;
   return cudaSuccess;
@@ -324,7 +317,7 @@ cudaError_t add_copy_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGr
   *node = reinterpret_cast<cudaGraphNode_t>(id);
   reg.set_copy_node(*node, rec);
   if (rec.kind == cudaMemcpyHostToDevice) reg.add_graph_input(graph, {rec.mirror, rec.host});
-  if (rec.kind == cudaMemcpyDeviceToHost) Pipe::get().register_mirror(rec.mirror, rec.host.base, rec.host.bytes());
+  if (rec.kind == cudaMemcpyDeviceToHost) Pipe::get().register_mirror(rec.mirror, rec.host);
   return cudaSuccess;
 }
 
@@ -347,7 +340,7 @@ cudaError_t set_copy_node(cudaGraphExec_t exec, cudaGraphNode_t node, const cuda
                        "host memory on a node not added by cudaGraphAddMemcpyNode*)");
     return cudaErrorNotSupported;
   }
-  if (rec.kind == cudaMemcpyDeviceToHost && rec.host.base != was->host.base) {
+  if (rec.kind == cudaMemcpyDeviceToHost && rec.host != was->host) {
     report_unsupported("graph copy node parameters that move a device-to-host copy's host destination");
     return cudaErrorNotSupported;
   }
@@ -473,9 +466,9 @@ cudaError_t capture_host_copy(void* dst, const void* src, size_t count, cudaMemc
                                     reinterpret_cast<uint64_t>(stream)});
   if (h2d) {
     call.add_bulk(src, count);
-    reg.add_input(stream, {mirror, HostRows{static_cast<char*>(const_cast<void*>(src)), count, count, 1, count, 1}});
+    reg.add_input(stream, {mirror, HostRows::range(const_cast<void*>(src), count)});
   } else {
-    Pipe::get().register_mirror(mirror, dst, count);
+    Pipe::get().register_mirror(mirror, HostRows::range(dst, count));
   }
   return cudart_finish(static_cast<cudaError_t>(call.post()));
 }

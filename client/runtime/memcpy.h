@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "client/runtime/host_rows.h"
 #include "common/wire/copy_args.h"
 
 namespace rgpu::client {
@@ -20,29 +21,6 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
 struct PeerDevices {
   int dst = -1;
   int src = -1;
-};
-
-// The rows a pitched copy reads or writes on one side: `depth` slices of `height` rows of `width`
-// bytes from `base`, rows `pitch` apart, slices `slice` apart. Host bytes travel packed: the rows
-// one after the other, in this order.
-struct HostRows {
-  char* base = nullptr;
-  size_t width = 0;
-  size_t pitch = 0;
-  size_t height = 0;
-  size_t slice = 0;
-  size_t depth = 0;
-  size_t bytes() const { return width * height * depth; }
-  // From the first row's first byte to the last row's last.
-  size_t span() const { return bytes() ? (depth - 1) * slice + (height - 1) * pitch + width : 0; }
-  // Whether the rows lie one after the other already (the packed form is the range itself).
-  bool packed() const { return (height <= 1 || pitch == width) && (depth <= 1 || slice == width * height); }
-  // fn(row, the row's offset in the packed form).
-  template <typename Fn>
-  void each(Fn&& fn) const {
-    for (size_t z = 0; z < depth; ++z)
-      for (size_t y = 0; y < height; ++y) fn(base + z * slice + y * pitch, (z * height + y) * width);
-  }
 };
 
 // A 2D or 3D copy's parameters checked as cudaMemcpy3D checks them (extent and array x positions

@@ -123,8 +123,9 @@ bool node_copy(CallContext& ctx, const wire::MemcpyNode& c, bool adding, cudaMem
   return true;
 }
 
-// The parameters of a node's set: `exec` 0 for the graph's node, else its executable graph's.
-// A 1D copy goes to the backend's 1D call, any other to the 3D call, as for adding (below).
+// A copy node's set, in its graph or (`with_exec`: the executable graph's id first) in an
+// executable graph. A 1D copy goes to the backend's 1D call, any other to the 3D call, as adding
+// does (below).
 bool set_copy_node(CallContext& ctx, wire::Decoder& in, bool with_exec, int32_t& status) {
   auto exec_id = with_exec ? in.get<uint64_t>() : 0;
   auto node_id = in.get<uint64_t>();

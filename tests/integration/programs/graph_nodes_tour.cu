@@ -148,15 +148,32 @@ static int copy_nodes(cudaStream_t s) {
          "cudaGraphMemcpyNodeSetParams1D: the getter answers the 1D copy");
 
   // Refusals.
+  // A D2H node into host rows with gaps: the rows land, the gaps stay the program's.
+  float rows_out[kH][kW + 3];
+  for (auto& r : rows_out)
+    for (float& v : r) v = -7.f;
+  CHECK_CUDA(cudaMemcpy2D(pitched_dev, dev_pitch, host_in, sizeof host_in[0], kW * sizeof(float), kH,
+                          cudaMemcpyHostToDevice));
   cudaMemcpy3DParms gaps{};
   gaps.srcPtr = in.dstPtr;
-  gaps.dstPtr = in.srcPtr;  // host rows 11 floats apart, 8 written: the gaps are the program's
+  gaps.dstPtr = make_cudaPitchedPtr(&rows_out[0][0], sizeof rows_out[0], kW * sizeof(float), kH);
   gaps.extent = in.extent;
   gaps.kind = cudaMemcpyDeviceToHost;
+  cudaGraph_t g2;
+  CHECK_CUDA(cudaGraphCreate(&g2, 0));
+  cudaGraphNode_t n_rows;
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_rows, g2, nullptr, 0, &gaps));
+  cudaGraphExec_t exec4;
+  CHECK_CUDA(cudaGraphInstantiate(&exec4, g2, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec4, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  bool rows_ok = true;
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW + 3; ++x) rows_ok = rows_ok && rows_out[y][x] == (x < kW ? host_in[y][x] : -7.f);
+  EXPECT(rows_ok, "a D2H copy node into pitched host rows writes the rows and leaves the gaps between them");
+  CHECK_CUDA(cudaGraphExecDestroy(exec4));
+  CHECK_CUDA(cudaGraphDestroy(g2));
   cudaGraphNode_t refused;
-  EXPECT(cudaGraphAddMemcpyNode(&refused, g, nullptr, 0, &gaps) == cudaErrorNotSupported,
-         "a D2H copy node into host rows with gaps is refused as not supported");
-  cudaGetLastError();
   EXPECT(cudaGraphMemcpyNodeSetParams(n_to_array, &in) == cudaErrorNotSupported,
          "a set that gives a device copy node host memory is refused as not supported");
   cudaGetLastError();
