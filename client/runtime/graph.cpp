@@ -325,7 +325,8 @@ cudaError_t add_copy_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGr
 // keeps its mirror: a host copy stays one of the same direction and size, and a device-to-host
 // copy keeps its destination (the relay's bytes land where the node's first parameters said, for
 // the graph and all its executables alike). An H2D node's source is re-pointed where the set
-// applies. A node the client did not add (captured) takes device-only copies.
+// applies. A node the client did not add (captured, or a clone's) takes device-only copies, and
+// the server refuses them for a captured device-to-host copy (its relay reads the mirror).
 cudaError_t set_copy_node(cudaGraphExec_t exec, cudaGraphNode_t node, const cudaMemcpy3DParms* p, bool one_d) {
   if (!p) return cudaErrorInvalidValue;
   CaptureRegistry& reg = CaptureRegistry::get();
@@ -337,7 +338,7 @@ cudaError_t set_copy_node(cudaGraphExec_t exec, cudaGraphNode_t node, const cuda
   const bool host = rec.kind != cudaMemcpyDeviceToDevice;
   if (host != (mirror != 0) || (was && host && (rec.kind != was->kind || rec.host.bytes() != was->host.bytes()))) {
     report_unsupported("graph copy node parameters that change the node's host side (its direction or size; "
-                       "host memory on a node not added by cudaGraphAddMemcpyNode*)");
+                       "host memory on a node that stream capture or cudaGraphClone made)");
     return cudaErrorNotSupported;
   }
   if (rec.kind == cudaMemcpyDeviceToHost && rec.host != was->host) {
@@ -352,17 +353,22 @@ cudaError_t set_copy_node(cudaGraphExec_t exec, cudaGraphNode_t node, const cuda
   call.args().put<uint64_t>(reinterpret_cast<uint64_t>(node));
   call.args().put(w);
   auto st = static_cast<cudaError_t>(call.invoke());
+  if (st == cudaErrorNotSupported && !was)
+    report_unsupported("graph copy node parameters for a device-to-host copy node that stream capture made (its "
+                       "bytes go on through a mirror)");
   if (st != cudaSuccess) return st;
   if (rec.kind == cudaMemcpyHostToDevice)
     reg.repoint_input(reinterpret_cast<cudaGraph_t>(rec.graph), exec, rec.mirror, rec.host);
   // CUDA's rule: an executable graph's set leaves the graph's node, and what its getter answers, as
-  // they were.
+  // they were. A captured node set here is known from now on (kept as long as the session: its
+  // graph is not known here).
   if (!exec) reg.set_copy_node(node, rec);
   return cudaSuccess;
 }
 
 // A copy node's parameters, as the program gave them when it added or last set the node (the
-// client keeps them: no round trip). One the client does not know (captured) is refused.
+// client keeps them: no round trip). One the client never saw added or set (captured, or a
+// clone's) is refused.
 cudaError_t copy_node_params(cudaGraphNode_t node, cudaMemcpy3DParms* p) {
   if (!p) return cudaErrorInvalidValue;
   if (std::optional<CopyNode> rec = CaptureRegistry::get().copy_node(node)) {
@@ -373,7 +379,7 @@ cudaError_t copy_node_params(cudaGraphNode_t node, cudaMemcpy3DParms* p) {
   cudaError_t st = remote::cudaGraphNodeGetType(node, &type);
   if (st != cudaSuccess) return st;
   if (type != cudaGraphNodeTypeMemcpy) return cudaErrorInvalidValue;
-  report_unsupported("cudaGraphMemcpyNodeGetParams of a copy node that stream capture made");
+  report_unsupported("cudaGraphMemcpyNodeGetParams of a copy node that stream capture or cudaGraphClone made");
   return cudaErrorNotSupported;
 }
 
@@ -424,7 +430,8 @@ cudaError_t alloc_node_params(cudaGraphNode_t node, cudaMemAllocNodeParams* p) {
   cudaError_t st = remote::cudaGraphNodeGetType(node, &type);
   if (st != cudaSuccess) return st;
   if (type != cudaGraphNodeTypeMemAlloc) return cudaErrorInvalidValue;
-  report_unsupported("cudaGraphMemAllocNodeGetParams of an allocation node that stream capture made");
+  report_unsupported("cudaGraphMemAllocNodeGetParams of an allocation node that stream capture or cudaGraphClone "
+                     "made");
   return cudaErrorNotSupported;
 }
 

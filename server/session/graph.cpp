@@ -1,4 +1,5 @@
 // Graphs on the server: host copies captured into graphs, through mirrors.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -123,6 +124,20 @@ bool node_copy(CallContext& ctx, const wire::MemcpyNode& c, bool adding, cudaMem
   return true;
 }
 
+// Whether `node` copies into a mirror that a relay sends on (a device-to-host copy rgpu captured or
+// added): the client knows the mirrors of the nodes it added, not of captured ones, whose copy must
+// go on writing the mirror, or the relay would send stale bytes to the program's memory at each
+// launch. Without the dependents query (the emulated backend) no node is taken for one.
+bool feeds_relay(const CallContext& ctx, cudaGraphNode_t node) {
+  auto dependents = ctx.cudart.cudaGraphNodeGetDependentNodes;
+  size_t n = 0;
+  if (!dependents || dependents(node, nullptr, nullptr, &n) != cudaSuccess || n == 0) return false;
+  std::vector<cudaGraphNode_t> after(n);
+  if (dependents(node, after.data(), nullptr, &n) != cudaSuccess) return false;
+  after.resize(std::min(n, after.size()));
+  return std::any_of(after.begin(), after.end(), [&](cudaGraphNode_t d) { return is_mirror_relay(ctx, d); });
+}
+
 // A copy node's set, in its graph or (`with_exec`: the executable graph's id first) in an
 // executable graph. A 1D copy goes to the backend's 1D call, any other to the 3D call, as adding
 // does (below).
@@ -148,6 +163,10 @@ bool set_copy_node(CallContext& ctx, wire::Decoder& in, bool with_exec, int32_t&
   Session::Mirror* m = nullptr;
   if (!node_copy(ctx, c, false, &p, &m, status)) return false;
   if (status != cudaSuccess) return true;
+  if (!m && feeds_relay(ctx, node)) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
   void* dst = p.dstPtr.ptr;
   const void* src = p.srcPtr.ptr;
   if (with_exec)

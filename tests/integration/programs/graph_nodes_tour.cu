@@ -173,6 +173,41 @@ static int copy_nodes(cudaStream_t s) {
   EXPECT(rows_ok, "a D2H copy node into pitched host rows writes the rows and leaves the gaps between them");
   CHECK_CUDA(cudaGraphExecDestroy(exec4));
   CHECK_CUDA(cudaGraphDestroy(g2));
+  // A copy node stream capture made: device-only sets work; what it copies is not the client's to
+  // tell, nor may its host side change.
+  cudaGraph_t cg;
+  CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK_CUDA(cudaMemcpyAsync(linear, pitched_dev, kW * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  CHECK_CUDA(cudaMemcpyAsync(linear + 2 * kW, pitched_dev, 4, cudaMemcpyDeviceToDevice, s));
+  CHECK_CUDA(cudaStreamEndCapture(s, &cg));
+  cudaGraphNode_t captured_nodes[2];
+  size_t two = 2;
+  CHECK_CUDA(cudaGraphGetNodes(cg, captured_nodes, &two));
+  cudaGraphNode_t captured = captured_nodes[0];
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParams1D(captured, linear + kW, pitched_dev, kW * sizeof(float),
+                                            cudaMemcpyDeviceToDevice));
+  cudaGraphExec_t exec5;
+  CHECK_CUDA(cudaGraphInstantiate(&exec5, cg, 0));
+  CHECK_CUDA(cudaMemset(linear, 0, kW * kH * sizeof(float)));
+  CHECK_CUDA(cudaGraphLaunch(exec5, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  float two_rows[2 * kW];
+  CHECK_CUDA(cudaMemcpy(two_rows, linear, sizeof two_rows, cudaMemcpyDeviceToHost));
+  EXPECT(two_rows[kW + 1] == host_in[0][1] && two_rows[1] == 0.f,
+         "a captured copy node takes device parameters set by cudaGraphMemcpyNodeSetParams1D");
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(captured, &got));
+  EXPECT(got.dstPtr.ptr == linear + kW && got.extent.width == kW * sizeof(float),
+         "a captured copy node's parameters, once set, read back");
+  EXPECT(cudaGraphMemcpyNodeGetParams(captured_nodes[1], &got) == cudaErrorNotSupported,
+         "cudaGraphMemcpyNodeGetParams of a captured copy node never set is refused as not supported");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemcpyNodeSetParams1D(captured, linear, host_out, 4, cudaMemcpyHostToDevice) ==
+             cudaErrorNotSupported,
+         "a set that gives a captured copy node host memory is refused as not supported");
+  cudaGetLastError();
+  CHECK_CUDA(cudaGraphExecDestroy(exec5));
+  CHECK_CUDA(cudaGraphDestroy(cg));
+
   cudaGraphNode_t refused;
   EXPECT(cudaGraphMemcpyNodeSetParams(n_to_array, &in) == cudaErrorNotSupported,
          "a set that gives a device copy node host memory is refused as not supported");
