@@ -173,6 +173,31 @@ static void copy_nodes_3d(cudaStream_t stream) {
   expect(got.dstPtr.ptr == linear && got.srcPtr.ptr == dev_rows && got.srcArray == nullptr,
          "a 1D set's copy read back");
 
+  // A device-to-host node into host rows with gaps: the rows are written, the gaps left as they were.
+  std::vector<int> rows_back(pitch * h, -7);
+  cudaMemcpy3DParms to_rows = in;
+  to_rows.srcPtr = in.dstPtr;
+  to_rows.dstPtr = make_cudaPitchedPtr(rows_back.data(), pitch * sizeof(int), w * sizeof(int), h);
+  to_rows.kind = cudaMemcpyDeviceToHost;
+  cudaGraph_t g3;
+  CHECK_CUDA(cudaGraphCreate(&g3, 0));
+  cudaGraphNode_t n_rows;
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_rows, g3, nullptr, 0, &to_rows));
+  cudaGraphExec_t exec3;
+  CHECK_CUDA(cudaGraphInstantiate(&exec3, g3, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec3, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  int rows_right = 0, gaps_kept = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < pitch; ++x) {
+      if (x < w) rows_right += rows_back[y * pitch + x] == rows_in[y * pitch + x];
+      else gaps_kept += rows_back[y * pitch + x] == -7;
+    }
+  say("D2H node into pitched host rows: %d of %d right, %d of %d gaps kept\n", rows_right, w * h, gaps_kept,
+      (pitch - w) * h);
+  CHECK_CUDA(cudaGraphExecDestroy(exec3));
+  CHECK_CUDA(cudaGraphDestroy(g3));
+
   CHECK_CUDA(cudaGraphExecDestroy(exec2));
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(g));
