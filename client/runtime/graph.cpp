@@ -142,6 +142,17 @@ class CaptureRegistry {
       if (in.mirror == mirror) in.src = src;
     it->second = std::move(changed);
   }
+  // A child graph node: CUDA copies the child into the node, its host copies with it, so the
+  // parent's executables refresh the child's H2D mirrors as they are now.
+  void add_child(cudaGraph_t parent, cudaGraph_t child) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = graphs_.find(key(child));
+    if (it == graphs_.end() || it->second->empty()) return;
+    auto grown = std::make_shared<std::vector<MirroredInput>>();
+    if (auto p = graphs_.find(key(parent)); p != graphs_.end()) *grown = *p->second;
+    grown->insert(grown->end(), it->second->begin(), it->second->end());
+    graphs_[key(parent)] = std::move(grown);
+  }
   void set_copy_node(cudaGraphNode_t node, const CopyNode& c) {
     std::lock_guard<std::mutex> lock(mu_);
     copy_nodes_[key(node)] = c;
@@ -711,4 +722,12 @@ extern "C" cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cud
 }
 extern "C" cudaError_t cudaGraphMemAllocNodeGetParams(cudaGraphNode_t node, cudaMemAllocNodeParams* params_out) {
   return cudart_finish(rgpu::client::alloc_node_params(node, params_out));
+}
+
+extern "C" cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                                  const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                                  cudaGraph_t childGraph) {
+  cudaError_t st = remote::cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
+  if (st == cudaSuccess) CaptureRegistry::get().add_child(graph, childGraph);
+  return cudart_finish(st);
 }

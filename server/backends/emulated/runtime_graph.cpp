@@ -217,6 +217,28 @@ cudaError_t set_graph_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraph
   return cudaErrorInvalidValue;
 }
 
+// The child graph is copied into the node, as CUDA clones it: later changes to the child graph do
+// not reach the node. Its allocations live as long as the node's copies.
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph) {
+  GraphNodes body;
+  GraphAllocations owned;
+  {
+    std::lock_guard lock(state().mu);
+    auto it = state().graphs.find(childGraph);
+    if (it == state().graphs.end()) return cudaErrorInvalidValue;
+    for (const auto& n : it->second->nodes) body.push_back(std::make_shared<GraphNode>(*n));
+    owned = it->second->allocations;
+  }
+  Operation run = [body = std::move(body), owned = std::move(owned)] {
+    for (const auto& node : body)
+      if (cudaError_t err = node->run(); err != cudaSuccess) return err;
+    return cudaSuccess;
+  };
+  return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeGraph, std::move(run)}, pGraphNode);
+}
+
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
                                   size_t numDependencies) {
   return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeEmpty, [] { return cudaSuccess; }},

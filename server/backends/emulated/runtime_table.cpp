@@ -110,6 +110,7 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphAddHostNode),
     RGPU_EMULATED(cudaGraphHostNodeGetParams),
     RGPU_EMULATED(cudaGraphDestroy),
+    RGPU_EMULATED(cudaGraphAddChildGraphNode),
     RGPU_EMULATED(cudaGraphAddMemAllocNode),
     RGPU_EMULATED(cudaGraphAddMemFreeNode),
     RGPU_EMULATED(cudaGraphMemFreeNodeGetParams),

@@ -147,6 +147,32 @@ static int copy_nodes(cudaStream_t s) {
              got.kind == cudaMemcpyDeviceToDevice,
          "cudaGraphMemcpyNodeSetParams1D: the getter answers the 1D copy");
 
+  // A child graph's host copies: the parent's launches read the host memory of the child's H2D
+  // node and land its D2H node's bytes.
+  cudaGraph_t child, parent;
+  CHECK_CUDA(cudaGraphCreate(&child, 0));
+  CHECK_CUDA(cudaGraphCreate(&parent, 0));
+  float child_in[kW], child_out[kW] = {};
+  for (int x = 0; x < kW; ++x) child_in[x] = float(x * x);
+  cudaGraphNode_t c_in, c_out, child_node;
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_in, child, nullptr, 0, linear, child_in, sizeof child_in,
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_out, child, &c_in, 1, child_out, linear, sizeof child_out,
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphAddChildGraphNode(&child_node, parent, nullptr, 0, child));
+  cudaGraphExec_t exec6;
+  CHECK_CUDA(cudaGraphInstantiate(&exec6, parent, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    child_in[3] = float(500 + launch);
+    CHECK_CUDA(cudaGraphLaunch(exec6, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    EXPECT(std::memcmp(child_in, child_out, sizeof child_in) == 0,
+           "a child graph's host copy nodes copy at each launch of the parent");
+  }
+  CHECK_CUDA(cudaGraphExecDestroy(exec6));
+  CHECK_CUDA(cudaGraphDestroy(parent));
+  CHECK_CUDA(cudaGraphDestroy(child));
+
   // Refusals.
   // A D2H node into host rows with gaps: the rows land, the gaps stay the program's.
   float rows_out[kH][kW + 3];
