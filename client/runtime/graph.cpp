@@ -142,16 +142,20 @@ class CaptureRegistry {
       if (in.mirror == mirror) in.src = src;
     it->second = std::move(changed);
   }
-  // A child graph node: CUDA copies the child into the node, its host copies with it, so the
-  // parent's executables refresh the child's H2D mirrors as they are now.
-  void add_child(cudaGraph_t parent, cudaGraph_t child) {
+  // A child graph node added to `parent` (exec null) or set in an executable graph: CUDA copies the
+  // child into the node, its host copies with it, so the parent's executables (or that one) refresh
+  // the child's H2D mirrors as they are now. A set keeps the old child's too: refreshing a mirror
+  // no node reads any more costs its bytes, nothing else.
+  void add_child(cudaGraph_t parent, cudaGraphExec_t exec, cudaGraph_t child) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = graphs_.find(key(child));
     if (it == graphs_.end() || it->second->empty()) return;
+    auto& table = exec ? execs_ : graphs_;
+    const uint64_t k = exec ? key(exec) : key(parent);
     auto grown = std::make_shared<std::vector<MirroredInput>>();
-    if (auto p = graphs_.find(key(parent)); p != graphs_.end()) *grown = *p->second;
+    if (auto p = table.find(k); p != table.end()) *grown = *p->second;
     grown->insert(grown->end(), it->second->begin(), it->second->end());
-    graphs_[key(parent)] = std::move(grown);
+    table[k] = std::move(grown);
   }
   void set_copy_node(cudaGraphNode_t node, const CopyNode& c) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -728,6 +732,12 @@ extern "C" cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, c
                                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                                   cudaGraph_t childGraph) {
   cudaError_t st = remote::cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-  if (st == cudaSuccess) CaptureRegistry::get().add_child(graph, childGraph);
+  if (st == cudaSuccess) CaptureRegistry::get().add_child(graph, nullptr, childGraph);
+  return cudart_finish(st);
+}
+extern "C" cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                            cudaGraph_t childGraph) {
+  cudaError_t st = remote::cudaGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
+  if (st == cudaSuccess && hGraphExec) CaptureRegistry::get().add_child(nullptr, hGraphExec, childGraph);
   return cudart_finish(st);
 }

@@ -217,26 +217,40 @@ cudaError_t set_graph_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraph
   return cudaErrorInvalidValue;
 }
 
-// The child graph is copied into the node, as CUDA clones it: later changes to the child graph do
-// not reach the node. Its allocations live as long as the node's copies.
-cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
-                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
-                                       cudaGraph_t childGraph) {
+// A child graph node's operation: the child graph copied, as CUDA clones it into the node (later
+// changes to the child graph do not reach the node); its allocations live as long as the copy.
+cudaError_t child_graph_run(cudaGraph_t child, Operation* run) {
   GraphNodes body;
   GraphAllocations owned;
   {
     std::lock_guard lock(state().mu);
-    auto it = state().graphs.find(childGraph);
+    auto it = state().graphs.find(child);
     if (it == state().graphs.end()) return cudaErrorInvalidValue;
     for (const auto& n : it->second->nodes) body.push_back(std::make_shared<GraphNode>(*n));
     owned = it->second->allocations;
   }
-  Operation run = [body = std::move(body), owned = std::move(owned)] {
+  *run = [body = std::move(body), owned = std::move(owned)] {
     for (const auto& node : body)
       if (cudaError_t err = node->run(); err != cudaSuccess) return err;
     return cudaSuccess;
   };
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph) {
+  Operation run;
+  if (cudaError_t err = child_graph_run(childGraph, &run); err != cudaSuccess) return err;
   return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeGraph, std::move(run)}, pGraphNode);
+}
+
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                 cudaGraph_t childGraph) {
+  if (!hGraphExec) return cudaErrorInvalidResourceHandle;
+  Operation run;
+  if (cudaError_t err = child_graph_run(childGraph, &run); err != cudaSuccess) return err;
+  return set_graph_node(hGraphExec, node, cudaGraphNodeTypeGraph, std::move(run));
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,

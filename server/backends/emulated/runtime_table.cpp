@@ -111,6 +111,7 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphHostNodeGetParams),
     RGPU_EMULATED(cudaGraphDestroy),
     RGPU_EMULATED(cudaGraphAddChildGraphNode),
+    RGPU_EMULATED(cudaGraphExecChildGraphNodeSetParams),
     RGPU_EMULATED(cudaGraphAddMemAllocNode),
     RGPU_EMULATED(cudaGraphAddMemFreeNode),
     RGPU_EMULATED(cudaGraphMemFreeNodeGetParams),

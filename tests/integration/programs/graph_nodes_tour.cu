@@ -169,9 +169,26 @@ static int copy_nodes(cudaStream_t s) {
     EXPECT(std::memcmp(child_in, child_out, sizeof child_in) == 0,
            "a child graph's host copy nodes copy at each launch of the parent");
   }
+  // The executable's child node set to another child graph: its host copy node reads other memory.
+  cudaGraph_t child2;
+  CHECK_CUDA(cudaGraphCreate(&child2, 0));
+  float child2_in[kW];
+  for (int x = 0; x < kW; ++x) child2_in[x] = float(-x);
+  cudaGraphNode_t c2_in, c2_out;
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_in, child2, nullptr, 0, linear, child2_in, sizeof child2_in,
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_out, child2, &c2_in, 1, child_out, linear, sizeof child_out,
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphExecChildGraphNodeSetParams(exec6, child_node, child2));
+  child2_in[6] = 77.f;
+  CHECK_CUDA(cudaGraphLaunch(exec6, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(std::memcmp(child2_in, child_out, sizeof child2_in) == 0,
+         "cudaGraphExecChildGraphNodeSetParams: the new child's host copies copy at the next launch");
   CHECK_CUDA(cudaGraphExecDestroy(exec6));
   CHECK_CUDA(cudaGraphDestroy(parent));
   CHECK_CUDA(cudaGraphDestroy(child));
+  CHECK_CUDA(cudaGraphDestroy(child2));
 
   // Refusals.
   // A D2H node into host rows with gaps: the rows land, the gaps stay the program's.
