@@ -198,6 +198,43 @@ static void copy_nodes_3d(cudaStream_t stream) {
   CHECK_CUDA(cudaGraphExecDestroy(exec3));
   CHECK_CUDA(cudaGraphDestroy(g3));
 
+  // Host copy nodes inside a child graph, at each launch of the parent, then with the executable's
+  // child node set to another child graph.
+  std::vector<int> child_in(w), child2_in(w), child_out(w, -1);
+  for (int x = 0; x < w; ++x) child_in[x] = x * x, child2_in[x] = -x;
+  cudaGraph_t child, child2, parent;
+  cudaGraphNode_t c_in, c_out, c2_in, c2_out, child_node;
+  CHECK_CUDA(cudaGraphCreate(&child, 0));
+  CHECK_CUDA(cudaGraphCreate(&child2, 0));
+  CHECK_CUDA(cudaGraphCreate(&parent, 0));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_in, child, nullptr, 0, linear, child_in.data(), w * sizeof(int),
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_out, child, &c_in, 1, child_out.data(), linear, w * sizeof(int),
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_in, child2, nullptr, 0, linear, child2_in.data(), w * sizeof(int),
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_out, child2, &c2_in, 1, child_out.data(), linear, w * sizeof(int),
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphAddChildGraphNode(&child_node, parent, nullptr, 0, child));
+  cudaGraphExec_t exec4;
+  CHECK_CUDA(cudaGraphInstantiate(&exec4, parent, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    child_in[3] = 500 + launch;
+    CHECK_CUDA(cudaGraphLaunch(exec4, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    say("child graph host copies, launch %d: same %s, out[3] %d\n", launch, child_out == child_in ? "yes" : "no",
+        child_out[3]);
+  }
+  CHECK_CUDA(cudaGraphExecChildGraphNodeSetParams(exec4, child_node, child2));
+  child2_in[6] = 77;
+  CHECK_CUDA(cudaGraphLaunch(exec4, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("child graph set: same %s, out[6] %d\n", child_out == child2_in ? "yes" : "no", child_out[6]);
+  CHECK_CUDA(cudaGraphExecDestroy(exec4));
+  CHECK_CUDA(cudaGraphDestroy(parent));
+  CHECK_CUDA(cudaGraphDestroy(child2));
+  CHECK_CUDA(cudaGraphDestroy(child));
+
   CHECK_CUDA(cudaGraphExecDestroy(exec2));
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(g));
