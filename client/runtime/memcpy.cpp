@@ -153,6 +153,70 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
   return cudaSuccess;
 }
 
+cudaError_t describe_pitched(const cudaMemcpy3DParms& p, PitchedCopy* out) {
+  const cudaExtent& extent = p.extent;
+  // An array side's elements: the extent's width and the array's x position count them.
+  size_t elem = 1;
+  for (cudaArray_const_t arr : {static_cast<cudaArray_const_t>(p.dstArray), static_cast<cudaArray_const_t>(p.srcArray)}) {
+    if (!arr) continue;
+    auto rec = find_array(arr);
+    if (!rec) return cudaErrorInvalidResourceHandle;
+    size_t e = channel_bytes(rec->desc);
+    if (e == 0) {
+      report_unsupported("copies of CUDA arrays whose elements are not whole bytes (NV12, block-compressed)");
+      return cudaErrorNotSupported;
+    }
+    if (elem != 1 && e != elem) return cudaErrorInvalidValue;
+    elem = e;
+  }
+  size_t width = 0;
+  if (__builtin_mul_overflow(extent.width, elem, &width)) return cudaErrorInvalidValue;
+  if ((!p.dstArray && !p.dstPtr.ptr) || (!p.srcArray && !p.srcPtr.ptr)) return cudaErrorInvalidValue;
+  if ((!p.dstArray && width > p.dstPtr.pitch) || (!p.srcArray && width > p.srcPtr.pitch))
+    return cudaErrorInvalidPitchValue;
+  auto rows = [&](const cudaPitchedPtr& ptr, const cudaPos& pos) {
+    size_t ysize = ptr.ysize ? ptr.ysize : extent.height;
+    char* base = static_cast<char*>(ptr.ptr) + pos.z * ptr.pitch * ysize + pos.y * ptr.pitch + pos.x;
+    return HostRows{base, width, ptr.pitch, extent.height, ptr.pitch * ysize, extent.depth};
+  };
+  if (!p.dstArray) out->dst = rows(p.dstPtr, p.dstPos);
+  if (!p.srcArray) out->src = rows(p.srcPtr, p.srcPos);
+  cudaMemcpyKind kind = p.kind;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  if (kind == cudaMemcpyDefault) {
+    bool d_dev = p.dstArray || MemoryMap::get().find_device(out->dst.base).has_value();
+    bool s_dev = p.srcArray || MemoryMap::get().find_device(out->src.base).has_value();
+    kind = d_dev ? (s_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                 : (s_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+  }
+  if ((p.dstArray && (kind == cudaMemcpyHostToHost || kind == cudaMemcpyDeviceToHost)) ||
+      (p.srcArray && (kind == cudaMemcpyHostToHost || kind == cudaMemcpyHostToDevice)))
+    return cudaErrorInvalidMemcpyDirection;
+  size_t packed = 0;
+  if (__builtin_mul_overflow(width, extent.height, &packed) || __builtin_mul_overflow(packed, extent.depth, &packed) ||
+      (kind != cudaMemcpyDeviceToDevice && packed > wire::kMaxBulk))
+    return cudaErrorInvalidValue;
+  wire::Copy3D& a = out->args;
+  a.dst = reinterpret_cast<uint64_t>(out->dst.base);
+  a.dst_pitch = p.dstPtr.pitch;
+  a.dst_ysize = p.dstPtr.ysize ? p.dstPtr.ysize : extent.height;
+  a.src = reinterpret_cast<uint64_t>(out->src.base);
+  a.src_pitch = p.srcPtr.pitch;
+  a.src_ysize = p.srcPtr.ysize ? p.srcPtr.ysize : extent.height;
+  a.width = width;
+  a.height = extent.height;
+  a.depth = extent.depth;
+  a.kind = kind;
+  a.dst_array = reinterpret_cast<uint64_t>(p.dstArray);
+  a.src_array = reinterpret_cast<uint64_t>(p.srcArray);
+  if (p.dstArray) a.dst_pos[0] = p.dstPos.x, a.dst_pos[1] = p.dstPos.y, a.dst_pos[2] = p.dstPos.z;
+  if (p.srcArray) a.src_pos[0] = p.srcPos.x, a.src_pos[1] = p.srcPos.y, a.src_pos[2] = p.srcPos.z;
+  a.elem = elem;
+  a.dst_device = -1;
+  a.src_device = -1;
+  return cudaSuccess;
+}
+
 // 2D and 3D copies between pitched memory and CUDA arrays; host sides are packed into / unpacked
 // from a contiguous buffer of rows of the copy's width in bytes. `is_3d` picks the server's
 // cudaMemcpy2D* or cudaMemcpy3D* (an array or a peer copy is always served by the 3D calls).
@@ -160,86 +224,28 @@ cudaError_t copy_pitched(const cudaMemcpy3DParms& p, bool is_3d, bool async, cud
                          uint32_t id, const PeerDevices& peer) {
   const cudaExtent& extent = p.extent;
   if (extent.width == 0 || extent.height == 0 || extent.depth == 0) return cudaSuccess;
-  // An array side's elements: the extent's width and the array's x position count them.
-  size_t elem = 1;
-  for (cudaArray_const_t arr : {static_cast<cudaArray_const_t>(p.dstArray), static_cast<cudaArray_const_t>(p.srcArray)}) {
-    if (!arr) continue;
-    auto rec = find_array(arr);
-    if (!rec) return cudart_finish(cudaErrorInvalidResourceHandle);
-    size_t e = channel_bytes(rec->desc);
-    if (e == 0) {
-      report_unsupported("copies of CUDA arrays whose elements are not whole bytes (NV12, block-compressed)");
-      return cudart_finish(cudaErrorNotSupported);
-    }
-    if (elem != 1 && e != elem) return cudart_finish(cudaErrorInvalidValue);
-    elem = e;
-  }
-  size_t width = 0;
-  if (__builtin_mul_overflow(extent.width, elem, &width)) return cudart_finish(cudaErrorInvalidValue);
-  if ((!p.dstArray && !p.dstPtr.ptr) || (!p.srcArray && !p.srcPtr.ptr)) return cudart_finish(cudaErrorInvalidValue);
-  if ((!p.dstArray && width > p.dstPtr.pitch) || (!p.srcArray && width > p.srcPtr.pitch))
-    return cudart_finish(cudaErrorInvalidPitchValue);
-  auto at = [](const cudaPitchedPtr& ptr, const cudaPos& pos) -> char* {
-    if (!ptr.ptr) return nullptr;
-    size_t ysize = ptr.ysize ? ptr.ysize : 1;
-    return static_cast<char*>(ptr.ptr) + pos.z * ptr.pitch * ysize + pos.y * ptr.pitch + pos.x;
-  };
-  char* d = p.dstArray ? nullptr : at(p.dstPtr, p.dstPos);
-  char* s = p.srcArray ? nullptr : at(p.srcPtr, p.srcPos);
-  cudaMemcpyKind kind = p.kind;
-  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudart_finish(cudaErrorInvalidMemcpyDirection);
-  if (kind == cudaMemcpyDefault) {
-    bool d_dev = p.dstArray || MemoryMap::get().find_device(d).has_value();
-    bool s_dev = p.srcArray || MemoryMap::get().find_device(s).has_value();
-    kind = d_dev ? (s_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
-                 : (s_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
-  }
-  if ((p.dstArray && (kind == cudaMemcpyHostToHost || kind == cudaMemcpyDeviceToHost)) ||
-      (p.srcArray && (kind == cudaMemcpyHostToHost || kind == cudaMemcpyHostToDevice)))
-    return cudart_finish(cudaErrorInvalidMemcpyDirection);
-  const size_t slice_rows = extent.height;
-  auto rows = [&](const cudaPitchedPtr& ptr, char* base, auto&& fn) {
-    size_t ysize = ptr.ysize ? ptr.ysize : slice_rows;
-    for (size_t z = 0; z < extent.depth; ++z)
-      for (size_t y = 0; y < extent.height; ++y) fn(base + z * ptr.pitch * ysize + y * ptr.pitch, (z * extent.height + y) * width);
-  };
+  PitchedCopy c;
+  if (cudaError_t st = describe_pitched(p, &c); st != cudaSuccess) return cudart_finish(st);
+  wire::Copy3D& a = c.args;
+  const auto kind = static_cast<cudaMemcpyKind>(a.kind);
+  const size_t packed = a.width * a.height * a.depth;
   if (kind == cudaMemcpyHostToHost) {
-    std::vector<char> tmp(width * extent.height * extent.depth);
-    rows(p.srcPtr, s, [&](char* row, size_t off) { std::memcpy(tmp.data() + off, row, width); });
-    rows(p.dstPtr, d, [&](char* row, size_t off) { std::memcpy(row, tmp.data() + off, width); });
+    std::vector<char> tmp(packed);
+    c.src.each([&](char* row, size_t off) { std::memcpy(tmp.data() + off, row, a.width); });
+    c.dst.each([&](char* row, size_t off) { std::memcpy(row, tmp.data() + off, a.width); });
     return cudaSuccess;
   }
-  wire::Copy3D a{};
-  a.dst = reinterpret_cast<uint64_t>(d);
-  a.dst_pitch = p.dstPtr.pitch;
-  a.dst_ysize = p.dstPtr.ysize ? p.dstPtr.ysize : extent.height;
-  a.src = reinterpret_cast<uint64_t>(s);
-  a.src_pitch = p.srcPtr.pitch;
-  a.src_ysize = p.srcPtr.ysize ? p.srcPtr.ysize : extent.height;
-  a.width = width;
-  a.height = extent.height;
-  a.depth = extent.depth;
-  a.kind = kind;
   a.is_3d = is_3d ? 1 : 0;
   a.stream = stream_id(stream, per_thread);
-  a.dst_array = reinterpret_cast<uint64_t>(p.dstArray);
-  a.src_array = reinterpret_cast<uint64_t>(p.srcArray);
-  if (p.dstArray) a.dst_pos[0] = p.dstPos.x, a.dst_pos[1] = p.dstPos.y, a.dst_pos[2] = p.dstPos.z;
-  if (p.srcArray) a.src_pos[0] = p.srcPos.x, a.src_pos[1] = p.srcPos.y, a.src_pos[2] = p.srcPos.z;
-  a.elem = elem;
   a.dst_device = peer.dst;
   a.src_device = peer.src;
-  size_t packed = 0;
-  if (__builtin_mul_overflow(width, extent.height, &packed) || __builtin_mul_overflow(packed, extent.depth, &packed) ||
-      (kind != cudaMemcpyDeviceToDevice && packed > wire::kMaxBulk))
-    return cudart_finish(cudaErrorInvalidValue);
 
   Call call(id, async ? CallClass::kAsync : CallClass::kSync);
   call.args().put(a);
   std::vector<char> host;  // packed host rows (kept alive until the call is sent or answered)
   if (kind == cudaMemcpyHostToDevice) {
     host.resize(packed);
-    rows(p.srcPtr, s, [&](char* row, size_t off) { std::memcpy(host.data() + off, row, width); });
+    c.src.each([&](char* row, size_t off) { std::memcpy(host.data() + off, row, a.width); });
     call.add_bulk(host.data(), packed);
     return cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));
   }
@@ -248,7 +254,7 @@ cudaError_t copy_pitched(const cudaMemcpy3DParms& p, bool is_3d, bool async, cud
     host.resize(packed);
     call.expect_reply_bulk(host.data(), packed);
     int32_t st = call.invoke();
-    if (st == 0) rows(p.dstPtr, d, [&](char* row, size_t off) { std::memcpy(row, host.data() + off, width); });
+    if (st == 0) c.dst.each([&](char* row, size_t off) { std::memcpy(row, host.data() + off, a.width); });
     return cudart_finish(static_cast<cudaError_t>(st));
   }
   return cudart_finish(static_cast<cudaError_t>(async ? call.post() : call.invoke()));

@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "client/runtime/host_rows.h"
+#include "common/wire/copy_args.h"
+
 namespace rgpu::client {
 
 // One linear copy. `async` selects cudaMemcpyAsync semantics on `stream`; `per_thread` maps the
@@ -19,6 +22,17 @@ struct PeerDevices {
   int dst = -1;
   int src = -1;
 };
+
+// A 2D or 3D copy's parameters checked as cudaMemcpy3D checks them (extent and array x positions
+// in elements when an array takes part) and put in their wire form, the direction resolved (never
+// cudaMemcpyDefault); the stream, is_3d and peer devices are the caller's to fill. The rows of
+// each side that is memory come with it.
+struct PitchedCopy {
+  wire::Copy3D args{};
+  HostRows dst;
+  HostRows src;
+};
+cudaError_t describe_pitched(const cudaMemcpy3DParms& p, PitchedCopy* out);
 
 // One 2D or 3D copy between pitched memory and CUDA arrays (client ids), as cudaMemcpy3D reads
 // its parameters (extent and array x positions in elements when an array takes part), sent as

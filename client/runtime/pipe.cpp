@@ -179,7 +179,7 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   if (waiter || landing) {
     std::lock_guard<std::mutex> lock(wait_mu_);
     if (waiter) waiters_.emplace_back(seq, waiter);
-    if (landing) landings_[seq] = Landing{landing, landing_len};
+    if (landing) landings_[seq] = Landing::range(landing, landing_len);
   }
   auto payload = args.payload();
   auto h = wire::make_header(wire::FrameKind::kCall, id, seq, static_cast<uint32_t>(payload.size()), args.bulk_bytes(),
@@ -234,8 +234,8 @@ void Pipe::wait_landings(const void* p, size_t n) {
   wait_cv_.wait(lock, [&] {
     if (broken_) return true;
     for (auto& [seq, l] : landings_) {
-      auto a = reinterpret_cast<uintptr_t>(l.dst);
-      if (a < hi && lo < a + l.len) return false;
+      auto a = reinterpret_cast<uintptr_t>(l.base);
+      if (a < hi && lo < a + l.span()) return false;
     }
     return true;
   });
@@ -248,9 +248,9 @@ uint64_t Pipe::register_callback(std::function<void()> fn, bool persistent) {
   return id;
 }
 
-void Pipe::register_mirror(uint64_t mirror, void* dst, size_t len) {
+void Pipe::register_mirror(uint64_t mirror, const HostRows& dst) {
   std::lock_guard<std::mutex> lock(wait_mu_);
-  mirrors_[mirror] = Landing{dst, len};
+  mirrors_[mirror] = dst;
 }
 
 void Pipe::watch_server() {
@@ -277,16 +277,25 @@ void Pipe::fail_all(const std::string& why) {
 }
 
 // Receives bulk data into the destination registered under `key` (skipped when none is, or when
-// its size differs). A one-time landing (async D2H) is then dropped and its waiters woken; a
+// its size differs), row by row where its rows lie apart. A one-time landing (async D2H) is then dropped and its waiters woken; a
 // mirror's stays for the graph's next launch.
 void Pipe::land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint64_t bulk_len, bool once) {
-  Landing l{nullptr, 0};
+  Landing l;
   {
     std::lock_guard<std::mutex> lock(wait_mu_);
     auto it = table.find(key);
     if (it != table.end()) l = it->second;
   }
-  Status st = (l.dst && l.len == bulk_len) ? conn_->recv_exact(l.dst, bulk_len) : conn_->skip(bulk_len);
+  Status st;
+  if (!l.base || l.bytes() != bulk_len) {
+    st = conn_->skip(bulk_len);
+  } else if (l.packed()) {
+    st = conn_->recv_exact(l.base, bulk_len);
+  } else {
+    l.each([&](char* row, size_t) {
+      if (st.is_ok()) st = conn_->recv_exact(row, l.width);
+    });
+  }
   if (!st.is_ok()) return fail_all(st.message());
   if (!once) return;
   std::lock_guard<std::mutex> lock(wait_mu_);

@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "common/wire/codec.h"
 #include "common/wire/frame.h"
+#include "client/runtime/host_rows.h"
 #include "client/runtime/outbox.h"
 #include "transports/handshake.h"
 #include "transports/transport.h"
@@ -95,8 +96,9 @@ class Pipe {
   // returned; the id travels, never the function pointer.
   // A persistent callback stays registered: it was captured into a graph and runs at each launch.
   uint64_t register_callback(std::function<void()> fn, bool persistent = false);
-  // Where the bytes of a captured D2H copy's mirror land each time its graph runs.
-  void register_mirror(uint64_t mirror, void* dst, size_t len);
+  // Where the bytes of a captured (or added) D2H copy's mirror land each time its graph runs: rows
+  // apart from one another take the packed bytes row by row.
+  void register_mirror(uint64_t mirror, const HostRows& dst);
 
  private:
   Pipe();
@@ -110,10 +112,7 @@ class Pipe {
   void fail_all(const std::string& why);
   // Removes and returns the waiter of reply `seq` (null if none waits for it).
   Waiter* take_waiter(uint64_t seq);
-  struct Landing {
-    void* dst;
-    size_t len;
-  };
+  using Landing = HostRows;
   void land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint64_t bulk_len, bool once);
   // Runs the callback of a kCallback frame, then acknowledges it (kCallbackReturned, same number).
   void run_callback(uint64_t number, std::span<const uint8_t> payload);

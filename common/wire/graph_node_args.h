@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "common/wire/copy_args.h"
+
 namespace rgpu::wire {
 
 // A kernel node: the launch without its stream (common/wire/launch_args.h); the argument buffer,
@@ -28,16 +30,31 @@ struct HostNode {
   uint64_t callback;
 };
 
-// A 1D copy node (cudaGraphAddMemcpyNode1D). A device-to-device copy names both addresses; one
-// with host memory on a side copies from or to a server mirror instead (graph_args.h), as a
-// captured host copy does: the client refreshes an H2D mirror before each launch of the graph, and
-// a relay host node after a D2H copy sends the mirror's bytes back.
+// A copy node (cudaGraphAddMemcpyNode, and the 1D and symbol copy nodes, which the client sends as
+// the same call), and the parameters a copy node's set gives it: the copy in cudaMemcpy3D's wire
+// form (copy_args.h; `stream` unused; `is_3d` 0 for a 1D copy, which the server makes or sets with
+// the backend's 1D call: height and depth 1, no array). A device-to-device copy, arrays included,
+// names its addresses; one with host memory on a side copies from or to a server mirror instead
+// (graph_args.h), as a captured host copy does: that side names no address and is packed (pitch =
+// width, rows per slice = height), the client refreshes an H2D mirror before each launch of the
+// graph, and a relay host node after a D2H copy sends the mirror's bytes back. A set keeps the
+// node's mirror (same id and size): the client re-points only its own end of it.
 struct MemcpyNode {
-  uint64_t dst;      // device address (0 for a D2H copy: the mirror)
-  uint64_t src;      // device address (0 for an H2D copy: the mirror)
-  uint64_t count;
+  Copy3D copy;       // kind: cudaMemcpyDeviceToDevice, cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
   uint64_t mirror;   // client-chosen mirror id, 0 for a device-to-device copy
-  int32_t kind;      // cudaMemcpyDeviceToDevice, cudaMemcpyHostToDevice or cudaMemcpyDeviceToHost
+};
+
+// A memory allocation node (cudaGraphAddMemAllocNode): cudaMemPoolProps by field (the Windows
+// security attributes never travel), then the access descriptors as length-prefixed bytes
+// (cudaMemAccessDesc each, no pointer in it). The reply holds u64: the allocation's address.
+struct MemAllocNode {
+  int32_t alloc_type;     // cudaMemAllocationType
+  int32_t handle_types;   // cudaMemAllocationHandleType
+  int32_t location_type;  // cudaMemLocationType
+  int32_t location_id;
+  uint64_t max_size;
+  uint64_t bytesize;
+  uint32_t usage;
   uint32_t pad;
 };
 

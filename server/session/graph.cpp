@@ -1,4 +1,5 @@
 // Graphs on the server: host copies captured into graphs, through mirrors.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -7,10 +8,13 @@
 #include "common/wire/frame.h"
 #include "common/wire/graph_args.h"
 #include "common/wire/graph_node_args.h"
+#include "common/wire/pitched.h"
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
+#include "server/session/copy_parms.h"
 #include "server/session/internal_handlers.h"
+#include "server/session/memory_slice.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -89,8 +93,96 @@ bool capture_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
   return true;
 }
 
-// cudaGraphAddMemcpyNode1D (common/wire/graph_node_args.h): wire head as graph_nodes.cpp's adds.
-bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+namespace {
+
+// A copy node's parameters (common/wire/graph_node_args.h) as cudaMemcpy3D's, its host side on the
+// mirror: a new one for a node being added, the node's own for one being set (the client keeps a
+// host copy node's mirror and its size). False for malformed input; otherwise `status` says whether
+// `p` is usable.
+bool node_copy(CallContext& ctx, const wire::MemcpyNode& c, bool adding, cudaMemcpy3DParms* p, Session::Mirror** m,
+               int32_t& status) {
+  const wire::Copy3D& a = c.copy;
+  bool d2d = a.kind == cudaMemcpyDeviceToDevice, h2d = a.kind == cudaMemcpyHostToDevice;
+  if (!(d2d || h2d || a.kind == cudaMemcpyDeviceToHost) || d2d != (c.mirror == 0)) return false;
+  if (a.width > wire::kMaxBulk || a.height > wire::kMaxBulk || a.depth > wire::kMaxBulk || a.elem == 0 ||
+      a.width % a.elem != 0 || (h2d && a.src_array) || (a.kind == cudaMemcpyDeviceToHost && a.dst_array) ||
+      (!a.is_3d && (a.height != 1 || a.depth != 1 || a.dst_array || a.src_array)))
+    return false;
+  unsigned __int128 packed = static_cast<unsigned __int128>(a.width) * a.height * a.depth;
+  if (!d2d && packed > wire::kMaxBulk) return false;
+  if (!d2d) {
+    *m = adding ? ctx.session.new_mirror(c.mirror, static_cast<size_t>(packed)) : ctx.session.mirror(c.mirror);
+    if (!adding && (!*m || (*m)->size != packed)) return false;
+    if (!*m) {
+      status = cudaErrorMemoryAllocation;
+      return true;
+    }
+  }
+  if (!copy_parms(ctx, a, p, status)) return true;
+  if (h2d) p->srcPtr = pitched((*m)->ptr, a.width, a.width, a.height);
+  if (a.kind == cudaMemcpyDeviceToHost) p->dstPtr = pitched((*m)->ptr, a.width, a.width, a.height);
+  return true;
+}
+
+// Whether `node` copies into a mirror that a relay sends on (a device-to-host copy rgpu captured or
+// added): the client knows the mirrors of the nodes it added, not of captured ones, whose copy must
+// go on writing the mirror, or the relay would send stale bytes to the program's memory at each
+// launch. Without the dependents query (the emulated backend) no node is taken for one.
+bool feeds_relay(const CallContext& ctx, cudaGraphNode_t node) {
+  auto dependents = ctx.cudart.cudaGraphNodeGetDependentNodes;
+  size_t n = 0;
+  if (!dependents || dependents(node, nullptr, nullptr, &n) != cudaSuccess || n == 0) return false;
+  std::vector<cudaGraphNode_t> after(n);
+  if (dependents(node, after.data(), nullptr, &n) != cudaSuccess) return false;
+  after.resize(std::min(n, after.size()));
+  return std::any_of(after.begin(), after.end(), [&](cudaGraphNode_t d) { return is_mirror_relay(ctx, d); });
+}
+
+// A copy node's set, in its graph or (`with_exec`: the executable graph's id first) in an
+// executable graph. A 1D copy goes to the backend's 1D call, any other to the 3D call, as adding
+// does (below).
+bool set_copy_node(CallContext& ctx, wire::Decoder& in, bool with_exec, int32_t& status) {
+  auto exec_id = with_exec ? in.get<uint64_t>() : 0;
+  auto node_id = in.get<uint64_t>();
+  auto c = in.get<wire::MemcpyNode>();
+  if (!in.ok() || !in.at_end()) return false;
+  const auto& rt = ctx.cudart;
+  if (with_exec ? !rt.cudaGraphExecMemcpyNodeSetParams || !rt.cudaGraphExecMemcpyNodeSetParams1D
+                : !rt.cudaGraphMemcpyNodeSetParams || !rt.cudaGraphMemcpyNodeSetParams1D) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraphExec_t exec{};
+  cudaGraphNode_t node{};
+  if ((with_exec && !ctx.handles.resolve(HandleKind::kGraphExec, exec_id, &exec)) ||
+      !ctx.handles.resolve(HandleKind::kGraphNode, node_id, &node)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  cudaMemcpy3DParms p{};
+  Session::Mirror* m = nullptr;
+  if (!node_copy(ctx, c, false, &p, &m, status)) return false;
+  if (status != cudaSuccess) return true;
+  if (!m && feeds_relay(ctx, node)) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  void* dst = p.dstPtr.ptr;
+  const void* src = p.srcPtr.ptr;
+  if (with_exec)
+    status = c.copy.is_3d ? rt.cudaGraphExecMemcpyNodeSetParams(exec, node, &p)
+                          : rt.cudaGraphExecMemcpyNodeSetParams1D(exec, node, dst, src, c.copy.width, p.kind);
+  else
+    status = c.copy.is_3d ? rt.cudaGraphMemcpyNodeSetParams(node, &p)
+                          : rt.cudaGraphMemcpyNodeSetParams1D(node, dst, src, c.copy.width, p.kind);
+  return true;
+}
+
+}  // namespace
+
+// cudaGraphAddMemcpyNode, and the 1D and symbol copy nodes the client makes through it: wire head
+// as graph_nodes.cpp's adds. A D2H node is followed by its mirror's relay.
+bool cudaGraphAddMemcpyNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;
   auto node_id = in.get<uint64_t>();
   auto graph_id = in.get<uint64_t>();
@@ -99,11 +191,8 @@ bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder
   auto num_deps = in.get<uint64_t>();
   auto c = in.get<wire::MemcpyNode>();
   if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id)) return false;
-  bool d2d = c.kind == cudaMemcpyDeviceToDevice, h2d = c.kind == cudaMemcpyHostToDevice;
-  if (!(d2d || h2d || c.kind == cudaMemcpyDeviceToHost) || d2d != (c.mirror == 0) || c.count > wire::kMaxBulk)
-    return false;
   const auto& rt = ctx.cudart;
-  if (!rt.cudaGraphAddMemcpyNode1D || !rt.cudaGraphAddHostNode) {
+  if (!rt.cudaGraphAddMemcpyNode || !rt.cudaGraphAddMemcpyNode1D || !rt.cudaGraphAddHostNode) {
     status = cudaErrorNotSupported;
     return true;
   }
@@ -114,18 +203,16 @@ bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder
     return true;
   }
   deps.resize(dep_ids.present() ? num_deps : 0);
+  cudaMemcpy3DParms p{};
   Session::Mirror* m = nullptr;
-  if (!d2d && !(m = ctx.session.new_mirror(c.mirror, c.count))) {
-    status = cudaErrorMemoryAllocation;
-    return true;
-  }
-  auto dst = d2d || h2d ? reinterpret_cast<void*>(static_cast<uintptr_t>(c.dst)) : m->ptr;
-  auto src = d2d || !h2d ? reinterpret_cast<const void*>(static_cast<uintptr_t>(c.src)) : m->ptr;
-  cudaGraphNode_t node{};
-  status = rt.cudaGraphAddMemcpyNode1D(&node, graph, deps.data(), deps.size(), dst, src, c.count,
-                                       static_cast<cudaMemcpyKind>(c.kind));
+  if (!node_copy(ctx, c, true, &p, &m, status)) return false;
   if (status != cudaSuccess) return true;
-  if (!d2d && !h2d) {
+  cudaGraphNode_t node{};
+  status = c.copy.is_3d ? rt.cudaGraphAddMemcpyNode(&node, graph, deps.data(), deps.size(), &p)
+                        : rt.cudaGraphAddMemcpyNode1D(&node, graph, deps.data(), deps.size(), p.dstPtr.ptr,
+                                                      p.srcPtr.ptr, c.copy.width, p.kind);
+  if (status != cudaSuccess) return true;
+  if (c.copy.kind == cudaMemcpyDeviceToHost) {
     // The relay follows the copy; the program's dependents of the copy node do not wait for it (the
     // bytes reach the user's buffer before a synchronisation that waits for the graph returns).
     cudaHostNodeParams relay{&send_mirror, m};
@@ -135,6 +222,66 @@ bool cudaGraphAddMemcpyNode1D(CallContext& ctx, wire::Decoder& in, wire::Encoder
   }
   if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
   return true;
+}
+
+// cudaGraphAddMemAllocNode (common/wire/graph_node_args.h): the node's bytes are checked against
+// the session's slice when it is added, as a cudaMallocAsync is (in a stream-ordered pool's
+// pieces, which the graph's memory pool grows in too); the device's later reading counts the
+// memory once a launch has it.
+bool cudaGraphAddMemAllocNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  auto node_id = in.get<uint64_t>();
+  auto graph_id = in.get<uint64_t>();
+  gen::HandleIds dep_ids;
+  if (!dep_ids.read(in)) return false;
+  auto num_deps = in.get<uint64_t>();
+  auto a = in.get<wire::MemAllocNode>();
+  std::span<const uint8_t> descs = in.get_bytes();
+  if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id) ||
+      descs.size() % sizeof(cudaMemAccessDesc) != 0)
+    return false;
+  const auto& rt = ctx.cudart;
+  if (!rt.cudaGraphAddMemAllocNode) {
+    status = cudaErrorNotSupported;
+    return true;
+  }
+  cudaGraph_t graph{};
+  std::vector<cudaGraphNode_t> deps;
+  if (!ctx.handles.resolve(HandleKind::kGraph, graph_id, &graph) || !dep_ids.resolve(ctx.handles, HandleKind::kGraphNode, &deps)) {
+    status = cudaErrorInvalidResourceHandle;
+    return true;
+  }
+  deps.resize(dep_ids.present() ? num_deps : 0);
+  if (!ctx.session.memory().admit(a.bytesize, MemorySlice::kPoolPiece)) {
+    status = cudaErrorMemoryAllocation;
+    return true;
+  }
+  std::vector<cudaMemAccessDesc> access(descs.size() / sizeof(cudaMemAccessDesc));
+  if (!access.empty()) std::memcpy(access.data(), descs.data(), descs.size());
+  cudaMemAllocNodeParams p{};
+  p.poolProps.allocType = static_cast<cudaMemAllocationType>(a.alloc_type);
+  p.poolProps.handleTypes = static_cast<cudaMemAllocationHandleType>(a.handle_types);
+  p.poolProps.location = cudaMemLocation{static_cast<cudaMemLocationType>(a.location_type), a.location_id};
+  p.poolProps.maxSize = a.max_size;
+  p.poolProps.usage = static_cast<unsigned short>(a.usage);
+  p.accessDescs = access.data();
+  p.accessDescCount = access.size();
+  p.bytesize = a.bytesize;
+  cudaGraphNode_t node{};
+  status = rt.cudaGraphAddMemAllocNode(&node, graph, deps.data(), deps.size(), &p);
+  if (status != cudaSuccess) return true;
+  if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
+  out.put<uint64_t>(reinterpret_cast<uintptr_t>(p.dptr));
+  return true;
+}
+
+bool cudaGraphMemcpyNodeSetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return set_copy_node(ctx, in, false, status);
+}
+
+bool cudaGraphExecMemcpyNodeSetParams(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  return set_copy_node(ctx, in, true, status);
 }
 
 bool mirror_refresh(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {

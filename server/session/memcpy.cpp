@@ -10,6 +10,7 @@
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/bulk_copy.h"
 #include "server/session/call_context.h"
+#include "server/session/copy_parms.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -99,6 +100,23 @@ bool resolve_array(CallContext& ctx, uint64_t id, const uint64_t (&pos)[3], cuda
   return true;
 }
 
+}  // namespace
+
+bool copy_parms(CallContext& ctx, const wire::Copy3D& a, cudaMemcpy3DParms* p, int32_t& status) {
+  if (!resolve_array(ctx, a.dst_array, a.dst_pos, &p->dstArray, &p->dstPos, status) ||
+      !resolve_array(ctx, a.src_array, a.src_pos, &p->srcArray, &p->srcPos, status))
+    return false;
+  if (!a.dst_array)
+    p->dstPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst)), a.dst_pitch, a.width, a.dst_ysize);
+  if (!a.src_array)
+    p->srcPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.src)), a.src_pitch, a.width, a.src_ysize);
+  p->extent = cudaExtent{a.dst_array || a.src_array ? a.width / a.elem : a.width, a.height, a.depth};
+  p->kind = static_cast<cudaMemcpyKind>(a.kind);
+  return true;
+}
+
+namespace {
+
 // 2D and 3D copies: host data travels packed (pitch = width in bytes); the device side keeps its
 // pitch. A copy with a CUDA array (extent in its elements) or between devices is a cudaMemcpy3D
 // or cudaMemcpy3DPeer.
@@ -118,18 +136,10 @@ bool copy_pitched(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mod
   cudaStream_t stream{};
   cudaMemcpy3DParms p{};
   const bool arrays = a.dst_array || a.src_array;
-  if ((async && !resolve_stream(ctx, a.stream, &stream, status)) ||
-      !resolve_array(ctx, a.dst_array, a.dst_pos, &p.dstArray, &p.dstPos, status) ||
-      !resolve_array(ctx, a.src_array, a.src_pos, &p.srcArray, &p.srcPos, status)) {
+  if ((async && !resolve_stream(ctx, a.stream, &stream, status)) || !copy_parms(ctx, a, &p, status)) {
     if (async && kind == cudaMemcpyDeviceToHost) send_landing(ctx, nullptr, 0);
     return true;
   }
-  if (!a.dst_array)
-    p.dstPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst)), a.dst_pitch, a.width, a.dst_ysize);
-  if (!a.src_array)
-    p.srcPtr = pitched(reinterpret_cast<void*>(static_cast<uintptr_t>(a.src)), a.src_pitch, a.width, a.src_ysize);
-  p.extent = cudaExtent{arrays ? a.width / a.elem : a.width, a.height, a.depth};
-  p.kind = kind;
   void* host = nullptr;
   switch (kind) {
     case cudaMemcpyHostToDevice:

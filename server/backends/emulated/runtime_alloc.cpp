@@ -59,7 +59,7 @@ cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
     }
     capture->graph->allocations.push_back(std::make_shared<GraphAllocation>(s.memory.find(*devPtr, size)));
     capture->graph->nodes.push_back(
-        std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeMemAlloc, [] { return cudaSuccess; }}));
+        std::make_shared<GraphNode>(GraphNode{cudaGraphNodeTypeMemAlloc, [] { return cudaSuccess; }}));
   }
   return cudaSuccess;
 }
@@ -80,11 +80,70 @@ cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
         return cudaErrorStreamCaptureUnsupported;
       }
       capture->graph->nodes.push_back(
-          std::make_shared<const GraphNode>(GraphNode{cudaGraphNodeTypeMemFree, [] { return cudaSuccess; }}));
+          std::make_shared<GraphNode>(GraphNode{cudaGraphNodeTypeMemFree, [] { return cudaSuccess; }}));
       return cudaSuccess;
     }
   }
   return emulated::cudaFree(devPtr);
+}
+
+// Memory nodes built by hand. An allocation node allocates at once, as a captured cudaMallocAsync
+// does: the graph owns the memory, at one address every launch uses. A free node is a marker for
+// a graph's allocation.
+cudaError_t cudaGraphAddMemAllocNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                     struct cudaMemAllocNodeParams* nodeParams) {
+  if (!nodeParams || nodeParams->bytesize == 0 || nodeParams->poolProps.allocType != cudaMemAllocationTypePinned ||
+      nodeParams->poolProps.location.type != cudaMemLocationTypeDevice ||
+      (nodeParams->accessDescCount && !nodeParams->accessDescs))
+    return cudaErrorInvalidValue;
+  RuntimeState& s = state();
+  std::shared_ptr<GraphAllocation> owned;
+  {
+    std::lock_guard lock(s.mu);
+    int device = nodeParams->poolProps.location.id;
+    if (!s.valid_device(device)) return cudaErrorInvalidDevice;
+    void* p = nullptr;
+    if (cudaError_t err = s.memory.allocate(device, nodeParams->bytesize, &p); err != cudaSuccess) return err;
+    owned = std::make_shared<GraphAllocation>(s.memory.find(p, nodeParams->bytesize));
+  }
+  GraphNode node{cudaGraphNodeTypeMemAlloc, [] { return cudaSuccess; }};
+  node.memory = owned->address();
+  void* address = const_cast<void*>(owned->address());
+  if (cudaError_t err = add_graph_node(graph, pDependencies, numDependencies, std::move(node), pGraphNode,
+                                       std::move(owned));
+      err != cudaSuccess)
+    return err;
+  nodeParams->dptr = address;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddMemFreeNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                    size_t numDependencies, void* dptr) {
+  {
+    std::lock_guard lock(state().mu);
+    bool graph_owned = false;  // by any graph: a graph may free another's allocation
+    for (const auto& [handle, g] : state().graphs)
+      for (const auto& a : g->allocations) graph_owned |= a->address() == dptr;
+    if (!graph_owned) return cudaErrorInvalidValue;
+  }
+  GraphNode node{cudaGraphNodeTypeMemFree, [] { return cudaSuccess; }};
+  node.memory = dptr;
+  return add_graph_node(graph, pDependencies, numDependencies, std::move(node), pGraphNode);
+}
+
+cudaError_t cudaGraphMemFreeNodeGetParams(cudaGraphNode_t node, void* dptr_out) {
+  if (!dptr_out) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  for (const auto& [handle, graph] : state().graphs)
+    for (const auto& n : graph->nodes)
+      if (n.get() == static_cast<const void*>(node)) {
+        // Free nodes captured from a stream keep no address (cudaFreeAsync's marker).
+        if (n->type != cudaGraphNodeTypeMemFree || !n->memory) return cudaErrorInvalidValue;
+        *static_cast<const void**>(dptr_out) = n->memory;
+        return cudaSuccess;
+      }
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace rgpu::server::emulated

@@ -187,10 +187,9 @@ cudaError_t side_3d(cudaArray_const_t array, const cudaPitchedPtr& ptr, const cu
 
 // cudaMemcpy3D(Peer)'s parameters: with an array the extent counts its elements, and both arrays
 // of an array-to-array copy have the same element size.
-cudaError_t issue_copy_3d(cudaArray_const_t dst_array, const cudaPitchedPtr& dst_ptr, const cudaPos& dst_pos,
-                          cudaArray_const_t src_array, const cudaPitchedPtr& src_ptr, const cudaPos& src_pos,
-                          const cudaExtent& extent, cudaMemcpyKind kind, int dst_device, int src_device,
-                          cudaStream_t stream) {
+cudaError_t copy_3d(cudaArray_const_t dst_array, const cudaPitchedPtr& dst_ptr, const cudaPos& dst_pos,
+                    cudaArray_const_t src_array, const cudaPitchedPtr& src_ptr, const cudaPos& src_pos,
+                    const cudaExtent& extent, cudaMemcpyKind kind, int dst_device, int src_device, Copy* out) {
   size_t elem = 1;
   for (cudaArray_const_t arr : {dst_array, src_array}) {
     ArrayLayout a;
@@ -208,20 +207,50 @@ cudaError_t issue_copy_3d(cudaArray_const_t dst_array, const cudaPitchedPtr& dst
       err != cudaSuccess)
     return err;
   c.dst = const_cast<void*>(dst);
-  return issue_copy(c, stream);
+  *out = c;
+  return cudaSuccess;
+}
+
+cudaError_t copy_3d(const cudaMemcpy3DParms* p, Copy* out) {
+  if (!p) return cudaErrorInvalidValue;
+  return copy_3d(p->dstArray, p->dstPtr, p->dstPos, p->srcArray, p->srcPtr, p->srcPos, p->extent, p->kind, -1, -1,
+                 out);
 }
 
 cudaError_t issue_copy_3d(const cudaMemcpy3DParms* p, cudaStream_t stream) {
-  if (!p) return cudaErrorInvalidValue;
-  return issue_copy_3d(p->dstArray, p->dstPtr, p->dstPos, p->srcArray, p->srcPtr, p->srcPos, p->extent, p->kind, -1,
-                       -1, stream);
+  Copy c{};
+  if (cudaError_t err = copy_3d(p, &c); err != cudaSuccess) return err;
+  return issue_copy(c, stream);
 }
 
 cudaError_t issue_peer_copy_3d(const cudaMemcpy3DPeerParms* p, cudaStream_t stream) {
   if (!p) return cudaErrorInvalidValue;
   if (!state().valid_device(p->dstDevice) || !state().valid_device(p->srcDevice)) return cudaErrorInvalidDevice;
-  return issue_copy_3d(p->dstArray, p->dstPtr, p->dstPos, p->srcArray, p->srcPtr, p->srcPos, p->extent,
-                       cudaMemcpyDeviceToDevice, p->dstDevice, p->srcDevice, stream);
+  Copy c{};
+  if (cudaError_t err = copy_3d(p->dstArray, p->dstPtr, p->dstPos, p->srcArray, p->srcPtr, p->srcPos, p->extent,
+                                cudaMemcpyDeviceToDevice, p->dstDevice, p->srcDevice, &c);
+      err != cudaSuccess)
+    return err;
+  return issue_copy(c, stream);
+}
+
+// A copy node's operation, its copy checked now (as CUDA checks a node's parameters when they are
+// given). Host memory is the session's mirror buffer, which lives as long as the session.
+cudaError_t copy_node(const Copy& c, Operation* op) {
+  Side dst, src;
+  if (cudaError_t err = resolve_copy(c, &dst, &src); err != cudaSuccess) return err;
+  *op = [c] { return run_copy(c); };
+  return cudaSuccess;
+}
+
+cudaError_t copy_node_3d(const cudaMemcpy3DParms* p, Operation* op) {
+  Copy c{};
+  if (cudaError_t err = copy_3d(p, &c); err != cudaSuccess) return err;
+  return copy_node(c, op);
+}
+
+Copy copy_1d(void* dst, const void* src, size_t count, cudaMemcpyKind kind) {
+  return {dst, flat(count), src, flat(count), {count}, kind};
 }
 
 Memset memset_3d(const cudaPitchedPtr& p, int value, const cudaExtent& e) {
@@ -294,6 +323,51 @@ cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDev
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
                                 cudaStream_t stream) {
   return issue_peer_copy(dst, dstDevice, src, srcDevice, count, stream);
+}
+
+// Copy nodes built by hand, and their parameters set in a graph or an executable graph.
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,
+                                   size_t numDependencies, const struct cudaMemcpy3DParms* pCopyParams) {
+  Operation op;
+  if (cudaError_t err = copy_node_3d(pCopyParams, &op); err != cudaSuccess) return err;
+  return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeMemcpy, std::move(op)}, pGraphNode);
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                     const cudaGraphNode_t* pDependencies, size_t numDependencies, void* dst,
+                                     const void* src, size_t count, enum cudaMemcpyKind kind) {
+  Operation op;
+  if (cudaError_t err = copy_node(copy_1d(dst, src, count, kind), &op); err != cudaSuccess) return err;
+  return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeMemcpy, std::move(op)}, pGraphNode);
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms* pNodeParams) {
+  Operation op;
+  if (cudaError_t err = copy_node_3d(pNodeParams, &op); err != cudaSuccess) return err;
+  return set_graph_node(nullptr, node, cudaGraphNodeTypeMemcpy, std::move(op));
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void* dst, const void* src, size_t count,
+                                           enum cudaMemcpyKind kind) {
+  Operation op;
+  if (cudaError_t err = copy_node(copy_1d(dst, src, count, kind), &op); err != cudaSuccess) return err;
+  return set_graph_node(nullptr, node, cudaGraphNodeTypeMemcpy, std::move(op));
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                             const struct cudaMemcpy3DParms* pNodeParams) {
+  if (!hGraphExec) return cudaErrorInvalidResourceHandle;
+  Operation op;
+  if (cudaError_t err = copy_node_3d(pNodeParams, &op); err != cudaSuccess) return err;
+  return set_graph_node(hGraphExec, node, cudaGraphNodeTypeMemcpy, std::move(op));
+}
+
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t hGraphExec, cudaGraphNode_t node, void* dst,
+                                               const void* src, size_t count, enum cudaMemcpyKind kind) {
+  if (!hGraphExec) return cudaErrorInvalidResourceHandle;
+  Operation op;
+  if (cudaError_t err = copy_node(copy_1d(dst, src, count, kind), &op); err != cudaSuccess) return err;
+  return set_graph_node(hGraphExec, node, cudaGraphNodeTypeMemcpy, std::move(op));
 }
 
 }  // namespace rgpu::server::emulated

@@ -69,7 +69,7 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
       // capture); like CUDA, it becomes a node that stamps the event only when external.
       e->captured_in = st->capture;
       if (flags == cudaEventRecordExternal)
-        st->capture->graph->nodes.push_back(std::make_shared<const GraphNode>(
+        st->capture->graph->nodes.push_back(std::make_shared<GraphNode>(
             GraphNode{cudaGraphNodeTypeEventRecord, [event] { return stamp(event); }}));
       return cudaSuccess;
     }

@@ -119,7 +119,10 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
   if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
   auto exec = std::make_unique<GraphExec>();
   exec->device = it->second->device;
-  exec->nodes = it->second->nodes;
+  for (const auto& n : it->second->nodes) {
+    exec->nodes.push_back(std::make_shared<GraphNode>(*n));
+    exec->nodes.back()->origin = n.get();
+  }
   exec->allocations = it->second->allocations;
   *pGraphExec = reinterpret_cast<cudaGraphExec_t>(exec.get());
   state().execs.emplace(exec.get(), std::move(exec));
@@ -172,7 +175,7 @@ cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t* nodes, size_t*
 }
 
 cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps, GraphNode added,
-                           cudaGraphNode_t* node) {
+                           cudaGraphNode_t* node, std::shared_ptr<GraphAllocation> owned) {
   if (!node || (num_deps && !deps)) return cudaErrorInvalidValue;
   std::lock_guard lock(state().mu);
   auto it = state().graphs.find(graph);
@@ -181,10 +184,73 @@ cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_
   for (size_t i = 0; i < num_deps; ++i)
     if (std::none_of(nodes.begin(), nodes.end(), [&](const auto& n) { return n.get() == static_cast<const void*>(deps[i]); }))
       return cudaErrorInvalidValue;
-  auto shared = std::make_shared<const GraphNode>(std::move(added));
-  *node = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(shared.get()));
+  auto shared = std::make_shared<GraphNode>(std::move(added));
+  *node = reinterpret_cast<cudaGraphNode_t>(shared.get());
   nodes.push_back(std::move(shared));
+  if (owned) it->second->allocations.push_back(std::move(owned));
   return cudaSuccess;
+}
+
+cudaError_t set_graph_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraphNodeType type, Operation run) {
+  std::lock_guard lock(state().mu);
+  auto same = [node](const GraphNode* n) { return n == static_cast<const void*>(node); };
+  if (!exec) {
+    for (const auto& [handle, graph] : state().graphs)
+      for (const auto& n : graph->nodes)
+        if (same(n.get())) {
+          if (n->type != type) return cudaErrorInvalidValue;
+          n->run = std::move(run);
+          return cudaSuccess;
+        }
+    return cudaErrorInvalidValue;
+  }
+  auto it = state().execs.find(exec);
+  if (it == state().execs.end()) return cudaErrorInvalidResourceHandle;
+  for (auto& n : it->second->nodes)
+    if (same(n->origin)) {
+      if (n->type != type) return cudaErrorInvalidValue;
+      auto changed = std::make_shared<GraphNode>(*n);
+      changed->run = std::move(run);
+      n = std::move(changed);
+      return cudaSuccess;
+    }
+  return cudaErrorInvalidValue;
+}
+
+// A child graph node's operation: the child graph copied, as CUDA clones it into the node (later
+// changes to the child graph do not reach the node); its allocations live as long as the copy.
+cudaError_t child_graph_run(cudaGraph_t child, Operation* run) {
+  GraphNodes body;
+  GraphAllocations owned;
+  {
+    std::lock_guard lock(state().mu);
+    auto it = state().graphs.find(child);
+    if (it == state().graphs.end()) return cudaErrorInvalidValue;
+    for (const auto& n : it->second->nodes) body.push_back(std::make_shared<GraphNode>(*n));
+    owned = it->second->allocations;
+  }
+  *run = [body = std::move(body), owned = std::move(owned)] {
+    for (const auto& node : body)
+      if (cudaError_t err = node->run(); err != cudaSuccess) return err;
+    return cudaSuccess;
+  };
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
+                                       const cudaGraphNode_t* pDependencies, size_t numDependencies,
+                                       cudaGraph_t childGraph) {
+  Operation run;
+  if (cudaError_t err = child_graph_run(childGraph, &run); err != cudaSuccess) return err;
+  return add_graph_node(graph, pDependencies, numDependencies, {cudaGraphNodeTypeGraph, std::move(run)}, pGraphNode);
+}
+
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
+                                                 cudaGraph_t childGraph) {
+  if (!hGraphExec) return cudaErrorInvalidResourceHandle;
+  Operation run;
+  if (cudaError_t err = child_graph_run(childGraph, &run); err != cudaSuccess) return err;
+  return set_graph_node(hGraphExec, node, cudaGraphNodeTypeGraph, std::move(run));
 }
 
 cudaError_t cudaGraphAddEmptyNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph, const cudaGraphNode_t* pDependencies,

@@ -60,7 +60,7 @@ cudaError_t RuntimeState::enqueue(cudaStream_t handle, cudaGraphNodeType type, O
     if (cudaError_t err = resolve_stream(handle, &s); err != cudaSuccess) return err;
     if (s && s->capture) {
       if (s->capture->invalidated) return cudaErrorStreamCaptureInvalidated;
-      s->capture->graph->nodes.push_back(std::make_shared<const GraphNode>(GraphNode{type, std::move(op)}));
+      s->capture->graph->nodes.push_back(std::make_shared<GraphNode>(GraphNode{type, std::move(op)}));
       return cudaSuccess;
     }
   }

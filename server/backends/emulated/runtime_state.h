@@ -26,15 +26,18 @@ namespace rgpu::server::emulated {
 // One unit of device work (a copy, a memset, a kernel launch record, a host function).
 using Operation = std::function<cudaError_t()>;
 
-// A captured operation; its address is the cudaGraphNode_t handle. Immutable once recorded, so
-// executable graphs share them.
+// A captured or added operation; its address is the cudaGraphNode_t handle. An executable graph
+// holds copies of its graph's nodes, so setting a node's parameters in one leaves the other as it
+// was (CUDA's rule); a copy names the node it was made from.
 struct GraphNode {
   cudaGraphNodeType type;
   Operation run;
   cudaHostNodeParams host{};  // a host node added by hand: its function (cudaGraphHostNodeGetParams)
+  const GraphNode* origin = nullptr;  // in an executable graph: the graph's node
+  const void* memory = nullptr;       // a memory node added by hand: the allocation it makes or frees
 };
 
-using GraphNodes = std::vector<std::shared_ptr<const GraphNode>>;
+using GraphNodes = std::vector<std::shared_ptr<GraphNode>>;
 
 // Memory a capture allocated (cudaMallocAsync on a capturing stream): it belongs to the graph
 // and its executable graphs, and is freed when the last of them is destroyed.
@@ -145,8 +148,13 @@ inline RuntimeState& state() { return RuntimeState::get(); }
 // Node-by-node graph building (cudaGraphAdd*Node): appends `op` to `graph`. A node may depend only
 // on nodes that already exist, so the order of addition is a valid serialisation, as a capture's
 // issue order is. Every dependency must be a node of `graph`. Takes mu.
+// `owned`, when given, is memory the node allocates: the graph holds it from now on.
 cudaError_t add_graph_node(cudaGraph_t graph, const cudaGraphNode_t* deps, size_t num_deps, GraphNode added,
-                           cudaGraphNode_t* node);
+                           cudaGraphNode_t* node, std::shared_ptr<GraphAllocation> owned = nullptr);
+// Gives a node of a graph (exec null) or of an executable graph made from it a new operation; the
+// node must be of `type`. An executable graph's node is replaced, not changed, so a launch already
+// running the old one finishes it. Takes mu.
+cudaError_t set_graph_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraphNodeType type, Operation run);
 
 // The calling thread's current device (CUDA keeps it per thread; default 0).
 int& current_device();

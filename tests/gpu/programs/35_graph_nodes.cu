@@ -1,7 +1,10 @@
 // GPU suite: a CUDA graph built node by node (kernel, 1D copies host->device, device->device and
 // device->host, memset, host, child graph, empty, event record and wait nodes), instantiated,
 // launched, changed (cudaGraphExec*SetParams, cudaGraphExecUpdate) and launched again; a WHILE
-// conditional node looping a kernel until a device counter reaches N; a clone found node by node.
+// conditional node looping a kernel until a device counter reaches N; a clone found node by node;
+// 3D copy nodes through pitched host rows, pitched device memory and a CUDA array, their
+// parameters read back and set (graph, executable graph, 1D, symbol); memory allocation and free
+// nodes around a kernel, their parameters read back.
 #include <algorithm>
 #include <cstring>
 
@@ -50,6 +53,252 @@ static void CUDART_CB host_tag2(void* p) {
   auto* log = static_cast<HostLog*>(p);
   ++log->calls;
   log->last_tag = 2;
+}
+
+static bool same_params(const cudaMemcpy3DParms& a, const cudaMemcpy3DParms& b) {
+  return a.srcArray == b.srcArray && a.dstArray == b.dstArray && a.srcPtr.ptr == b.srcPtr.ptr &&
+         a.srcPtr.pitch == b.srcPtr.pitch && a.dstPtr.ptr == b.dstPtr.ptr && a.dstPtr.pitch == b.dstPtr.pitch &&
+         a.extent.width == b.extent.width && a.extent.height == b.extent.height && a.extent.depth == b.extent.depth &&
+         a.kind == b.kind;
+}
+
+// Pitched host rows (`pitch` ints apart) -> pitched device memory -> a CUDA array -> linear device
+// memory (+= index by a kernel) -> contiguous host memory, by 3D copy nodes; then the nodes' set
+// calls, each result printed.
+static void copy_nodes_3d(cudaStream_t stream) {
+  const int w = 64, h = 16, pitch = w + 8;
+  std::vector<int> rows_in(pitch * h), rows_other(pitch * h), out(w * h, -1);
+  for (int i = 0; i < pitch * h; ++i) rows_in[i] = i % 251, rows_other[i] = 7 * i % 131;
+  auto wrong = [&](const std::vector<int>& rows, int y0, int y1) {
+    int bad = 0;
+    for (int y = y0; y < y1; ++y)
+      for (int x = 0; x < w; ++x) bad += out[y * w + x] != rows[y * pitch + x] + y * w + x;
+    return bad;
+  };
+  void* dev_rows;
+  size_t dev_pitch;
+  CHECK_CUDA(cudaMallocPitch(&dev_rows, &dev_pitch, w * sizeof(int), h));
+  cudaChannelFormatDesc desc = cudaCreateChannelDesc<int>();
+  cudaArray_t array;
+  CHECK_CUDA(cudaMallocArray(&array, &desc, w, h));
+  int* linear;
+  CHECK_CUDA(cudaMalloc(&linear, w * h * sizeof(int)));
+
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaMemcpy3DParms in{};
+  in.srcPtr = make_cudaPitchedPtr(rows_in.data(), pitch * sizeof(int), w * sizeof(int), h);
+  in.dstPtr = make_cudaPitchedPtr(dev_rows, dev_pitch, w * sizeof(int), h);
+  in.extent = make_cudaExtent(w * sizeof(int), h, 1);
+  in.kind = cudaMemcpyHostToDevice;
+  cudaMemcpy3DParms to_array{};
+  to_array.srcPtr = in.dstPtr;
+  to_array.dstArray = array;
+  to_array.extent = make_cudaExtent(w, h, 1);
+  to_array.kind = cudaMemcpyDeviceToDevice;
+  cudaMemcpy3DParms from_array{};
+  from_array.srcArray = array;
+  from_array.dstPtr = make_cudaPitchedPtr(linear, w * sizeof(int), w * sizeof(int), h);
+  from_array.extent = make_cudaExtent(w, h, 1);
+  from_array.kind = cudaMemcpyDeviceToDevice;
+  cudaMemcpy3DParms back{};
+  back.srcPtr = from_array.dstPtr;
+  back.dstPtr = make_cudaPitchedPtr(out.data(), w * sizeof(int), w * sizeof(int), h);
+  back.extent = make_cudaExtent(w * sizeof(int), h, 1);
+  back.kind = cudaMemcpyDeviceToHost;
+  int count = w * h;
+  void* index_args[] = {&linear, &count};
+  cudaKernelNodeParams kp{};
+  kp.func = reinterpret_cast<void*>(add_index);
+  kp.gridDim = dim3(count / 256);
+  kp.blockDim = dim3(256);
+  kp.kernelParams = index_args;
+  cudaGraphNode_t n_in, n_to_array, n_from_array, k_index, n_back;
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_in, g, nullptr, 0, &in));
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_to_array, g, &n_in, 1, &to_array));
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_from_array, g, &n_to_array, 1, &from_array));
+  CHECK_CUDA(cudaGraphAddKernelNode(&k_index, g, &n_from_array, 1, &kp));
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_back, g, &k_index, 1, &back));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    rows_in[5] = 1000 + launch;  // read at each launch
+    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    say("3D copy nodes, launch %d: wrong %d, out[5] %d\n", launch, wrong(rows_in, 0, h), out[5]);
+  }
+  cudaMemcpy3DParms got{};
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
+  expect(same_params(got, in), "a host 3D copy node's parameters read back as added");
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_to_array, &got));
+  expect(same_params(got, to_array), "an array copy node's parameters read back as added");
+
+  // The executable's H2D node reads other host rows; the graph's node is as it was.
+  cudaMemcpy3DParms other = in;
+  other.srcPtr.ptr = rows_other.data();
+  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams(exec, n_in, &other));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("exec copy node set: wrong %d\n", wrong(rows_other, 0, h));
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
+  expect(same_params(got, in), "the executable's set leaves the graph's copy node as it was");
+
+  // The graph's array node copies only the array's first 4 rows, to the linear buffer's last 4.
+  cudaMemcpy3DParms part = from_array;
+  part.dstPtr.ptr = linear + (h - 4) * w;
+  part.extent = make_cudaExtent(w, 4, 1);
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParams(n_from_array, &part));
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
+  expect(same_params(got, part), "a graph copy node's set parameters read back");
+  CHECK_CUDA(cudaMemset(linear, 0, w * h * sizeof(int)));
+  cudaGraphExec_t exec2;
+  CHECK_CUDA(cudaGraphInstantiate(&exec2, g, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec2, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  int moved = 0;
+  for (int y = h - 4; y < h; ++y)
+    for (int x = 0; x < w; ++x) moved += out[y * w + x] == rows_in[(y - (h - 4)) * pitch + x] + y * w + x;
+  say("graph copy node set: %d of %d moved, out[0] %d\n", moved, 4 * w, out[0]);
+
+  // 1D sets of the array node: one row of the pitched device memory into the linear buffer's start.
+  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams1D(exec2, n_from_array, linear, dev_rows, w * sizeof(int),
+                                                cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaMemset(linear, 0, w * h * sizeof(int)));
+  CHECK_CUDA(cudaGraphLaunch(exec2, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("exec 1D set: wrong in row 0 %d, out[w] %d\n", wrong(rows_in, 0, 1), out[w]);
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParams1D(n_from_array, linear, dev_rows, w * sizeof(int),
+                                            cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
+  expect(got.dstPtr.ptr == linear && got.srcPtr.ptr == dev_rows && got.srcArray == nullptr,
+         "a 1D set's copy read back");
+
+  // A device-to-host node into host rows with gaps: the rows are written, the gaps left as they were.
+  std::vector<int> rows_back(pitch * h, -7);
+  cudaMemcpy3DParms to_rows = in;
+  to_rows.srcPtr = in.dstPtr;
+  to_rows.dstPtr = make_cudaPitchedPtr(rows_back.data(), pitch * sizeof(int), w * sizeof(int), h);
+  to_rows.kind = cudaMemcpyDeviceToHost;
+  cudaGraph_t g3;
+  CHECK_CUDA(cudaGraphCreate(&g3, 0));
+  cudaGraphNode_t n_rows;
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_rows, g3, nullptr, 0, &to_rows));
+  cudaGraphExec_t exec3;
+  CHECK_CUDA(cudaGraphInstantiate(&exec3, g3, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec3, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  int rows_right = 0, gaps_kept = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < pitch; ++x) {
+      if (x < w) rows_right += rows_back[y * pitch + x] == rows_in[y * pitch + x];
+      else gaps_kept += rows_back[y * pitch + x] == -7;
+    }
+  say("D2H node into pitched host rows: %d of %d right, %d of %d gaps kept\n", rows_right, w * h, gaps_kept,
+      (pitch - w) * h);
+  CHECK_CUDA(cudaGraphExecDestroy(exec3));
+  CHECK_CUDA(cudaGraphDestroy(g3));
+
+  // Host copy nodes inside a child graph, at each launch of the parent, then with the executable's
+  // child node set to another child graph.
+  std::vector<int> child_in(w), child2_in(w), child_out(w, -1);
+  for (int x = 0; x < w; ++x) child_in[x] = x * x, child2_in[x] = -x;
+  cudaGraph_t child, child2, parent;
+  cudaGraphNode_t c_in, c_out, c2_in, c2_out, child_node;
+  CHECK_CUDA(cudaGraphCreate(&child, 0));
+  CHECK_CUDA(cudaGraphCreate(&child2, 0));
+  CHECK_CUDA(cudaGraphCreate(&parent, 0));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_in, child, nullptr, 0, linear, child_in.data(), w * sizeof(int),
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_out, child, &c_in, 1, child_out.data(), linear, w * sizeof(int),
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_in, child2, nullptr, 0, linear, child2_in.data(), w * sizeof(int),
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_out, child2, &c2_in, 1, child_out.data(), linear, w * sizeof(int),
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphAddChildGraphNode(&child_node, parent, nullptr, 0, child));
+  cudaGraphExec_t exec4;
+  CHECK_CUDA(cudaGraphInstantiate(&exec4, parent, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    child_in[3] = 500 + launch;
+    CHECK_CUDA(cudaGraphLaunch(exec4, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    say("child graph host copies, launch %d: same %s, out[3] %d\n", launch, child_out == child_in ? "yes" : "no",
+        child_out[3]);
+  }
+  CHECK_CUDA(cudaGraphExecChildGraphNodeSetParams(exec4, child_node, child2));
+  child2_in[6] = 77;
+  CHECK_CUDA(cudaGraphLaunch(exec4, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("child graph set: same %s, out[6] %d\n", child_out == child2_in ? "yes" : "no", child_out[6]);
+  CHECK_CUDA(cudaGraphExecDestroy(exec4));
+  CHECK_CUDA(cudaGraphDestroy(parent));
+  CHECK_CUDA(cudaGraphDestroy(child2));
+  CHECK_CUDA(cudaGraphDestroy(child));
+
+  CHECK_CUDA(cudaGraphExecDestroy(exec2));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaFreeArray(array));
+  CHECK_CUDA(cudaFree(dev_rows));
+  CHECK_CUDA(cudaFree(linear));
+}
+
+// An allocation node's memory: filled from the host, += 1 by a kernel, copied to memory that
+// outlives the launch, then freed by a free node; at each of two launches.
+static void memory_nodes(cudaStream_t stream) {
+  const int n = 4096;
+  std::vector<int> in(n), out(n, -1);
+  for (int i = 0; i < n; ++i) in[i] = 5 * i % 101;
+  int* kept;
+  CHECK_CUDA(cudaMalloc(&kept, n * sizeof(int)));
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaMemAccessDesc access{};
+  access.location = {cudaMemLocationTypeDevice, 0};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaMemAllocNodeParams ap{};
+  ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  ap.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  ap.accessDescs = &access;
+  ap.accessDescCount = 1;
+  ap.bytesize = n * sizeof(int);
+  cudaGraphNode_t alloc, fill, k_one, keep, release, back;
+  CHECK_CUDA(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+  expect(ap.dptr != nullptr, "the allocation node's address");
+  int* mem = static_cast<int*>(ap.dptr);
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&fill, g, &alloc, 1, mem, in.data(), ap.bytesize, cudaMemcpyHostToDevice));
+  int count = n;
+  void* args[] = {&mem, &count};
+  cudaKernelNodeParams kp{};
+  kp.func = reinterpret_cast<void*>(add_one);
+  kp.gridDim = dim3(n / 256);
+  kp.blockDim = dim3(256);
+  kp.kernelParams = args;
+  CHECK_CUDA(cudaGraphAddKernelNode(&k_one, g, &fill, 1, &kp));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&keep, g, &k_one, 1, kept, mem, ap.bytesize, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaGraphAddMemFreeNode(&release, g, &keep, 1, mem));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&back, g, &keep, 1, out.data(), kept, ap.bytesize, cudaMemcpyDeviceToHost));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    in[9] = 2000 + launch;
+    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    int wrong = 0;
+    for (int i = 0; i < n; ++i) wrong += out[i] != in[i] + 1;
+    say("memory nodes, launch %d: wrong %d, out[9] %d\n", launch, wrong, out[9]);
+  }
+  cudaMemAllocNodeParams got{};
+  CHECK_CUDA(cudaGraphMemAllocNodeGetParams(alloc, &got));
+  expect(got.dptr == ap.dptr && got.bytesize == ap.bytesize && got.poolProps.location.id == 0 &&
+             got.accessDescCount == 1 && got.accessDescs && got.accessDescs->flags == cudaMemAccessFlagsProtReadWrite,
+         "the allocation node's parameters read back");
+  void* freed = nullptr;
+  CHECK_CUDA(cudaGraphMemFreeNodeGetParams(release, &freed));
+  expect(freed == ap.dptr, "the free node's address read back");
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaFree(kept));
 }
 
 static int wrong_values(const std::vector<int>& in, const std::vector<int>& out, int factor) {
@@ -243,6 +492,30 @@ int main() {
   int sym_sum = 0;
   for (int v : table_out) sym_sum += v;
   say("symbol nodes: table_out[3] %d, sum %d\n", table_out[3], sym_sum);
+  // Symbol copy nodes set: the executable's copy in reads other host memory, then the graph's (for
+  // an executable made afterwards); the copies out set to what they were.
+  int table_in2[16], table_in3[16];
+  for (int i = 0; i < 16; ++i) table_in2[i] = 2 * i, table_in3[i] = 3 * i;
+  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParamsToSymbol(sym_exec, to_sym, table, table_in2, sizeof table_in2, 0,
+                                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParamsFromSymbol(sym_exec, from_sym, table_out, table, sizeof table_out, 0,
+                                                        cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphLaunch(sym_exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("exec symbol node set: table_out[3] %d\n", table_out[3]);
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParamsToSymbol(to_sym, table, table_in3, sizeof table_in3, 0,
+                                                  cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParamsFromSymbol(from_sym, table_out, table, sizeof table_out, 0,
+                                                    cudaMemcpyDeviceToHost));
+  cudaGraphExec_t sym_exec2;
+  CHECK_CUDA(cudaGraphInstantiate(&sym_exec2, sym_graph, 0));
+  CHECK_CUDA(cudaGraphLaunch(sym_exec2, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("graph symbol node set: table_out[3] %d\n", table_out[3]);
+  CHECK_CUDA(cudaGraphLaunch(sym_exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  say("the earlier executable: table_out[3] %d\n", table_out[3]);
+  CHECK_CUDA(cudaGraphExecDestroy(sym_exec2));
   CHECK_CUDA(cudaGraphExecDestroy(sym_exec));
   CHECK_CUDA(cudaGraphDestroy(sym_graph));
 
@@ -291,6 +564,9 @@ int main() {
   CHECK_CUDA(cudaMemcpy(&counted, counter, sizeof(int), cudaMemcpyDeviceToHost));
   // The start node now says stop at 4, the body's own kernel still at 10: it runs to 10.
   say("while loop, start limit lowered to 4: counter %d\n", counted);
+
+  copy_nodes_3d(stream);
+  memory_nodes(stream);
 
   CHECK_CUDA(cudaGraphExecDestroy(loop_exec));
   CHECK_CUDA(cudaGraphDestroy(loop));

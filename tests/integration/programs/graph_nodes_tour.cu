@@ -1,10 +1,11 @@
 // Graphs built node by node, through rgpud --emulate (the emulated device records kernels without
 // running them, so what is checked is what the client sees: nodes made, refused, named and ordered,
-// host functions run at each launch in dependency order). Prints one line per check; the first
-// failure ends it with status 1.
+// host functions run at each launch in dependency order; copy nodes do copy, so their bytes are
+// checked after each launch, through memory that allocation nodes allocate too). Prints one line per check; the first failure ends it with status 1.
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "tour_checks.h"
@@ -16,6 +17,349 @@ __global__ void scale(float* data, int n, float f) {
 
 static std::vector<int> g_order;
 static void CUDART_CB note(void* arg) { g_order.push_back(*static_cast<int*>(arg)); }
+
+static bool same_params(const cudaMemcpy3DParms& a, const cudaMemcpy3DParms& b) {
+  return a.srcArray == b.srcArray && a.dstArray == b.dstArray && a.srcPtr.ptr == b.srcPtr.ptr &&
+         a.srcPtr.pitch == b.srcPtr.pitch && a.dstPtr.ptr == b.dstPtr.ptr && a.dstPtr.pitch == b.dstPtr.pitch &&
+         a.srcPos.x == b.srcPos.x && a.srcPos.y == b.srcPos.y && a.dstPos.x == b.dstPos.x &&
+         a.extent.width == b.extent.width && a.extent.height == b.extent.height && a.extent.depth == b.extent.depth &&
+         a.kind == b.kind;
+}
+
+// Copy nodes of every shape: pitched host rows -> pitched device memory (3D, through a mirror) ->
+// a CUDA array -> linear device memory -> contiguous host memory (1D, through a mirror); then their
+// parameters read back and set, in the graph and in an executable graph.
+static int copy_nodes(cudaStream_t s) {
+  constexpr int kW = 8, kH = 4;  // floats per row, rows
+  float host_in[kH][kW + 3];     // host rows 11 floats apart: a pitched host range
+  float other_in[kH][kW + 3];
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW + 3; ++x) host_in[y][x] = float(100 * y + x), other_in[y][x] = float(-1 - 100 * y - x);
+  float host_out[kH * kW] = {};
+  void* pitched_dev = nullptr;
+  size_t dev_pitch = 0;
+  CHECK_CUDA(cudaMallocPitch(&pitched_dev, &dev_pitch, kW * sizeof(float), kH));
+  cudaChannelFormatDesc desc = cudaCreateChannelDesc<float>();
+  cudaArray_t array = nullptr;
+  CHECK_CUDA(cudaMallocArray(&array, &desc, kW, kH));
+  float* linear = nullptr;
+  CHECK_CUDA(cudaMalloc(&linear, kW * kH * sizeof(float)));
+  CHECK_CUDA(cudaMemset(linear, 0, kW * kH * sizeof(float)));
+
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaMemcpy3DParms in{};
+  in.srcPtr = make_cudaPitchedPtr(&host_in[0][0], (kW + 3) * sizeof(float), kW * sizeof(float), kH);
+  in.dstPtr = make_cudaPitchedPtr(pitched_dev, dev_pitch, kW * sizeof(float), kH);
+  in.extent = make_cudaExtent(kW * sizeof(float), kH, 1);
+  in.kind = cudaMemcpyHostToDevice;
+  cudaMemcpy3DParms to_array{};
+  to_array.srcPtr = in.dstPtr;
+  to_array.dstArray = array;
+  to_array.extent = make_cudaExtent(kW, kH, 1);  // elements of the array
+  to_array.kind = cudaMemcpyDeviceToDevice;
+  cudaMemcpy3DParms from_array{};
+  from_array.srcArray = array;
+  from_array.dstPtr = make_cudaPitchedPtr(linear, kW * sizeof(float), kW * sizeof(float), kH);
+  from_array.extent = make_cudaExtent(kW, kH, 1);
+  from_array.kind = cudaMemcpyDefault;
+  cudaGraphNode_t n_in, n_to_array, n_from_array, n_out;
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_in, g, nullptr, 0, &in));
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_to_array, g, &n_in, 1, &to_array));
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_from_array, g, &n_to_array, 1, &from_array));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&n_out, g, &n_from_array, 1, host_out, linear, sizeof host_out,
+                                      cudaMemcpyDeviceToHost));
+  cudaGraphNodeType type;
+  CHECK_CUDA(cudaGraphNodeGetType(n_to_array, &type));
+  EXPECT(type == cudaGraphNodeTypeMemcpy, "a 3D copy node's type");
+
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  bool same = true;
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW; ++x) same = same && host_out[y * kW + x] == host_in[y][x];
+  EXPECT(same, "pitched host rows -> pitched device -> array -> device -> host, by copy nodes in one launch");
+  host_in[2][5] = 4242.f;  // an H2D node reads the host rows at each launch
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(host_out[2 * kW + 5] == 4242.f, "an H2D copy node reads the host rows again at the next launch");
+
+  cudaMemcpy3DParms got{};
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
+  EXPECT(same_params(got, in), "cudaGraphMemcpyNodeGetParams answers a host 3D node's parameters as added");
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
+  EXPECT(same_params(got, from_array), "cudaGraphMemcpyNodeGetParams answers an array node's parameters as added");
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_out, &got));
+  EXPECT(got.dstPtr.ptr == host_out && got.srcPtr.ptr == linear && got.extent.width == sizeof host_out &&
+             got.extent.height == 1 && got.extent.depth == 1 && got.kind == cudaMemcpyDeviceToHost,
+         "a 1D copy node's parameters read back in their 3D form");
+
+  // The executable graph's H2D node re-pointed to other host rows: its graph keeps the first.
+  cudaMemcpy3DParms in2 = in;
+  in2.srcPtr.ptr = &other_in[0][0];
+  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams(exec, n_in, &in2));
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(host_out[1 * kW + 3] == other_in[1][3] && host_out[3 * kW + 7] == other_in[3][7],
+         "cudaGraphExecMemcpyNodeSetParams re-points an H2D node's host rows for that executable graph");
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
+  EXPECT(same_params(got, in), "the executable graph's set leaves the graph's node as it was");
+  cudaGraphExec_t exec2;
+  CHECK_CUDA(cudaGraphInstantiate(&exec2, g, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec2, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(host_out[1 * kW + 3] == host_in[1][3], "an executable graph made afterwards copies the graph's host rows");
+
+  // The graph's array node set to copy only the array's first row into the linear buffer's last.
+  CHECK_CUDA(cudaMemset(linear, 0, kW * kH * sizeof(float)));
+  cudaMemcpy3DParms row = from_array;
+  row.dstPtr = make_cudaPitchedPtr(linear + (kH - 1) * kW, kW * sizeof(float), kW * sizeof(float), 1);
+  row.extent = make_cudaExtent(kW, 1, 1);
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParams(n_from_array, &row));
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
+  EXPECT(same_params(got, row), "cudaGraphMemcpyNodeSetParams: the getter answers the new parameters");
+  cudaGraphExec_t exec3;
+  CHECK_CUDA(cudaGraphInstantiate(&exec3, g, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec3, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(host_out[(kH - 1) * kW + 2] == host_in[0][2] && host_out[1] == 0.f,
+         "a graph's copy node set to new device parameters copies them in executables made afterwards");
+  CHECK_CUDA(cudaGraphLaunch(exec2, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(host_out[1] == host_in[0][1], "an executable graph made before the set keeps the node's old copy");
+  // 1D sets: the D2H node copies half as much from the same host destination; an array node set
+  // by the 1D call between device buffers.
+  float* half = linear + kW * kH / 2;
+  CHECK_CUDA(cudaMemset(linear, 0, kW * kH * sizeof(float)));
+  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams1D(exec3, n_from_array, half, pitched_dev, kW * sizeof(float),
+                                                cudaMemcpyDeviceToDevice));
+  std::memset(host_out, 0, sizeof host_out);
+  CHECK_CUDA(cudaGraphLaunch(exec3, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(host_out[kW * kH / 2 + 1] == host_in[0][1] && host_out[1] == 0.f,
+         "cudaGraphExecMemcpyNodeSetParams1D turns an array node into a 1D device copy in that executable graph");
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParams1D(n_from_array, half, pitched_dev, kW * sizeof(float),
+                                            cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
+  EXPECT(got.dstPtr.ptr == half && got.srcPtr.ptr == pitched_dev && got.extent.width == kW * sizeof(float) &&
+             got.kind == cudaMemcpyDeviceToDevice,
+         "cudaGraphMemcpyNodeSetParams1D: the getter answers the 1D copy");
+
+  // A child graph's host copies: the parent's launches read the host memory of the child's H2D
+  // node and land its D2H node's bytes.
+  cudaGraph_t child, parent;
+  CHECK_CUDA(cudaGraphCreate(&child, 0));
+  CHECK_CUDA(cudaGraphCreate(&parent, 0));
+  float child_in[kW], child_out[kW] = {};
+  for (int x = 0; x < kW; ++x) child_in[x] = float(x * x);
+  cudaGraphNode_t c_in, c_out, child_node;
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_in, child, nullptr, 0, linear, child_in, sizeof child_in,
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c_out, child, &c_in, 1, child_out, linear, sizeof child_out,
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphAddChildGraphNode(&child_node, parent, nullptr, 0, child));
+  cudaGraphExec_t exec6;
+  CHECK_CUDA(cudaGraphInstantiate(&exec6, parent, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    child_in[3] = float(500 + launch);
+    CHECK_CUDA(cudaGraphLaunch(exec6, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    EXPECT(std::memcmp(child_in, child_out, sizeof child_in) == 0,
+           "a child graph's host copy nodes copy at each launch of the parent");
+  }
+  // The executable's child node set to another child graph: its host copy node reads other memory.
+  cudaGraph_t child2;
+  CHECK_CUDA(cudaGraphCreate(&child2, 0));
+  float child2_in[kW];
+  for (int x = 0; x < kW; ++x) child2_in[x] = float(-x);
+  cudaGraphNode_t c2_in, c2_out;
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_in, child2, nullptr, 0, linear, child2_in, sizeof child2_in,
+                                      cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&c2_out, child2, &c2_in, 1, child_out, linear, sizeof child_out,
+                                      cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaGraphExecChildGraphNodeSetParams(exec6, child_node, child2));
+  child2_in[6] = 77.f;
+  CHECK_CUDA(cudaGraphLaunch(exec6, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  EXPECT(std::memcmp(child2_in, child_out, sizeof child2_in) == 0,
+         "cudaGraphExecChildGraphNodeSetParams: the new child's host copies copy at the next launch");
+  CHECK_CUDA(cudaGraphExecDestroy(exec6));
+  CHECK_CUDA(cudaGraphDestroy(parent));
+  CHECK_CUDA(cudaGraphDestroy(child));
+  CHECK_CUDA(cudaGraphDestroy(child2));
+
+  // Refusals.
+  // A D2H node into host rows with gaps: the rows land, the gaps stay the program's.
+  float rows_out[kH][kW + 3];
+  for (auto& r : rows_out)
+    for (float& v : r) v = -7.f;
+  CHECK_CUDA(cudaMemcpy2D(pitched_dev, dev_pitch, host_in, sizeof host_in[0], kW * sizeof(float), kH,
+                          cudaMemcpyHostToDevice));
+  cudaMemcpy3DParms gaps{};
+  gaps.srcPtr = in.dstPtr;
+  gaps.dstPtr = make_cudaPitchedPtr(&rows_out[0][0], sizeof rows_out[0], kW * sizeof(float), kH);
+  gaps.extent = in.extent;
+  gaps.kind = cudaMemcpyDeviceToHost;
+  cudaGraph_t g2;
+  CHECK_CUDA(cudaGraphCreate(&g2, 0));
+  cudaGraphNode_t n_rows;
+  CHECK_CUDA(cudaGraphAddMemcpyNode(&n_rows, g2, nullptr, 0, &gaps));
+  cudaGraphExec_t exec4;
+  CHECK_CUDA(cudaGraphInstantiate(&exec4, g2, 0));
+  CHECK_CUDA(cudaGraphLaunch(exec4, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  bool rows_ok = true;
+  for (int y = 0; y < kH; ++y)
+    for (int x = 0; x < kW + 3; ++x) rows_ok = rows_ok && rows_out[y][x] == (x < kW ? host_in[y][x] : -7.f);
+  EXPECT(rows_ok, "a D2H copy node into pitched host rows writes the rows and leaves the gaps between them");
+  CHECK_CUDA(cudaGraphExecDestroy(exec4));
+  CHECK_CUDA(cudaGraphDestroy(g2));
+  // A copy node stream capture made: device-only sets work; what it copies is not the client's to
+  // tell, nor may its host side change.
+  cudaGraph_t cg;
+  CHECK_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK_CUDA(cudaMemcpyAsync(linear, pitched_dev, kW * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  CHECK_CUDA(cudaMemcpyAsync(linear + 2 * kW, pitched_dev, 4, cudaMemcpyDeviceToDevice, s));
+  CHECK_CUDA(cudaStreamEndCapture(s, &cg));
+  cudaGraphNode_t captured_nodes[2];
+  size_t two = 2;
+  CHECK_CUDA(cudaGraphGetNodes(cg, captured_nodes, &two));
+  cudaGraphNode_t captured = captured_nodes[0];
+  CHECK_CUDA(cudaGraphMemcpyNodeSetParams1D(captured, linear + kW, pitched_dev, kW * sizeof(float),
+                                            cudaMemcpyDeviceToDevice));
+  cudaGraphExec_t exec5;
+  CHECK_CUDA(cudaGraphInstantiate(&exec5, cg, 0));
+  CHECK_CUDA(cudaMemset(linear, 0, kW * kH * sizeof(float)));
+  CHECK_CUDA(cudaGraphLaunch(exec5, s));
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  float two_rows[2 * kW];
+  CHECK_CUDA(cudaMemcpy(two_rows, linear, sizeof two_rows, cudaMemcpyDeviceToHost));
+  EXPECT(two_rows[kW + 1] == host_in[0][1] && two_rows[1] == 0.f,
+         "a captured copy node takes device parameters set by cudaGraphMemcpyNodeSetParams1D");
+  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(captured, &got));
+  EXPECT(got.dstPtr.ptr == linear + kW && got.extent.width == kW * sizeof(float),
+         "a captured copy node's parameters, once set, read back");
+  EXPECT(cudaGraphMemcpyNodeGetParams(captured_nodes[1], &got) == cudaErrorNotSupported,
+         "cudaGraphMemcpyNodeGetParams of a captured copy node never set is refused as not supported");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemcpyNodeSetParams1D(captured, linear, host_out, 4, cudaMemcpyHostToDevice) ==
+             cudaErrorNotSupported,
+         "a set that gives a captured copy node host memory is refused as not supported");
+  cudaGetLastError();
+  CHECK_CUDA(cudaGraphExecDestroy(exec5));
+  CHECK_CUDA(cudaGraphDestroy(cg));
+
+  cudaGraphNode_t refused;
+  EXPECT(cudaGraphMemcpyNodeSetParams(n_to_array, &in) == cudaErrorNotSupported,
+         "a set that gives a device copy node host memory is refused as not supported");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemcpyNodeSetParams1D(n_out, host_out, linear, 4, cudaMemcpyDeviceToHost) ==
+             cudaErrorNotSupported,
+         "a set that changes a host copy node's size is refused as not supported");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemcpyNodeSetParams1D(n_out, other_in, linear, sizeof host_out, cudaMemcpyDeviceToHost) ==
+             cudaErrorNotSupported,
+         "a set that moves a D2H node's host destination is refused as not supported");
+  cudaGetLastError();
+  EXPECT(cudaGraphAddMemcpyNode(&refused, g, nullptr, 0, nullptr) == cudaErrorInvalidValue,
+         "a copy node without parameters is refused");
+  cudaGetLastError();
+  cudaMemcpy3DParms wide = to_array;
+  wide.extent = make_cudaExtent(kW + 1, kH, 1);
+  EXPECT(cudaGraphAddMemcpyNode(&refused, g, nullptr, 0, &wide) == cudaErrorInvalidValue,
+         "a copy node past the array's end is refused by the backend");
+  cudaGetLastError();
+  cudaGraphNode_t empty;
+  CHECK_CUDA(cudaGraphAddEmptyNode(&empty, g, nullptr, 0));
+  EXPECT(cudaGraphMemcpyNodeGetParams(empty, &got) == cudaErrorInvalidValue,
+         "cudaGraphMemcpyNodeGetParams of a node that is no copy node is refused");
+  cudaGetLastError();
+
+  CHECK_CUDA(cudaGraphExecDestroy(exec3));
+  CHECK_CUDA(cudaGraphExecDestroy(exec2));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaFreeArray(array));
+  CHECK_CUDA(cudaFree(pitched_dev));
+  CHECK_CUDA(cudaFree(linear));
+  return 0;
+}
+
+// Memory nodes: an allocation node's memory filled from the host, copied on and freed by a free
+// node, in each launch; their getters; refusals.
+static int memory_nodes(cudaStream_t s) {
+  constexpr int kN = 64;
+  int in[kN], out[kN] = {};
+  for (int i = 0; i < kN; ++i) in[i] = 3 * i + 1;
+  int* kept = nullptr;
+  CHECK_CUDA(cudaMalloc(&kept, sizeof in));
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaMemAccessDesc access{};
+  access.location = {cudaMemLocationTypeDevice, 0};
+  access.flags = cudaMemAccessFlagsProtReadWrite;
+  cudaMemAllocNodeParams ap{};
+  ap.poolProps.allocType = cudaMemAllocationTypePinned;
+  ap.poolProps.location = {cudaMemLocationTypeDevice, 0};
+  ap.accessDescs = &access;
+  ap.accessDescCount = 1;
+  ap.bytesize = sizeof in;
+  cudaGraphNode_t alloc, fill, keep, release, back;
+  CHECK_CUDA(cudaGraphAddMemAllocNode(&alloc, g, nullptr, 0, &ap));
+  EXPECT(ap.dptr != nullptr, "cudaGraphAddMemAllocNode answers the allocation's address");
+  cudaPointerAttributes attr{};
+  CHECK_CUDA(cudaPointerGetAttributes(&attr, static_cast<char*>(ap.dptr) + 8));
+  EXPECT(attr.type == cudaMemoryTypeDevice, "the client knows the allocation node's memory as device memory");
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&fill, g, &alloc, 1, ap.dptr, in, sizeof in, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&keep, g, &fill, 1, kept, ap.dptr, sizeof in, cudaMemcpyDefault));
+  CHECK_CUDA(cudaGraphAddMemFreeNode(&release, g, &keep, 1, ap.dptr));
+  CHECK_CUDA(cudaGraphAddMemcpyNode1D(&back, g, &keep, 1, out, kept, sizeof out, cudaMemcpyDeviceToHost));
+
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  for (int launch = 0; launch < 2; ++launch) {
+    in[7] = 1000 + launch;
+    CHECK_CUDA(cudaGraphLaunch(exec, s));
+    CHECK_CUDA(cudaStreamSynchronize(s));
+    EXPECT(std::memcmp(in, out, sizeof in) == 0, "host -> allocation node's memory -> device -> host in a launch");
+  }
+
+  cudaMemAllocNodeParams got{};
+  CHECK_CUDA(cudaGraphMemAllocNodeGetParams(alloc, &got));
+  EXPECT(got.dptr == ap.dptr && got.bytesize == sizeof in && got.poolProps.allocType == cudaMemAllocationTypePinned &&
+             got.poolProps.location.type == cudaMemLocationTypeDevice && got.poolProps.location.id == 0,
+         "cudaGraphMemAllocNodeGetParams answers the allocation as added");
+  EXPECT(got.accessDescCount == 1 && got.accessDescs && got.accessDescs != &access &&
+             got.accessDescs->location.type == cudaMemLocationTypeDevice &&
+             got.accessDescs->flags == cudaMemAccessFlagsProtReadWrite,
+         "the access descriptors read back are the runtime's own copy of the program's");
+  cudaMemAllocNodeParams again{};
+  CHECK_CUDA(cudaGraphMemAllocNodeGetParams(alloc, &again));
+  EXPECT(again.accessDescs == got.accessDescs, "the access descriptors stay where they are while the node lives");
+  void* freed = nullptr;
+  CHECK_CUDA(cudaGraphMemFreeNodeGetParams(release, &freed));
+  EXPECT(freed == ap.dptr, "cudaGraphMemFreeNodeGetParams answers the address the free node frees");
+
+  cudaMemAllocNodeParams none = ap;
+  none.bytesize = 0;
+  cudaGraphNode_t refused;
+  EXPECT(cudaGraphAddMemAllocNode(&refused, g, nullptr, 0, &none) == cudaErrorInvalidValue,
+         "an allocation node of 0 bytes is refused");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemAllocNodeGetParams(fill, &got) == cudaErrorInvalidValue,
+         "cudaGraphMemAllocNodeGetParams of a copy node is refused");
+  cudaGetLastError();
+  EXPECT(cudaGraphMemFreeNodeGetParams(fill, &freed) == cudaErrorInvalidValue,
+         "cudaGraphMemFreeNodeGetParams of a copy node is refused");
+  cudaGetLastError();
+
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaFree(kept));
+  return 0;
+}
 
 int main() {
   float* d = nullptr;
@@ -78,6 +422,8 @@ int main() {
 
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(g));
+  if (copy_nodes(s) != 0) return 1;
+  if (memory_nodes(s) != 0) return 1;
   CHECK_CUDA(cudaStreamDestroy(s));
   CHECK_CUDA(cudaFree(d));
   std::printf("ok: graph_nodes_tour\n");
