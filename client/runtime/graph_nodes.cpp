@@ -251,3 +251,55 @@ extern "C" cudaError_t cudaGraphAddNode(cudaGraphNode_t* pGraphNode, cudaGraph_t
   return cudart_finish(
       rgpu::client::add_node(pGraphNode, graph, pDependencies, dependencyData, numDependencies, nodeParams));
 }
+
+namespace {
+// cudaGraphNodeSetParams / cudaGraphExecNodeSetParams (exec null: the graph's node): each kind
+// through its own typed setter, which checks the node is of that kind. The kinds CUDA lets no
+// setter change in place (memory, conditional, empty) and the external-semaphore nodes rgpu does
+// not make are refused loudly.
+cudaError_t set_node(cudaGraphExec_t exec, cudaGraphNode_t node, cudaGraphNodeParams* p) {
+  if (!p) return cudaErrorInvalidValue;
+  switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+      const cudaKernelNodeParamsV2& k = p->kernel;
+      cudaKernelNodeParams v1{k.func, k.gridDim, k.blockDim, k.sharedMemBytes, k.kernelParams, k.extra};
+      return exec ? cudaGraphExecKernelNodeSetParams(exec, node, &v1) : cudaGraphKernelNodeSetParams(node, &v1);
+    }
+    case cudaGraphNodeTypeHost: {
+      cudaHostNodeParams v1{p->host.fn, p->host.userData};
+      return exec ? cudaGraphExecHostNodeSetParams(exec, node, &v1) : cudaGraphHostNodeSetParams(node, &v1);
+    }
+    case cudaGraphNodeTypeMemcpy:
+      return exec ? cudaGraphExecMemcpyNodeSetParams(exec, node, &p->memcpy.copyParams)
+                  : cudaGraphMemcpyNodeSetParams(node, &p->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset: {
+      const cudaMemsetParamsV2& m = p->memset;
+      cudaMemsetParams v1{m.dst, m.pitch, m.value, m.elementSize, m.width, m.height};
+      return exec ? cudaGraphExecMemsetNodeSetParams(exec, node, &v1) : cudaGraphMemsetNodeSetParams(node, &v1);
+    }
+    case cudaGraphNodeTypeEventRecord:
+      return exec ? cudaGraphExecEventRecordNodeSetEvent(exec, node, p->eventRecord.event)
+                  : cudaGraphEventRecordNodeSetEvent(node, p->eventRecord.event);
+    case cudaGraphNodeTypeWaitEvent:
+      return exec ? cudaGraphExecEventWaitNodeSetEvent(exec, node, p->eventWait.event)
+                  : cudaGraphEventWaitNodeSetEvent(node, p->eventWait.event);
+    case cudaGraphNodeTypeGraph:
+      if (exec) return cudaGraphExecChildGraphNodeSetParams(exec, node, p->graph.graph);
+      break;
+    default:
+      break;
+  }
+  rgpu::client::report_unsupported("cudaGraph[Exec]NodeSetParams of this node type (kernel, host, copy, memset, event and, in an "
+                     "executable graph, child graph nodes are supported)");
+  return cudaErrorNotSupported;
+}
+}  // namespace
+
+extern "C" cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t node, cudaGraphNodeParams* nodeParams) {
+  return cudart_finish(set_node(nullptr, node, nodeParams));
+}
+extern "C" cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t graphExec, cudaGraphNode_t node,
+                                                  cudaGraphNodeParams* nodeParams) {
+  if (!graphExec) return cudart_finish(cudaErrorInvalidResourceHandle);
+  return cudart_finish(set_node(graphExec, node, nodeParams));
+}

@@ -172,12 +172,16 @@ extern "C" cudaError_t __cudaPopCallConfiguration(dim3* gridDim, dim3* blockDim,
   return cudaSuccess;
 }
 
-extern "C" cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* func) {
-  KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(func);
+// A cudaKernel_t is the kernel's record, which every launch path takes as the kernel.
+extern "C" cudaError_t cudaGetKernel(cudaKernel_t* kernelPtr, const void* entryFuncAddr) {
+  if (!kernelPtr) return cudart_finish(cudaErrorInvalidValue);
+  KernelRecord* k = rgpu::client::ModuleRegistry::get().kernel(entryFuncAddr);
   if (!k) return cudart_finish(cudaErrorInvalidDeviceFunction);
-  *kernel = reinterpret_cast<cudaKernel_t>(k);
+  *kernelPtr = reinterpret_cast<cudaKernel_t>(k);
   return cudaSuccess;
 }
+
+extern "C" cudaError_t __cudaGetKernel(cudaKernel_t* kernel, const void* func) { return cudaGetKernel(kernel, func); }
 
 extern "C" cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 gridDim, dim3 blockDim, void** args,
                                           size_t sharedMem, cudaStream_t stream) {

@@ -29,6 +29,14 @@ cudaStreamCaptureStatus capture_status(const Stream* s) {
   return s->capture->invalidated ? cudaStreamCaptureStatusInvalidated : cudaStreamCaptureStatusActive;
 }
 
+// The node of a graph the emulator made (state().mu held), or null.
+GraphNode* graph_node(cudaGraphNode_t node) {
+  for (const auto& [handle, graph] : state().graphs)
+    for (const auto& n : graph->nodes)
+      if (reinterpret_cast<const void*>(n.get()) == reinterpret_cast<const void*>(node)) return n.get();
+  return nullptr;
+}
+
 }  // namespace
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode) {
@@ -273,27 +281,41 @@ cudaError_t cudaGraphAddHostNode(cudaGraphNode_t* pGraphNode, cudaGraph_t graph,
 cudaError_t cudaGraphHostNodeGetParams(cudaGraphNode_t node, cudaHostNodeParams* pNodeParams) {
   if (!pNodeParams) return cudaErrorInvalidValue;
   std::lock_guard lock(state().mu);
-  for (const auto& [handle, graph] : state().graphs)
-    for (const auto& n : graph->nodes)
-      if (n.get() == static_cast<const void*>(node)) {
-        // Host functions captured from a stream are operations without parameters of their own.
-        if (n->type != cudaGraphNodeTypeHost || !n->host.fn) return cudaErrorInvalidValue;
-        *pNodeParams = n->host;
-        return cudaSuccess;
-      }
-  return cudaErrorInvalidValue;
+  GraphNode* n = graph_node(node);
+  // Host functions captured from a stream are operations without parameters of their own.
+  if (!n || n->type != cudaGraphNodeTypeHost || !n->host.fn) return cudaErrorInvalidValue;
+  *pNodeParams = n->host;
+  return cudaSuccess;
 }
 
 cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType* pType) {
   if (!pType) return cudaErrorInvalidValue;
   std::lock_guard lock(state().mu);
-  for (const auto& [handle, graph] : state().graphs)
-    for (const auto& n : graph->nodes)
-      if (reinterpret_cast<const void*>(n.get()) == reinterpret_cast<const void*>(node)) {
-        *pType = n->type;
-        return cudaSuccess;
-      }
-  return cudaErrorInvalidValue;
+  GraphNode* n = graph_node(node);
+  if (!n) return cudaErrorInvalidValue;
+  *pType = n->type;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeSetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr,
+                                            const cudaLaunchAttributeValue* value) {
+  if (!value) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  GraphNode* n = graph_node(hNode);
+  if (!n || n->type != cudaGraphNodeTypeKernel) return cudaErrorInvalidValue;
+  n->attributes[attr] = *value;
+  return cudaSuccess;
+}
+
+cudaError_t cudaGraphKernelNodeGetAttribute(cudaGraphNode_t hNode, cudaLaunchAttributeID attr,
+                                            cudaLaunchAttributeValue* value_out) {
+  if (!value_out) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  GraphNode* n = graph_node(hNode);
+  if (!n || n->type != cudaGraphNodeTypeKernel) return cudaErrorInvalidValue;
+  auto it = n->attributes.find(attr);
+  *value_out = it == n->attributes.end() ? cudaLaunchAttributeValue{} : it->second;
+  return cudaSuccess;
 }
 
 cudaError_t cudaGraphDestroy(cudaGraph_t graph) {

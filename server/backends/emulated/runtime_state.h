@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -35,6 +36,9 @@ struct GraphNode {
   cudaHostNodeParams host{};  // a host node added by hand: its function (cudaGraphHostNodeGetParams)
   const GraphNode* origin = nullptr;  // in an executable graph: the graph's node
   const void* memory = nullptr;       // a memory node added by hand: the allocation it makes or frees
+  // A kernel node's launch attributes as set (cudaGraphKernelNodeSetAttribute), by id; an attribute
+  // never set reads as zero, CUDA's default.
+  std::map<int, cudaLaunchAttributeValue> attributes{};
 };
 
 using GraphNodes = std::vector<std::shared_ptr<GraphNode>>;

@@ -106,6 +106,8 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphUpload),
     RGPU_EMULATED(cudaGraphGetNodes),
     RGPU_EMULATED(cudaGraphNodeGetType),
+    RGPU_EMULATED(cudaGraphKernelNodeSetAttribute),
+    RGPU_EMULATED(cudaGraphKernelNodeGetAttribute),
     RGPU_EMULATED(cudaGraphAddEmptyNode),
     RGPU_EMULATED(cudaGraphAddHostNode),
     RGPU_EMULATED(cudaGraphHostNodeGetParams),

@@ -250,6 +250,14 @@ int main() {
   int blocks = 0;
   CUDA_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, scale, 256, 0));
   CHECK(blocks > 0, "occupancy");
+  cudaKernel_t kernel_handle = nullptr;
+  CUDA_OK(cudaGetKernel(&kernel_handle, scale_fn));
+  cudaFuncAttributes by_handle{};
+  CUDA_OK(cudaFuncGetAttributes(&by_handle, reinterpret_cast<const void*>(kernel_handle)));
+  CHECK(kernel_handle && by_handle.maxThreadsPerBlock == fattr.maxThreadsPerBlock,
+        "cudaGetKernel's handle names the kernel");
+  CHECK(cudaGetKernel(&kernel_handle, &failures) == cudaErrorInvalidDeviceFunction, "cudaGetKernel refuses a non-kernel");
+  cudaGetLastError();
   size_t dynamic_smem = 0;
   CUDA_OK(cudaOccupancyAvailableDynamicSMemPerBlock(&dynamic_smem, scale_fn, 2, 256));
   size_t less_smem = 0;

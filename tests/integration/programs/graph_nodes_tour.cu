@@ -99,11 +99,14 @@ static int copy_nodes(cudaStream_t s) {
   // The executable graph's H2D node re-pointed to other host rows: its graph keeps the first.
   cudaMemcpy3DParms in2 = in;
   in2.srcPtr.ptr = &other_in[0][0];
-  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams(exec, n_in, &in2));
+  cudaGraphNodeParams generic{};  // through the generic setter, which calls the copy node's
+  generic.type = cudaGraphNodeTypeMemcpy;
+  generic.memcpy.copyParams = in2;
+  CHECK_CUDA(cudaGraphExecNodeSetParams(exec, n_in, &generic));
   CHECK_CUDA(cudaGraphLaunch(exec, s));
   CHECK_CUDA(cudaStreamSynchronize(s));
   EXPECT(host_out[1 * kW + 3] == other_in[1][3] && host_out[3 * kW + 7] == other_in[3][7],
-         "cudaGraphExecMemcpyNodeSetParams re-points an H2D node's host rows for that executable graph");
+         "cudaGraphExecNodeSetParams (a copy node's) re-points an H2D node's host rows for that executable graph");
   CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
   EXPECT(same_params(got, in), "the executable graph's set leaves the graph's node as it was");
   cudaGraphExec_t exec2;
@@ -117,9 +120,10 @@ static int copy_nodes(cudaStream_t s) {
   cudaMemcpy3DParms row = from_array;
   row.dstPtr = make_cudaPitchedPtr(linear + (kH - 1) * kW, kW * sizeof(float), kW * sizeof(float), 1);
   row.extent = make_cudaExtent(kW, 1, 1);
-  CHECK_CUDA(cudaGraphMemcpyNodeSetParams(n_from_array, &row));
+  generic.memcpy.copyParams = row;
+  CHECK_CUDA(cudaGraphNodeSetParams(n_from_array, &generic));
   CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
-  EXPECT(same_params(got, row), "cudaGraphMemcpyNodeSetParams: the getter answers the new parameters");
+  EXPECT(same_params(got, row), "cudaGraphNodeSetParams (a copy node's): the getter answers the new parameters");
   cudaGraphExec_t exec3;
   CHECK_CUDA(cudaGraphInstantiate(&exec3, g, 0));
   CHECK_CUDA(cudaGraphLaunch(exec3, s));
@@ -405,6 +409,22 @@ int main() {
   CHECK_CUDA(cudaGraphGetNodes(g, nodes.data(), &count));
   EXPECT(nodes[0] == kernel && nodes[1] == host1 && nodes[2] == empty && nodes[3] == host2,
          "cudaGraphGetNodes names each node by the handle its add returned");
+  // A kernel node's launch attributes: set, read back; the event-holding ones are launches' only
+  // (the set is asynchronous: its refusal is the thread's error once a later call has returned).
+  cudaLaunchAttributeValue priority{};
+  priority.priority = 1;
+  CHECK_CUDA(cudaGraphKernelNodeSetAttribute(kernel, cudaLaunchAttributePriority, &priority));
+  cudaLaunchAttributeValue read_back{};
+  CHECK_CUDA(cudaGraphKernelNodeGetAttribute(kernel, cudaLaunchAttributePriority, &read_back));
+  EXPECT(read_back.priority == 1, "a kernel node's attribute reads back as set");
+  cudaLaunchAttributeValue completion{};
+  CHECK_CUDA(cudaGraphKernelNodeSetAttribute(kernel, cudaLaunchAttributeLaunchCompletionEvent, &completion));
+  CHECK_CUDA(cudaGraphKernelNodeGetAttribute(kernel, cudaLaunchAttributePriority, &read_back));
+  EXPECT(cudaGetLastError() == cudaErrorInvalidValue, "a kernel node refuses an attribute that holds an event");
+  EXPECT(cudaGraphKernelNodeGetAttribute(host1, cudaLaunchAttributePriority, &read_back) == cudaErrorInvalidValue,
+         "a host node has no launch attributes");
+  cudaGetLastError();
+
   cudaGraphNodeType type;
   CHECK_CUDA(cudaGraphNodeGetType(kernel, &type));
   EXPECT(type == cudaGraphNodeTypeKernel, "a kernel node's type");
@@ -419,6 +439,12 @@ int main() {
   for (int i = 0; i < 3; ++i) CHECK_CUDA(cudaGraphLaunch(exec, s));
   CHECK_CUDA(cudaStreamSynchronize(s));
   EXPECT((g_order == std::vector<int>{1, 2, 1, 2, 1, 2}), "host nodes ran in dependency order at each of 3 launches");
+
+  // The generic setters go through each kind's own (a copy node's: copy_nodes()); an empty node has none.
+  cudaGraphNodeParams generic{};
+  generic.type = cudaGraphNodeTypeEmpty;
+  EXPECT(cudaGraphNodeSetParams(empty, &generic) == cudaErrorNotSupported, "an empty node has nothing to set");
+  cudaGetLastError();
 
   CHECK_CUDA(cudaGraphExecDestroy(exec));
   CHECK_CUDA(cudaGraphDestroy(g));
