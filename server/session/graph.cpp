@@ -13,6 +13,7 @@
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
 #include "server/session/copy_parms.h"
+#include "server/session/graph_node_add.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/memory_slice.h"
 #include "server/session/session.h"
@@ -184,32 +185,23 @@ bool set_copy_node(CallContext& ctx, wire::Decoder& in, bool with_exec, int32_t&
 // as graph_nodes.cpp's adds. A D2H node is followed by its mirror's relay.
 bool cudaGraphAddMemcpyNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;
-  auto node_id = in.get<uint64_t>();
-  auto graph_id = in.get<uint64_t>();
-  gen::HandleIds dep_ids;
-  if (!dep_ids.read(in)) return false;
-  auto num_deps = in.get<uint64_t>();
+  NodeAdd a;
+  if (!read_add(in, &a)) return false;
   auto c = in.get<wire::MemcpyNode>();
-  if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id)) return false;
+  if (!in.ok() || !in.at_end()) return false;
   const auto& rt = ctx.cudart;
   if (!rt.cudaGraphAddMemcpyNode || !rt.cudaGraphAddMemcpyNode1D || !rt.cudaGraphAddHostNode) {
     status = cudaErrorNotSupported;
     return true;
   }
-  cudaGraph_t graph{};
-  std::vector<cudaGraphNode_t> deps;
-  if (!ctx.handles.resolve(HandleKind::kGraph, graph_id, &graph) || !dep_ids.resolve(ctx.handles, HandleKind::kGraphNode, &deps)) {
-    status = cudaErrorInvalidResourceHandle;
-    return true;
-  }
-  deps.resize(dep_ids.present() ? num_deps : 0);
+  if (!resolve_add(ctx, &a, status)) return true;
   cudaMemcpy3DParms p{};
   Session::Mirror* m = nullptr;
   if (!node_copy(ctx, c, true, &p, &m, status)) return false;
   if (status != cudaSuccess) return true;
   cudaGraphNode_t node{};
-  status = c.copy.is_3d ? rt.cudaGraphAddMemcpyNode(&node, graph, deps.data(), deps.size(), &p)
-                        : rt.cudaGraphAddMemcpyNode1D(&node, graph, deps.data(), deps.size(), p.dstPtr.ptr,
+  status = c.copy.is_3d ? rt.cudaGraphAddMemcpyNode(&node, a.graph, a.deps.data(), a.deps.size(), &p)
+                        : rt.cudaGraphAddMemcpyNode1D(&node, a.graph, a.deps.data(), a.deps.size(), p.dstPtr.ptr,
                                                       p.srcPtr.ptr, c.copy.width, p.kind);
   if (status != cudaSuccess) return true;
   if (c.copy.kind == cudaMemcpyDeviceToHost) {
@@ -217,10 +209,10 @@ bool cudaGraphAddMemcpyNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& 
     // bytes reach the user's buffer before a synchronisation that waits for the graph returns).
     cudaHostNodeParams relay{&send_mirror, m};
     cudaGraphNode_t relay_node{};
-    status = rt.cudaGraphAddHostNode(&relay_node, graph, &node, 1, &relay);
+    status = rt.cudaGraphAddHostNode(&relay_node, a.graph, &node, 1, &relay);
     if (status != cudaSuccess) return true;
   }
-  if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
+  bind_added(ctx, a, node, status);
   return true;
 }
 
@@ -229,28 +221,17 @@ bool cudaGraphAddMemcpyNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& 
 // pieces, which the graph's memory pool grows in too); the device's later reading counts the
 // memory once a launch has it.
 bool cudaGraphAddMemAllocNode(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  auto node_id = in.get<uint64_t>();
-  auto graph_id = in.get<uint64_t>();
-  gen::HandleIds dep_ids;
-  if (!dep_ids.read(in)) return false;
-  auto num_deps = in.get<uint64_t>();
+  NodeAdd add;
+  if (!read_add(in, &add)) return false;
   auto a = in.get<wire::MemAllocNode>();
   std::span<const uint8_t> descs = in.get_bytes();
-  if (!in.ok() || !in.at_end() || !dep_ids.has_count(num_deps) || HandleTable::is_builtin(node_id) ||
-      descs.size() % sizeof(cudaMemAccessDesc) != 0)
-    return false;
+  if (!in.ok() || !in.at_end() || descs.size() % sizeof(cudaMemAccessDesc) != 0) return false;
   const auto& rt = ctx.cudart;
   if (!rt.cudaGraphAddMemAllocNode) {
     status = cudaErrorNotSupported;
     return true;
   }
-  cudaGraph_t graph{};
-  std::vector<cudaGraphNode_t> deps;
-  if (!ctx.handles.resolve(HandleKind::kGraph, graph_id, &graph) || !dep_ids.resolve(ctx.handles, HandleKind::kGraphNode, &deps)) {
-    status = cudaErrorInvalidResourceHandle;
-    return true;
-  }
-  deps.resize(dep_ids.present() ? num_deps : 0);
+  if (!resolve_add(ctx, &add, status)) return true;
   if (!ctx.session.memory().admit(a.bytesize, MemorySlice::kPoolPiece)) {
     status = cudaErrorMemoryAllocation;
     return true;
@@ -267,9 +248,9 @@ bool cudaGraphAddMemAllocNode(CallContext& ctx, wire::Decoder& in, wire::Encoder
   p.accessDescCount = access.size();
   p.bytesize = a.bytesize;
   cudaGraphNode_t node{};
-  status = rt.cudaGraphAddMemAllocNode(&node, graph, deps.data(), deps.size(), &p);
+  status = rt.cudaGraphAddMemAllocNode(&node, add.graph, add.deps.data(), add.deps.size(), &p);
   if (status != cudaSuccess) return true;
-  if (node_id) ctx.handles.bind(HandleKind::kGraphNode, node_id, node);
+  bind_added(ctx, add, node, status);
   out.put<uint64_t>(reinterpret_cast<uintptr_t>(p.dptr));
   return true;
 }

@@ -12,6 +12,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
+#include "server/session/graph_node_add.h"
 #include "server/session/host_callbacks.h"
 #include "server/session/session.h"
 
@@ -21,38 +22,6 @@ namespace {
 // A switch node's bodies at most (a peer must not size our replies freely).
 constexpr uint32_t kMaxBodies = 1 << 16;
 
-// The head of an Add*Node call, decoded; its handles are resolved by resolve_add.
-struct NodeAdd {
-  uint64_t node_id = 0;
-  uint64_t graph_id = 0;
-  gen::HandleIds dep_ids;
-  uint64_t num_deps = 0;
-  cudaGraph_t graph{};
-  std::vector<cudaGraphNode_t> deps;
-};
-
-bool read_add(wire::Decoder& in, NodeAdd* a) {
-  a->node_id = in.get<uint64_t>();
-  a->graph_id = in.get<uint64_t>();
-  if (!a->dep_ids.read(in)) return false;
-  a->num_deps = in.get<uint64_t>();
-  return in.ok() && a->dep_ids.has_count(a->num_deps) && !HandleTable::is_builtin(a->node_id);
-}
-
-// False with status set when the graph or a dependency is unknown.
-bool resolve_add(CallContext& ctx, NodeAdd* a, int32_t& status) {
-  if (!ctx.handles.resolve(HandleKind::kGraph, a->graph_id, &a->graph) ||
-      !a->dep_ids.resolve(ctx.handles, HandleKind::kGraphNode, &a->deps)) {
-    status = cudaErrorInvalidResourceHandle;
-    return false;
-  }
-  a->deps.resize(a->dep_ids.present() ? a->num_deps : 0);
-  return true;
-}
-
-void bind_added(CallContext& ctx, const NodeAdd& a, cudaGraphNode_t node, int32_t status) {
-  if (status == cudaSuccess && a.node_id) ctx.handles.bind(HandleKind::kGraphNode, a.node_id, node);
-}
 
 // A kernel node's parameters, decoded into the launch request the backend takes (no stream).
 // False = malformed; an unknown kernel sets status.
