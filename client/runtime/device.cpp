@@ -4,6 +4,7 @@
 #include "client/runtime/device.h"
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -20,7 +21,10 @@
 namespace rgpu::client {
 namespace {
 
-thread_local int t_device = 0;
+// A thread's current device: the one it set, else the first of cudaSetValidDevices' list (device 0
+// without one), as CUDA picks a device for a thread that set none.
+thread_local int t_device = -1;  // -1: this thread set none
+std::atomic<int> g_first_valid_device{0};
 
 int device_count() {
   Pipe& pipe = Pipe::get();
@@ -74,7 +78,7 @@ const DeviceCache* device_cache(int device) {
 
 }  // namespace
 
-int current_device() { return t_device; }
+int current_device() { return t_device >= 0 ? t_device : g_first_valid_device.load(std::memory_order_relaxed); }
 
 const cudaDeviceProp* device_properties(int device) {
   const DeviceCache* c = device_cache(device);
@@ -93,7 +97,22 @@ extern "C" cudaError_t cudaGetDeviceCount(int* count) {
 
 extern "C" cudaError_t cudaGetDevice(int* device) {
   if (!device) return cudart_finish(cudaErrorInvalidValue);
-  *device = rgpu::client::t_device;
+  *device = rgpu::client::current_device();
+  return cudaSuccess;
+}
+
+// The devices a thread that sets none may use, in order of preference: every device here works, so
+// such a thread uses the first. An empty list restores the default (device 0).
+extern "C" cudaError_t cudaSetValidDevices(int* device_arr, int len) {
+  if (len < 0 || (len > 0 && !device_arr)) return cudart_finish(cudaErrorInvalidValue);
+  int n = rgpu::client::device_count();
+  if (n == 0) return cudart_finish(cudaErrorNoDevice);
+  for (int i = 0; i < len; ++i) {
+    if (device_arr[i] < 0 || device_arr[i] >= n) return cudart_finish(cudaErrorInvalidDevice);
+    for (int j = 0; j < i; ++j)
+      if (device_arr[j] == device_arr[i]) return cudart_finish(cudaErrorInvalidValue);
+  }
+  rgpu::client::g_first_valid_device.store(len > 0 ? device_arr[0] : 0, std::memory_order_relaxed);
   return cudaSuccess;
 }
 

@@ -33,6 +33,23 @@ int main() {
     std::printf("device %d: pointer on device %d, %zu MiB used: %s\n", d, a.device, used, ok ? "ok" : "FAIL");
     failures += !ok;
   }
+  // cudaSetValidDevices: a thread that set no device uses the list's first; one that set a device
+  // keeps it; a device that does not exist is refused.
+  int valid[] = {1, 0};
+  int in_new_thread = -1, here = -1;
+  cudaSetDevice(0);
+  bool refused = cudaSetValidDevices(valid, 2) == cudaSuccess;
+  int bad[] = {5};
+  refused = refused && cudaSetValidDevices(bad, 1) == cudaErrorInvalidDevice;
+  cudaGetLastError();
+  std::thread t2([&] { cudaGetDevice(&in_new_thread); });
+  t2.join();
+  cudaGetDevice(&here);
+  bool valid_ok = refused && in_new_thread == 1 && here == 0;
+  std::printf("cudaSetValidDevices: a new thread's device %d, this thread's %d: %s\n", in_new_thread, here,
+              valid_ok ? "ok" : "FAIL");
+  failures += !valid_ok;
+  cudaSetValidDevices(nullptr, 0);
   std::printf("two_devices: %s\n", failures ? "FAIL" : "PASS");
   return failures ? 1 : 0;
 }
