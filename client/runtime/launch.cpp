@@ -216,7 +216,8 @@ extern "C" cudaError_t cudaLaunchCooperativeKernel_ptsz(const void* func, dim3 g
 namespace {
 // Every attribute travels to the server, which applies them as the driver's launch attributes
 // (cluster shape, programmatic dependent launch, priority, ...); the launch is asynchronous, so an
-// attribute the GPU refuses fails at the next synchronisation. Cooperation is the launch's flag.
+// attribute the GPU refuses is the thread's error once a later call has returned (README.md).
+// Cooperation is the launch's flag.
 cudaError_t launch_ex(const cudaLaunchConfig_t* config, const void* func, void** args, bool per_thread) {
   if (!config || (config->numAttrs > 0 && !config->attrs)) return cudart_finish(cudaErrorInvalidValue);
   bool cooperative = false;
