@@ -164,17 +164,36 @@ extern "C" cudaError_t cudaMalloc3DArray(cudaArray_t* array, const cudaChannelFo
   return cudart_finish(st);
 }
 
-extern "C" cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const cudaChannelFormatDesc* desc,
-                                                cudaExtent extent, unsigned int numLevels, unsigned int flags) {
-  if (!mipmappedArray || !desc) return cudart_finish(cudaErrorInvalidValue);
-  cudaError_t st = remote::cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
+namespace {
+
+// Records the mipmapped array the server made at *made (st = its answer), and finishes the call.
+// (`made` is read here, after the call that sets it: an argument of the call's own would not be.)
+cudaError_t record_mipmap(cudaError_t st, const cudaMipmappedArray_t* made, const cudaChannelFormatDesc& desc,
+                          cudaExtent extent, unsigned numLevels, unsigned flags) {
   if (st == cudaSuccess) {
     // CUDA clamps the level count to the full chain of the extent.
     unsigned levels = std::clamp(numLevels, 1u, rgpu::mip_level_count(extent));
-    ArrayRegistry::get().add_mipmap(rgpu::client::id_of(*mipmappedArray),
-                                    {rgpu::client::made(desc, extent, flags), levels});
+    ArrayRegistry::get().add_mipmap(rgpu::client::id_of(*made), {rgpu::client::made(&desc, extent, flags), levels});
   }
   return cudart_finish(st);
+}
+
+}  // namespace
+
+extern "C" cudaError_t cudaMallocMipmappedArray(cudaMipmappedArray_t* mipmappedArray, const cudaChannelFormatDesc* desc,
+                                                cudaExtent extent, unsigned int numLevels, unsigned int flags) {
+  if (!mipmappedArray || !desc) return cudart_finish(cudaErrorInvalidValue);
+  return record_mipmap(remote::cudaMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags),
+                       mipmappedArray, *desc, extent, numLevels, flags);
+}
+
+// A mipmapped array over imported external memory (external_resources.cpp) is an array like any.
+extern "C" cudaError_t cudaExternalMemoryGetMappedMipmappedArray(cudaMipmappedArray_t* mipmap,
+                                                                 cudaExternalMemory_t extMem,
+                                                                 const cudaExternalMemoryMipmappedArrayDesc* mipmapDesc) {
+  if (!mipmap || !mipmapDesc) return cudart_finish(cudaErrorInvalidValue);
+  return record_mipmap(remote::cudaExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc), mipmap,
+                       mipmapDesc->formatDesc, mipmapDesc->extent, mipmapDesc->numLevels, mipmapDesc->flags);
 }
 
 extern "C" cudaError_t cudaGetMipmappedArrayLevel(cudaArray_t* levelArray, cudaMipmappedArray_const_t mipmappedArray,

@@ -35,6 +35,14 @@ bool record_or_hold(void* p, size_t size, std::vector<void*>& misses) {
   return true;
 }
 
+void record_mapping(const void* p, size_t size, const char* what) {
+  if (MemoryMap::get().add_device(p, size, current_device())) return;
+  RGPU_LOG_WARN("%s lies on this program's own memory (%p, %zu bytes); cudaMemcpyDefault and "
+                "cudaPointerGetAttributes take those addresses as device memory",
+                what, p, size);
+  (void)MemoryMap::get().add_device(p, size, current_device(), true);
+}
+
 cudaError_t finish_allocation(cudaError_t status, const std::vector<void*>& misses) {
   for (void* miss : misses) gen::cudart::remote::cudaFree(miss);
   return cudart_finish(status);

@@ -16,6 +16,10 @@ namespace rgpu::client {
 // Records the allocation at `p` (`size` bytes) and says true, or, when it lies on the program's
 // memory and more tries are left, holds it in `misses` and says false (ask again).
 bool record_or_hold(void* p, size_t size, std::vector<void*>& misses);
+// Records memory the server maps rather than allocates (opened from an IPC handle, mapped from
+// external memory): its address cannot be asked for again, so one that lies on the program's memory
+// is recorded there all the same, and said (`what` names the mapping).
+void record_mapping(const void* p, size_t size, const char* what);
 // Frees the held misses; the allocation's status, finished as CUDA's.
 cudaError_t finish_allocation(cudaError_t status, const std::vector<void*>& misses);
 

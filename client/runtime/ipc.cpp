@@ -6,7 +6,7 @@
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
-#include "client/runtime/device.h"
+#include "client/runtime/device_allocation.h"
 #include "client/runtime/memory_map.h"
 #include "common/log.h"
 #include "gen/cudart/cudart_ids.h"
@@ -29,12 +29,7 @@ extern "C" cudaError_t cudaIpcOpenMemHandle(void** devPtr, cudaIpcMemHandle_t ha
   if (!call.results().ok()) return cudart_finish(cudaErrorUnknown);
   *devPtr = reinterpret_cast<void*>(static_cast<uintptr_t>(address));
   // A handle opens once per session, so there is no asking for another address (memory_map.h).
-  if (!MemoryMap::get().add_device(*devPtr, size, rgpu::client::current_device())) {
-    RGPU_LOG_WARN("memory opened from an IPC handle lies on this program's own memory (%p, %llu bytes); cudaMemcpyDefault "
-                  "and cudaPointerGetAttributes take those addresses as device memory",
-                  *devPtr, static_cast<unsigned long long>(size));
-    (void)MemoryMap::get().add_device(*devPtr, size, rgpu::client::current_device(), true);
-  }
+  rgpu::client::record_mapping(*devPtr, size, "memory opened from an IPC handle");
   return cudaSuccess;
 }
 

@@ -23,6 +23,7 @@ enum class HandleKind : uint8_t {
   kCusparse, kCusparseDescriptor,  // cuSPARSE handles; descriptors, info objects and plans
   kCusolverDn, kCusolverSp, kCusolverRf, kCusolverDescriptor,  // cuSOLVER handles; params and info objects
   kArray, kMipmappedArray,   // CUDA arrays (levels and planes too), mipmapped arrays
+  kExternalMemory, kExternalSemaphore,  // imported from another driver's descriptor
 };
 
 class HandleTable {

@@ -1,9 +1,7 @@
 // Shared host memory of a same-host client (see shared_host.h).
 #include "server/session/shared_host.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/log.h"
+#include "common/shared_file.h"
 
 namespace rgpu::server {
 
@@ -31,16 +30,9 @@ int32_t SharedHost::add(uint64_t id, int fd, uint64_t size) {
     }
   } closer{fd};
   if (fd < 0 || size == 0 || mappings_.contains(id)) return cudaErrorInvalidValue;
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) < size) {
-    RGPU_LOG_WARN("shared host memory %llu: the descriptor is not a file of %llu bytes",
+  if (!is_sealed_file_of(fd, size)) {
+    RGPU_LOG_WARN("shared host memory %llu: the descriptor is not a file of %llu bytes sealed against shrinking",
                   static_cast<unsigned long long>(id), static_cast<unsigned long long>(size));
-    return cudaErrorInvalidValue;
-  }
-  const int seals = ::fcntl(fd, F_GET_SEALS);
-  if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-    RGPU_LOG_WARN("shared host memory %llu: the file is not sealed against shrinking",
-                  static_cast<unsigned long long>(id));
     return cudaErrorInvalidValue;
   }
   void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -39,6 +39,13 @@ unset RGPU_SHARED_MEMORY
 grep -q "session [0-9]* start: .* on unix pid=[0-9]* uid=$(id -u) gid=$(id -g) (" "$LOG"
 check "the daemon's log names a Unix client by its credentials" $? "$(grep "session" "$LOG" | tail -2)"
 
+# 1a. External memory and semaphores: their descriptors reach the session over the socket, and are
+# refused over TCP (external_resources.cu says what each check is).
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/external_resources" >"$WORK/external.out" 2>&1
+check "external memory and semaphores over the Unix socket" $? "$(grep -v '^ok' "$WORK/external.out" | head -5)"
+RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/external_resources" tcp >"$WORK/external_tcp.out" 2>&1
+check "external memory and semaphores refused over loopback TCP" $? "$(grep -v '^ok' "$WORK/external_tcp.out" | head -5)"
+
 # 1b. Pinned memory shared with the session (client/runtime/shared_host.h) and pageable copies
 # staged through shared chunks (staged_copy.h): copies come back right at every size and offset,
 # sync and async, and none of their bytes crosses the socket (the session's traffic, from its end

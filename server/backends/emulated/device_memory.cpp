@@ -14,6 +14,9 @@ namespace {
 
 constexpr uint64_t kPage = 4096;
 
+// The bytes an allocation of `size` accounts for.
+uint64_t footprint_of(uint64_t size) { return (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment; }
+
 // The virtual devices' address window. A device address is where its backing lies in the worker,
 // and a client keeps its device addresses clear of its own memory (client/runtime/memory_map.h).
 // Backing mapped wherever the kernel chooses would land, in every process alike, where processes
@@ -26,12 +29,14 @@ std::atomic<uint64_t> window_next{kWindowBase};
 
 // `want` when it is free, else the next free place in the window; elsewhere only when neither can
 // be had (a kernel before 4.17 takes MAP_FIXED_NOREPLACE as a hint). Pages are committed when
-// touched.
-uint8_t* map_backing(uint64_t footprint, uint64_t want) {
+// touched. With a `file`, its bytes from `offset` on, shared; else anonymous memory.
+uint8_t* map_backing(uint64_t footprint, uint64_t want, int file, uint64_t offset) {
   const uint64_t length = (footprint + kPage - 1) & ~(kPage - 1);
-  auto try_at = [length](uint64_t at, bool* taken) -> uint8_t* {
-    void* p = mmap(reinterpret_cast<void*>(at), length, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  const int kind = file >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  const auto at_offset = static_cast<off_t>(offset);
+  auto try_at = [&](uint64_t at, bool* taken) -> uint8_t* {
+    void* p = mmap(reinterpret_cast<void*>(at), length, PROT_READ | PROT_WRITE, kind | MAP_FIXED_NOREPLACE, file,
+                   at_offset);
     *taken = p == MAP_FAILED && errno == EEXIST;
     if (p == MAP_FAILED) return nullptr;
     if (reinterpret_cast<uint64_t>(p) == at) return static_cast<uint8_t*>(p);
@@ -46,14 +51,14 @@ uint8_t* map_backing(uint64_t footprint, uint64_t want) {
     if (uint8_t* p = try_at(window_next.fetch_add(length), &taken)) return p;
     if (!taken) break;
   }
-  void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE, kind, file, at_offset);
   return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
 }
 
 }  // namespace
 
-Allocation::Allocation(int dev, uint64_t bytes, uint64_t accounted, uint64_t want)
-    : data(map_backing(accounted, want)), size(bytes), footprint(accounted), device(dev) {}
+Allocation::Allocation(int dev, uint64_t bytes, uint64_t accounted, uint64_t want, int file, uint64_t offset)
+    : data(map_backing(accounted, want, file, offset)), size(bytes), footprint(accounted), device(dev) {}
 
 Allocation::~Allocation() {
   if (data) munmap(data, footprint);
@@ -70,7 +75,7 @@ cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
   *out = nullptr;
   if (size == 0) return cudaSuccess;
   if (size > capacity_) return cudaErrorMemoryAllocation;
-  uint64_t footprint = (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  const uint64_t footprint = footprint_of(size);
   {
     std::lock_guard lock(mu_);
     if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
@@ -91,12 +96,20 @@ cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
 cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, uint64_t want, void** out) {
   *out = nullptr;
   if (size == 0) return cudaSuccess;
-  const uint64_t footprint = (size + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
-  auto allocation = std::make_shared<Allocation>(device, size, footprint, want);
+  return add_uncounted(std::make_shared<Allocation>(device, size, footprint_of(size), want), out);
+}
+
+cudaError_t DeviceMemory::map_file(int device, int fd, uint64_t offset, uint64_t size, void** out) {
+  *out = nullptr;
+  if (size == 0 || offset % kPage) return cudaErrorInvalidValue;
+  return add_uncounted(std::make_shared<Allocation>(device, size, footprint_of(size), 0, fd, offset), out);
+}
+
+cudaError_t DeviceMemory::add_uncounted(std::shared_ptr<Allocation> allocation, void** out) {
   if (!allocation->data) return cudaErrorMemoryAllocation;
   allocation->counted = false;
   std::lock_guard lock(mu_);
-  if (device < 0 || static_cast<size_t>(device) >= used_.size()) return cudaErrorInvalidDevice;
+  if (allocation->device < 0 || static_cast<size_t>(allocation->device) >= used_.size()) return cudaErrorInvalidDevice;
   *out = allocation->data;
   by_address_.emplace(reinterpret_cast<uintptr_t>(allocation->data), std::move(allocation));
   return cudaSuccess;

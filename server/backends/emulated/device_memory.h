@@ -17,8 +17,9 @@
 namespace rgpu::server::emulated {
 
 struct Allocation {
-  // `want`: map the backing at that address if it is free.
-  Allocation(int device, uint64_t size, uint64_t footprint, uint64_t want = 0);
+  // `want`: map the backing at that address if it is free. `file` (not -1): the backing is that
+  // file's bytes from `offset` on, shared with whoever else maps it.
+  Allocation(int device, uint64_t size, uint64_t footprint, uint64_t want = 0, int file = -1, uint64_t offset = 0);
   ~Allocation();
   Allocation(const Allocation&) = delete;
   Allocation& operator=(const Allocation&) = delete;
@@ -50,6 +51,10 @@ class DeviceMemory {
   // against the device's capacity. Freed by free(). A nonzero `want` (page-aligned) asks for that
   // address; when it is taken the memory goes elsewhere.
   cudaError_t allocate_host_mapped(int device, uint64_t size, uint64_t want, void** out);
+  // External memory's buffer (cudaExternalMemoryGetMappedBuffer): `size` bytes of the file `fd` from
+  // `offset` (page-aligned) on, shared with the file's other mappings; not counted against the
+  // device's capacity. The caller has checked that the file holds them and cannot shrink.
+  cudaError_t map_file(int device, int fd, uint64_t offset, uint64_t size, void** out);
   // cudaErrorInvalidValue unless `ptr` is the start of a live allocation (and that allocation is
   // `expected`, when given); null is a no-op.
   cudaError_t free(const void* ptr, const Allocation* expected = nullptr);
@@ -70,6 +75,9 @@ class DeviceMemory {
   cudaError_t restore_backing(const void* ptr);
 
  private:
+  // Records memory that does not count against its device's capacity.
+  cudaError_t add_uncounted(std::shared_ptr<Allocation> allocation, void** out);
+
   mutable std::mutex mu_;
   std::map<uintptr_t, std::shared_ptr<Allocation>> by_address_;
   std::vector<uint64_t> used_;

@@ -62,6 +62,21 @@ cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_t memPo
 // A free of memory a pool gave out updates the pool's figures (the free itself is cudaFree's).
 void forget_pool_allocation(const void* devPtr);
 
+// External memory and semaphores (runtime_external.cpp)
+cudaError_t cudaImportExternalMemory(cudaExternalMemory_t* extMem_out, const struct cudaExternalMemoryHandleDesc* memHandleDesc);
+cudaError_t cudaExternalMemoryGetMappedBuffer(void** devPtr, cudaExternalMemory_t extMem,
+                                              const struct cudaExternalMemoryBufferDesc* bufferDesc);
+cudaError_t cudaDestroyExternalMemory(cudaExternalMemory_t extMem);
+cudaError_t cudaImportExternalSemaphore(cudaExternalSemaphore_t* extSem_out,
+                                        const struct cudaExternalSemaphoreHandleDesc* semHandleDesc);
+cudaError_t cudaSignalExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray,
+                                              const struct cudaExternalSemaphoreSignalParams* paramsArray,
+                                              unsigned int numExtSems, cudaStream_t stream);
+cudaError_t cudaWaitExternalSemaphoresAsync(const cudaExternalSemaphore_t* extSemArray,
+                                            const struct cudaExternalSemaphoreWaitParams* paramsArray,
+                                            unsigned int numExtSems, cudaStream_t stream);
+cudaError_t cudaDestroyExternalSemaphore(cudaExternalSemaphore_t extSem);
+
 // Copies and memsets (runtime_copy.cpp)
 cudaError_t cudaMemset(void* devPtr, int value, size_t count);
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream);
