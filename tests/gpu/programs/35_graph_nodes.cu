@@ -67,8 +67,8 @@ static bool same_params(const cudaMemcpy3DParms& a, const cudaMemcpy3DParms& b) 
 // calls, each result printed.
 static void copy_nodes_3d(cudaStream_t stream) {
   const int w = 64, h = 16, pitch = w + 8;
-  std::vector<int> rows_in(pitch * h), rows_other(pitch * h), out(w * h, -1);
-  for (int i = 0; i < pitch * h; ++i) rows_in[i] = i % 251, rows_other[i] = 7 * i % 131;
+  std::vector<int> rows_in(pitch * h), out(w * h, -1);
+  for (int i = 0; i < pitch * h; ++i) rows_in[i] = i % 251;
   auto wrong = [&](const std::vector<int>& rows, int y0, int y1) {
     int bad = 0;
     for (int y = y0; y < y1; ++y)
@@ -133,16 +133,8 @@ static void copy_nodes_3d(cudaStream_t stream) {
   CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_to_array, &got));
   expect(same_params(got, to_array), "an array copy node's parameters read back as added");
 
-  // The executable's H2D node reads other host rows; the graph's node is as it was.
-  cudaMemcpy3DParms other = in;
-  other.srcPtr.ptr = rows_other.data();
-  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams(exec, n_in, &other));
-  CHECK_CUDA(cudaGraphLaunch(exec, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  say("exec copy node set: wrong %d\n", wrong(rows_other, 0, h));
-  CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
-  expect(same_params(got, in), "the executable's set leaves the graph's copy node as it was");
-
+  // (An executable graph's copy node takes new parameters only where its copy and the new one are
+  // both 1-D, as CUDA documents: the 1D node sets are below, in the symbol and child graph parts.)
   // The graph's array node copies only the array's first 4 rows, to the linear buffer's last 4.
   cudaMemcpy3DParms part = from_array;
   part.dstPtr.ptr = linear + (h - 4) * w;
@@ -160,13 +152,7 @@ static void copy_nodes_3d(cudaStream_t stream) {
     for (int x = 0; x < w; ++x) moved += out[y * w + x] == rows_in[(y - (h - 4)) * pitch + x] + y * w + x;
   say("graph copy node set: %d of %d moved, out[0] %d\n", moved, 4 * w, out[0]);
 
-  // 1D sets of the array node: one row of the pitched device memory into the linear buffer's start.
-  CHECK_CUDA(cudaGraphExecMemcpyNodeSetParams1D(exec2, n_from_array, linear, dev_rows, w * sizeof(int),
-                                                cudaMemcpyDeviceToDevice));
-  CHECK_CUDA(cudaMemset(linear, 0, w * h * sizeof(int)));
-  CHECK_CUDA(cudaGraphLaunch(exec2, stream));
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  say("exec 1D set: wrong in row 0 %d, out[w] %d\n", wrong(rows_in, 0, 1), out[w]);
+  // The graph's array node set to a 1D copy: one row of the pitched device memory.
   CHECK_CUDA(cudaGraphMemcpyNodeSetParams1D(n_from_array, linear, dev_rows, w * sizeof(int),
                                             cudaMemcpyDeviceToDevice));
   CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_from_array, &got));
