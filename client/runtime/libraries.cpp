@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "client/runtime/call.h"
+#include "client/runtime/cudart_errors.h"
 #include "client/runtime/module_image.h"
 #include "common/wire/internal_calls.h"
 
@@ -189,3 +190,69 @@ cudaError_t global(ModuleRecord* library, const char* name, uint64_t* address, s
 }
 
 }  // namespace rgpu::client::libraries
+
+using rgpu::client::cudart_finish;
+using rgpu::client::KernelRecord;
+using rgpu::client::ModuleRecord;
+namespace libraries = rgpu::client::libraries;
+
+namespace {
+ModuleRecord* record(cudaLibrary_t library) { return reinterpret_cast<ModuleRecord*>(library); }
+}  // namespace
+
+extern "C" cudaError_t cudaLibraryLoadData(cudaLibrary_t* library, const void* code, cudaJitOption* jitOptions,
+                                           void** jitOptionsValues, unsigned int numJitOptions,
+                                           cudaLibraryOption* libraryOptions, void** libraryOptionValues,
+                                           unsigned int numLibraryOptions) {
+  if (!library) return cudart_finish(cudaErrorInvalidValue);
+  cudaError_t st = libraries::accept_load_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
+                                                  libraryOptionValues, numLibraryOptions, false);
+  ModuleRecord* m = nullptr;
+  if (st == cudaSuccess) st = libraries::load(code, &m);
+  if (st == cudaSuccess) *library = reinterpret_cast<cudaLibrary_t>(m);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t* library, const char* fileName, cudaJitOption* jitOptions,
+                                               void** jitOptionsValues, unsigned int numJitOptions,
+                                               cudaLibraryOption* libraryOptions, void** libraryOptionValues,
+                                               unsigned int numLibraryOptions) {
+  if (!library) return cudart_finish(cudaErrorInvalidValue);
+  cudaError_t st = libraries::accept_load_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
+                                                  libraryOptionValues, numLibraryOptions, true);
+  ModuleRecord* m = nullptr;
+  if (st == cudaSuccess) st = libraries::load_file(fileName, &m);
+  if (st == cudaSuccess) *library = reinterpret_cast<cudaLibrary_t>(m);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
+  return cudart_finish(libraries::unload(record(library)));
+}
+
+// A cudaKernel_t is the kernel's record, which every launch path and attribute call takes as the
+// kernel (cast to const void*), as cudaGetKernel's.
+extern "C" cudaError_t cudaLibraryGetKernel(cudaKernel_t* pKernel, cudaLibrary_t library, const char* name) {
+  if (!pKernel) return cudart_finish(cudaErrorInvalidValue);
+  KernelRecord* k = nullptr;
+  cudaError_t st = libraries::kernel(record(library), name, &k);
+  if (st == cudaSuccess) *pKernel = reinterpret_cast<cudaKernel_t>(k);
+  return cudart_finish(st);
+}
+
+extern "C" cudaError_t cudaLibraryGetKernelCount(unsigned int* count, cudaLibrary_t lib) {
+  return cudart_finish(libraries::kernel_count(record(lib), count));
+}
+
+extern "C" cudaError_t cudaLibraryEnumerateKernels(cudaKernel_t* kernels, unsigned int numKernels, cudaLibrary_t lib) {
+  if (!kernels && numKernels) return cudart_finish(cudaErrorInvalidValue);
+  return cudart_finish(libraries::kernels(record(lib), {reinterpret_cast<KernelRecord**>(kernels), numKernels}));
+}
+
+extern "C" cudaError_t cudaLibraryGetGlobal(void** dptr, size_t* bytes, cudaLibrary_t library, const char* name) {
+  if (!dptr && !bytes) return cudart_finish(cudaErrorInvalidValue);
+  uint64_t address = 0;
+  cudaError_t st = libraries::global(record(library), name, &address, bytes);
+  if (st == cudaSuccess && dptr) *dptr = reinterpret_cast<void*>(address);
+  return cudart_finish(st);
+}
