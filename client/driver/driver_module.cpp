@@ -1,200 +1,155 @@
-// Modules through the runtime's module path (client/runtime/modules.*): cuModuleLoadData is one
-// synchronous upload that returns every kernel's parameter layout, so cuModuleGetFunction and the
-// launches that follow need no further round trip. A CUmodule (and a CUlibrary) is the runtime's
-// ModuleRecord, a CUfunction (and a CUkernel) its KernelRecord. Variables cannot be listed before
-// the load (the image does not say which symbols the driver will answer for), so
-// cuModuleGetGlobal asks the server once per name (kCallModuleGlobal); unloads are posted.
+// Modules and libraries of the driver API: a thin mapping onto the runtime's libraries
+// (client/runtime/libraries.h), which the cudaLibrary* functions share. A CUmodule and a CUlibrary
+// are the runtime's ModuleRecord, a CUfunction and a CUkernel its KernelRecord; statuses are the
+// runtime's, as CUresults (to_cu).
 #include <cuda.h>
 
-#include <fstream>
-#include <iterator>
-#include <mutex>
-#include <string>
-#include <string_view>
-#include <unordered_map>
-#include <utility>
-#include <vector>
+#include <cstdint>
 
 #include "client/driver/driver_errors.h"
-#include "client/driver/module_image.h"
-#include "client/runtime/call.h"
-#include "client/runtime/modules.h"
-#include "common/wire/internal_calls.h"
+#include "client/runtime/libraries.h"
 
 using rgpu::client::KernelRecord;
 using rgpu::client::ModuleRecord;
-using rgpu::client::ModuleRegistry;
+using rgpu::client::driver::to_cu;
+namespace libraries = rgpu::client::libraries;
 
 namespace {
 
-// The modules loaded through the driver API and not unloaded (a handle not in it is refused), with
-// the variables already looked up in each, by name.
-struct LiveModules {
-  std::mutex mu;
-  std::unordered_map<ModuleRecord*, std::unordered_map<std::string, std::pair<CUdeviceptr, size_t>>> modules;
-};
-LiveModules& live() {
-  static LiveModules* l = new LiveModules();
-  return *l;
-}
+// The driver's option enums number their values as the runtime's do.
+static_assert(sizeof(CUjit_option) == sizeof(cudaJitOption) && CU_JIT_MAX_REGISTERS == int{cudaJitMaxRegisters} &&
+              CU_JIT_INFO_LOG_BUFFER == int{cudaJitInfoLogBuffer} && CU_JIT_CACHE_MODE == int{cudaJitCacheMode} &&
+              CU_JIT_OVERRIDE_DIRECTIVE_VALUES == int{cudaJitOverrideDirectiveValues});
+static_assert(sizeof(CUlibraryOption) == sizeof(cudaLibraryOption) &&
+              CU_LIBRARY_BINARY_IS_PRESERVED == int{cudaLibraryBinaryIsPreserved} &&
+              CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE == int{cudaLibraryHostUniversalFunctionAndDataTable});
 
-bool is_live(ModuleRecord* m) {
-  std::lock_guard<std::mutex> lock(live().mu);
-  return live().modules.count(m) != 0;
-}
-
-CUresult load(const void* image, ModuleRecord** out) {
-  rgpu::client::driver::GivenImage given;
-  if (CUresult r = rgpu::client::driver::read_given_image(image, &given); r != CUDA_SUCCESS) return r;
-  ModuleRegistry& registry = ModuleRegistry::get();
-  ModuleRecord* m = registry.add_image_module(std::move(given.bytes), given.kernels);
-  if (cudaError_t st = registry.ensure_loaded(m); st != cudaSuccess) {
-    registry.remove_module(m);
-    return rgpu::client::driver::to_cu(st);
-  }
-  std::lock_guard<std::mutex> lock(live().mu);
-  live().modules[m];
-  *out = m;
-  return CUDA_SUCCESS;
-}
-
-// Its kernels are forgotten here (their handles are refused from now on) and the server unloads it
-// in call order, after the work already sent.
-CUresult unload(ModuleRecord* m) {
-  {
-    std::lock_guard<std::mutex> lock(live().mu);
-    if (!live().modules.erase(m)) return CUDA_ERROR_INVALID_HANDLE;
-  }
-  ModuleRegistry::get().remove_module(m);
-  rgpu::client::Call call(rgpu::wire::kCallModuleUnload, rgpu::client::CallClass::kAsync);
-  call.args().put<uint64_t>(m->id);
-  return call.post() == 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
-}
-
-// A variable's address and size: from this module's cache, else from the server (once per name).
-CUresult global(ModuleRecord* m, const char* name, CUdeviceptr* dptr, size_t* bytes) {
-  if (!name) return CUDA_ERROR_INVALID_VALUE;
-  {
-    std::lock_guard<std::mutex> lock(live().mu);
-    auto it = live().modules.find(m);
-    if (it == live().modules.end()) return CUDA_ERROR_INVALID_HANDLE;
-    if (auto known = it->second.find(name); known != it->second.end()) {
-      if (dptr) *dptr = known->second.first;
-      if (bytes) *bytes = known->second.second;
-      return CUDA_SUCCESS;
-    }
-  }
-  rgpu::client::Call call(rgpu::wire::kCallModuleGlobal, rgpu::client::CallClass::kSync);
-  call.args().put<uint64_t>(m->id);
-  call.args().put_string(name);
-  int32_t st = call.invoke();
-  if (st == rgpu::client::kStatusUnavailable) return CUDA_ERROR_NO_DEVICE;
-  if (st != 0) return rgpu::client::driver::to_cu(static_cast<cudaError_t>(st));
-  auto address = call.results().get<uint64_t>();
-  auto size = call.results().get<uint64_t>();
-  if (!call.results().ok()) return CUDA_ERROR_UNKNOWN;
-  std::lock_guard<std::mutex> lock(live().mu);
-  auto it = live().modules.find(m);
-  if (it != live().modules.end()) it->second[name] = {address, size};
-  if (dptr) *dptr = address;
-  if (bytes) *bytes = size;
-  return CUDA_SUCCESS;
-}
-
-// The kernel `name` of the module, as the handle the caller asked for (a CUfunction or a CUkernel:
-// both are the kernel record's address).
-template <typename Handle>
-CUresult find_kernel(ModuleRecord* m, const char* name, Handle* out) {
-  if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
-  if (!is_live(m)) return CUDA_ERROR_INVALID_HANDLE;
-  for (auto& k : m->kernels) {
-    if (k->name == std::string_view(name)) {
-      *out = reinterpret_cast<Handle>(k.get());
-      return CUDA_SUCCESS;
-    }
-  }
-  return CUDA_ERROR_NOT_FOUND;
+CUresult accept_options(const CUjit_option* jit, void** jit_values, unsigned jit_count, const CUlibraryOption* lib,
+                        void** lib_values, unsigned lib_count, bool from_file) {
+  return to_cu(libraries::accept_load_options(reinterpret_cast<const cudaJitOption*>(jit), jit_values, jit_count,
+                                              reinterpret_cast<const cudaLibraryOption*>(lib), lib_values, lib_count,
+                                              from_file));
 }
 
 ModuleRecord* record(CUmodule m) { return reinterpret_cast<ModuleRecord*>(m); }
 ModuleRecord* record(CUlibrary l) { return reinterpret_cast<ModuleRecord*>(l); }
 
-// Loads the image, answered as the handle the caller asked for (a CUmodule or a CUlibrary: both are
-// the module record's address).
-template <typename Handle>
-CUresult load_as(const void* image, Handle* out) {
+// A load (of an image or a file), answered as the handle the caller asked for: a CUmodule or a
+// CUlibrary, both the module record's address.
+template <typename Handle, typename Source>
+CUresult load_as(cudaError_t (*load)(Source, ModuleRecord**), Source source, Handle* out) {
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   ModuleRecord* m = nullptr;
-  CUresult r = load(image, &m);
-  if (r == CUDA_SUCCESS) *out = reinterpret_cast<Handle>(m);
-  return r;
+  cudaError_t st = load(source, &m);
+  if (st == cudaSuccess) *out = reinterpret_cast<Handle>(m);
+  return to_cu(st);
+}
+
+// The kernel `name`, as a CUfunction or a CUkernel: both the kernel record's address.
+template <typename Handle>
+CUresult kernel_as(ModuleRecord* m, const char* name, Handle* out) {
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  KernelRecord* k = nullptr;
+  cudaError_t st = libraries::kernel(m, name, &k);
+  if (st == cudaSuccess) *out = reinterpret_cast<Handle>(k);
+  return to_cu(st);
 }
 
 }  // namespace
 
-extern "C" CUresult cuModuleLoadData(CUmodule* module, const void* image) { return load_as(image, module); }
+extern "C" CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  return load_as(&libraries::load, image, module);
+}
 
-// JIT options do not apply: the server's driver compiles PTX with its defaults. Log outputs are
-// answered empty, so callers that print them print nothing.
 extern "C" CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions,
                                        CUjit_option* options, void** optionValues) {
-  for (unsigned i = 0; options && optionValues && i < numOptions; ++i) {
-    switch (options[i]) {
-      case CU_JIT_INFO_LOG_BUFFER:
-      case CU_JIT_ERROR_LOG_BUFFER:
-        if (optionValues[i]) *static_cast<char*>(optionValues[i]) = '\0';
-        break;
-      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES:
-      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES:
-        optionValues[i] = nullptr;  // bytes written: none
-        break;
-      default:
-        break;
-    }
-  }
+  if (CUresult r = accept_options(options, optionValues, numOptions, nullptr, nullptr, 0, false); r != CUDA_SUCCESS)
+    return r;
   return cuModuleLoadData(module, image);
 }
 
-// The file is read here, on the client (it names a path of the program's host).
 extern "C" CUresult cuModuleLoad(CUmodule* module, const char* fname) {
-  if (!module || !fname) return CUDA_ERROR_INVALID_VALUE;
-  std::ifstream in(fname, std::ios::binary);
-  if (!in) return CUDA_ERROR_FILE_NOT_FOUND;
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  bytes.push_back('\0');  // PTX text ends at its NUL; binary images carry their own length
-  return cuModuleLoadData(module, bytes.data());
+  return load_as(&libraries::load_file, fname, module);
 }
 
 extern "C" CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
-  return find_kernel(record(hmod), name, hfunc);
+  return kernel_as(record(hmod), name, hfunc);
 }
 
-extern "C" CUresult cuModuleUnload(CUmodule hmod) { return unload(record(hmod)); }
+extern "C" CUresult cuModuleUnload(CUmodule hmod) { return to_cu(libraries::unload(record(hmod))); }
 
 extern "C" CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod, const char* name) {
-  return global(record(hmod), name, dptr, bytes);
+  uint64_t address = 0;
+  cudaError_t st = libraries::global(record(hmod), name, &address, bytes);
+  if (st == cudaSuccess && dptr) *dptr = address;
+  return to_cu(st);
 }
 
 extern "C" CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option* jitOptions,
                                       void** jitOptionsValues, unsigned int numJitOptions,
                                       CUlibraryOption* libraryOptions, void** libraryOptionValues,
                                       unsigned int numLibraryOptions) {
-  (void)jitOptions, (void)jitOptionsValues, (void)numJitOptions;
-  (void)libraryOptions, (void)libraryOptionValues, (void)numLibraryOptions;
-  return load_as(code, library);
+  if (CUresult r = accept_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues,
+                                  numLibraryOptions, false);
+      r != CUDA_SUCCESS)
+    return r;
+  return load_as(&libraries::load, code, library);
 }
+
+extern "C" CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_option* jitOptions,
+                                          void** jitOptionsValues, unsigned int numJitOptions,
+                                          CUlibraryOption* libraryOptions, void** libraryOptionValues,
+                                          unsigned int numLibraryOptions) {
+  if (CUresult r = accept_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues,
+                                  numLibraryOptions, true);
+      r != CUDA_SUCCESS)
+    return r;
+  return load_as(&libraries::load_file, fileName, library);
+}
+
+extern "C" CUresult cuLibraryUnload(CUlibrary library) { return to_cu(libraries::unload(record(library))); }
 
 extern "C" CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
-  return find_kernel(record(library), name, pKernel);
+  return kernel_as(record(library), name, pKernel);
 }
 
-extern "C" CUresult cuLibraryUnload(CUlibrary library) { return unload(record(library)); }
+extern "C" CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) {
+  return to_cu(libraries::kernel_count(record(lib), count));
+}
+
+extern "C" CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels, CUlibrary lib) {
+  if (!kernels && numKernels) return CUDA_ERROR_INVALID_VALUE;
+  return to_cu(libraries::kernels(record(lib), {reinterpret_cast<KernelRecord**>(kernels), numKernels}));
+}
+
+extern "C" CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  return cuModuleGetGlobal_v2(dptr, bytes, reinterpret_cast<CUmodule>(library), name);
+}
+
+// A library is one module here (one context per device, and a module loads on one device).
+extern "C" CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
+  if (!pMod) return CUDA_ERROR_INVALID_VALUE;
+  if (!libraries::is_loaded(record(library))) return CUDA_ERROR_INVALID_HANDLE;
+  *pMod = reinterpret_cast<CUmodule>(library);
+  return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) {
+  ModuleRecord* m = nullptr;
+  cudaError_t st = libraries::library_of(kernel, pLib ? &m : nullptr);
+  if (st == cudaSuccess) *pLib = reinterpret_cast<CUlibrary>(m);
+  return to_cu(st);
+}
 
 // One loaded module serves every context here (primary contexts of one session), so a CUkernel
 // is its own CUfunction.
 extern "C" CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
   if (!pFunc) return CUDA_ERROR_INVALID_VALUE;
-  if (!ModuleRegistry::get().kernel(kernel)) return CUDA_ERROR_INVALID_HANDLE;
+  if (!rgpu::client::ModuleRegistry::get().kernel(kernel)) return CUDA_ERROR_INVALID_HANDLE;
   *pFunc = reinterpret_cast<CUfunction>(kernel);
   return CUDA_SUCCESS;
+}
+
+extern "C" CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
+  return cuFuncGetName(name, reinterpret_cast<CUfunction>(hfunc));
 }

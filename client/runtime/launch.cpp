@@ -271,6 +271,22 @@ extern "C" cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute 
   return cudaSuccess;
 }
 
+// A module is loaded on one device only (the current one at its first use: modules.h), so the
+// attribute can be set for that device and no other; another device is refused loudly
+// (cudaErrorNotSupported) rather than the attribute being set where the program did not ask.
+extern "C" cudaError_t cudaKernelSetAttributeForDevice(cudaKernel_t kernel, cudaFuncAttribute attr, int value,
+                                                       int device) {
+  rgpu::client::ModuleRegistry& registry = rgpu::client::ModuleRegistry::get();
+  KernelRecord* k = registry.kernel(kernel);
+  if (!k) return cudart_finish(cudaErrorInvalidDeviceFunction);
+  if (!rgpu::client::device_properties(device)) return cudart_finish(cudaErrorInvalidDevice);
+  if (device != registry.load_device(k->module)) {
+    rgpu::client::report_unsupported("cudaKernelSetAttributeForDevice for a device its kernel's module is not loaded on");
+    return cudart_finish(cudaErrorNotSupported);
+  }
+  return cudaFuncSetAttribute(kernel, attr, value);
+}
+
 extern "C" cudaError_t cudaFuncSetCacheConfig(const void* func, cudaFuncCache cacheConfig) {
   cudaError_t st =
       rgpu::client::function_query<int32_t>(rgpu::gen::cudart::k_cudaFuncSetCacheConfig, func, cacheConfig, 0, 0, 0, nullptr);

@@ -143,6 +143,11 @@ int32_t loaded_status(const std::vector<uint8_t>& reply) {
 
 }  // namespace
 
+int ModuleRegistry::load_device(ModuleRecord* m) {
+  std::lock_guard<std::mutex> lock(m->load_mu);
+  return m->load_tried && m->load_status == cudaSuccess ? m->device : current_device();
+}
+
 cudaError_t ModuleRegistry::ensure_loaded(ModuleRecord* m) {
   std::lock_guard<std::mutex> lock(m->load_mu);
   if (m->load_tried) return m->load_status;
@@ -151,6 +156,7 @@ cudaError_t ModuleRegistry::ensure_loaded(ModuleRecord* m) {
   if (!pipe.available()) return m->load_status = cudaErrorNoDevice;
   const auto& devices = pipe.welcome().devices;
   int dev = current_device();
+  m->device = dev;
   if (dev < 0 || static_cast<size_t>(dev) >= devices.size()) return m->load_status = cudaErrorInvalidDevice;
   uint32_t arch = static_cast<uint32_t>(devices[static_cast<size_t>(dev)].major * 10 + devices[static_cast<size_t>(dev)].minor);
 

@@ -59,6 +59,7 @@ struct ModuleRecord {
   std::mutex load_mu;
   bool load_tried = false;
   cudaError_t load_status = cudaErrorInitializationError;
+  int device = -1;  // the device the load went to (the current one at the first use)
 };
 
 class ModuleRegistry {
@@ -79,6 +80,8 @@ class ModuleRegistry {
 
   // Uploads the module if not done yet; returns the load's status.
   cudaError_t ensure_loaded(ModuleRecord* m);
+  // The device the module is loaded on, or would be at its next use (the current one) when it is not.
+  int load_device(ModuleRecord* m);
   // After cudaDeviceReset the server's modules are gone: every module uploads again on next use.
   void forget_uploads();
 

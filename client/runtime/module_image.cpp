@@ -1,5 +1,5 @@
 // Reading a module image given by pointer (see module_image.h).
-#include "client/driver/module_image.h"
+#include "client/runtime/module_image.h"
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include "common/fatbin/mapped_memory.h"
 #include "common/log.h"
 
-namespace rgpu::client::driver {
+namespace rgpu::client {
 namespace {
 
 template <typename T>
@@ -42,54 +42,54 @@ size_t elf_size(const uint8_t* p, size_t readable) {
   return end;
 }
 
-CUresult fail(CUresult err, const std::string& why) {
+cudaError_t fail(cudaError_t err, const std::string& why) {
   RGPU_LOG_WARN("module image rejected: %s", why.c_str());
   return err;
 }
 
-CUresult take_names(Result<std::vector<fatbin::KernelParams>> kernels, CUresult err, GivenImage* out) {
+cudaError_t take_names(Result<std::vector<fatbin::KernelParams>> kernels, cudaError_t err, GivenImage* out) {
   if (!kernels.is_ok()) return fail(err, kernels.status().to_string());
   for (const auto& k : kernels.value()) out->kernels.push_back(k.name);
-  return CUDA_SUCCESS;
+  return cudaSuccess;
 }
 
-CUresult read_container(std::span<const uint8_t> bytes, GivenImage* out) {
+cudaError_t read_container(std::span<const uint8_t> bytes, GivenImage* out) {
   Result<fatbin::Container> c = fatbin::parse_container(bytes);
-  if (!c.is_ok()) return fail(CUDA_ERROR_INVALID_IMAGE, c.status().to_string());
+  if (!c.is_ok()) return fail(cudaErrorInvalidKernelImage, c.status().to_string());
   out->bytes.assign(c.value().bytes.begin(), c.value().bytes.end());
-  return take_names(fatbin::kernel_params(c.value()), CUDA_ERROR_INVALID_IMAGE, out);
+  return take_names(fatbin::kernel_params(c.value()), cudaErrorInvalidKernelImage, out);
 }
 
 }  // namespace
 
-CUresult read_given_image(const void* image, GivenImage* out) {
-  if (!image || !out) return CUDA_ERROR_INVALID_VALUE;
+cudaError_t read_given_image(const void* image, GivenImage* out) {
+  if (!image || !out) return cudaErrorInvalidValue;
   auto* p = static_cast<const uint8_t*>(image);
   size_t readable = fatbin::readable_bytes_at(image);
-  if (readable < 4) return CUDA_ERROR_INVALID_VALUE;
+  if (readable < 4) return cudaErrorInvalidValue;
   uint32_t magic = read_at<uint32_t>(p, 0);
 
   if (magic == fatbin::kContainerMagic) return read_container({p, readable}, out);
   if (magic == fatbin::kWrapperMagic) {
     Result<std::vector<fatbin::Container>> cs = fatbin::parse_wrapper(image, &fatbin::readable_bytes_at);
     if (!cs.is_ok() || cs.value().empty())
-      return fail(CUDA_ERROR_INVALID_IMAGE, cs.is_ok() ? "an empty fatbin" : cs.status().to_string());
+      return fail(cudaErrorInvalidKernelImage, cs.is_ok() ? "an empty fatbin" : cs.status().to_string());
     return read_container(cs.value().front().bytes, out);
   }
   if (std::memcmp(p, "\x7f" "ELF", 4) == 0) {
     size_t size = elf_size(p, readable);
-    if (size == 0) return fail(CUDA_ERROR_INVALID_IMAGE, "a truncated or inconsistent ELF image");
+    if (size == 0) return fail(cudaErrorInvalidKernelImage, "a truncated or inconsistent ELF image");
     out->bytes.assign(p, p + size);
-    return take_names(fatbin::kernel_params_from_elf(out->bytes), CUDA_ERROR_INVALID_IMAGE, out);
+    return take_names(fatbin::kernel_params_from_elf(out->bytes), cudaErrorInvalidKernelImage, out);
   }
   // PTX: text up to its NUL, which must lie within readable memory.
   const void* nul = std::memchr(p, 0, readable);
-  if (!nul) return fail(CUDA_ERROR_INVALID_PTX, "PTX text without its terminating NUL");
+  if (!nul) return fail(cudaErrorInvalidPtx, "PTX text without its terminating NUL");
   std::string_view ptx(reinterpret_cast<const char*>(p), static_cast<size_t>(static_cast<const uint8_t*>(nul) - p));
   if (ptx.find(".version") == std::string_view::npos)
-    return fail(CUDA_ERROR_INVALID_IMAGE, "neither a fatbin, a cubin nor PTX");
+    return fail(cudaErrorInvalidKernelImage, "neither a fatbin, a cubin nor PTX");
   out->bytes.assign(p, p + ptx.size() + 1);
-  return take_names(fatbin::kernel_params_from_ptx(ptx), CUDA_ERROR_INVALID_PTX, out);
+  return take_names(fatbin::kernel_params_from_ptx(ptx), cudaErrorInvalidPtx, out);
 }
 
-}  // namespace rgpu::client::driver
+}  // namespace rgpu::client
