@@ -112,6 +112,7 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphAddHostNode),
     RGPU_EMULATED(cudaGraphHostNodeGetParams),
     RGPU_EMULATED(cudaGraphDestroy),
+    RGPU_EMULATED(cudaGraphDebugDotPrint),
     RGPU_EMULATED(cudaGraphAddChildGraphNode),
     RGPU_EMULATED(cudaGraphExecChildGraphNodeSetParams),
     RGPU_EMULATED(cudaGraphAddMemAllocNode),
