@@ -113,6 +113,8 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaGraphHostNodeGetParams),
     RGPU_EMULATED(cudaGraphDestroy),
     RGPU_EMULATED(cudaGraphDebugDotPrint),
+    RGPU_EMULATED(cudaGraphClone),
+    RGPU_EMULATED(cudaGraphExecUpdate),
     RGPU_EMULATED(cudaGraphAddChildGraphNode),
     RGPU_EMULATED(cudaGraphExecChildGraphNodeSetParams),
     RGPU_EMULATED(cudaGraphAddMemAllocNode),
