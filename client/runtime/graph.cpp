@@ -14,6 +14,7 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/graph_books.h"
 #include "client/runtime/memcpy.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
@@ -573,6 +574,7 @@ extern "C" cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStrea
 
 extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   CaptureRegistry::get().forget_graph(graph);
+  rgpu::client::forget_kernel_nodes(graph);
   return cudart_finish(remote::cudaGraphDestroy(graph));
 }
 extern "C" cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
