@@ -180,8 +180,9 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
     exec_nodes[i] = std::make_shared<GraphNode>(*nodes[i]);
     exec_nodes[i]->origin = nodes[i].get();
   }
-  GraphAllocations& owned = e->second->allocations;
-  owned.insert(owned.end(), g->second->allocations.begin(), g->second->allocations.end());
+  GraphAllocations& owned = e->second->allocations;  // the old graph's stay: launched work may use them
+  for (const auto& a : g->second->allocations)
+    if (std::find(owned.begin(), owned.end(), a) == owned.end()) owned.push_back(a);
   return cudaSuccess;
 }
 
