@@ -11,26 +11,45 @@
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/graph_host_functions.h"
 #include "client/runtime/pipe.h"
+#include "client/runtime/stream_callbacks.h"
 #include "gen/cudart/cudart_ids.h"
 
+namespace rgpu::client {
 namespace {
+
+// `persistent`: run at every launch of the graph the stream is capturing into.
+cudaError_t post_callback(uint32_t id, cudaStream_t stream, std::function<void()> fn, bool persistent,
+                          uint64_t* cb) {
+  Pipe& pipe = Pipe::get();
+  if (!pipe.available()) return cudaErrorNoDevice;
+  *cb = pipe.register_callback(std::move(fn), persistent);
+  Call call(id, CallClass::kAsync);
+  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(stream));
+  call.args().put<uint64_t>(*cb);
+  return static_cast<cudaError_t>(call.post());
+}
 
 // host_fn and data: the cudaHostFn_t behind `fn`, if it is one (a graph's host node shows it).
 cudaError_t enqueue(uint32_t id, cudaStream_t stream, std::function<void()> fn, cudaHostFn_t host_fn = nullptr,
                     void* data = nullptr) {
-  rgpu::client::Pipe& pipe = rgpu::client::Pipe::get();
-  if (!pipe.available()) return rgpu::client::cudart_finish(cudaErrorNoDevice);
   // A host function captured into a graph runs at every launch of the graph.
-  bool captured = rgpu::client::stream_capturing(stream);
-  uint64_t cb = pipe.register_callback(std::move(fn), captured);
-  if (captured && host_fn) rgpu::client::remember_host_function(cb, host_fn, data);
-  rgpu::client::Call call(id, rgpu::client::CallClass::kAsync);
-  call.args().put<uint64_t>(reinterpret_cast<uint64_t>(stream));
-  call.args().put<uint64_t>(cb);
-  return rgpu::client::cudart_finish(static_cast<cudaError_t>(call.post()));
+  bool captured = stream_capturing(stream);
+  uint64_t cb = 0;
+  cudaError_t st = post_callback(id, stream, std::move(fn), captured, &cb);
+  if (cb && captured && host_fn) remember_host_function(cb, host_fn, data);
+  return cudart_finish(st);
 }
 
 }  // namespace
+
+cudaError_t run_in_stream_order(cudaStream_t stream, std::function<void()> fn) {
+  uint64_t cb = 0;
+  return post_callback(gen::cudart::k_cudaLaunchHostFunc, stream, std::move(fn), false, &cb);
+}
+
+}  // namespace rgpu::client
+
+using rgpu::client::enqueue;
 
 namespace ids = rgpu::gen::cudart;
 

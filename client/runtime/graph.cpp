@@ -14,6 +14,7 @@
 #include "client/runtime/call.h"
 #include "client/runtime/capture.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/graph_books.h"
 #include "client/runtime/memcpy.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
@@ -256,6 +257,7 @@ cudaError_t capture_info(cudaStream_t stream, cudaStreamCaptureStatus* status, u
 }
 
 cudaError_t launch_graph(cudaGraphExec_t exec, cudaStream_t stream, bool per_thread) {
+  user_objects_launched(exec, per_thread && !stream ? cudaStreamPerThread : stream);
   if (Inputs inputs = CaptureRegistry::get().inputs(exec)) {
     for (const MirroredInput& in : *inputs) {
       Call call(wire::kCallMirrorRefresh, CallClass::kAsync);
@@ -450,6 +452,12 @@ cudaError_t alloc_node_params(cudaGraphNode_t node, cudaMemAllocNodeParams* p) {
   return cudaErrorNotSupported;
 }
 
+// Every instantiation: what the client keeps of the graph goes to the executable graph.
+void instantiated(cudaGraphExec_t exec, cudaGraph_t graph) {
+  CaptureRegistry::get().instantiated(exec, graph);
+  user_objects_instantiated(exec, graph);
+}
+
 // The error node of the answer is named by the server as graph_queries.cpp's answers are.
 cudaError_t instantiate_with_params(cudaGraphExec_t* exec, cudaGraph_t graph, cudaGraphInstantiateParams* p,
                                     bool per_thread) {
@@ -471,7 +479,7 @@ cudaError_t instantiate_with_params(cudaGraphExec_t* exec, cudaGraph_t graph, cu
   p->errNode_out = err_node;
   if (st != cudaSuccess) return st;
   *exec = reinterpret_cast<cudaGraphExec_t>(id);
-  CaptureRegistry::get().instantiated(*exec, graph);
+  instantiated(*exec, graph);
   return cudaSuccess;
 }
 
@@ -538,20 +546,24 @@ extern "C" cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, cudaSt
 
 extern "C" cudaError_t cudaGraphInstantiate(cudaGraphExec_t* pGraphExec, cudaGraph_t graph, unsigned long long flags) {
   cudaError_t st = remote::cudaGraphInstantiate(pGraphExec, graph, flags);
-  if (st == cudaSuccess && pGraphExec) CaptureRegistry::get().instantiated(*pGraphExec, graph);
+  if (st == cudaSuccess && pGraphExec) rgpu::client::instantiated(*pGraphExec, graph);
   return cudart_finish(st);
 }
 extern "C" cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph_t graph,
                                                      unsigned long long flags) {
   cudaError_t st = remote::cudaGraphInstantiateWithFlags(pGraphExec, graph, flags);
-  if (st == cudaSuccess && pGraphExec) CaptureRegistry::get().instantiated(*pGraphExec, graph);
+  if (st == cudaSuccess && pGraphExec) rgpu::client::instantiated(*pGraphExec, graph);
   return cudart_finish(st);
 }
 
-// A clone copies the graph's host copies, mirrors included: its executables refresh them too.
+// A clone copies the graph's host copies, mirrors included (its executables refresh them too), and
+// its user-object references.
 extern "C" cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
   cudaError_t st = remote::cudaGraphClone(pGraphClone, originalGraph);
-  if (st == cudaSuccess && pGraphClone) CaptureRegistry::get().cloned(*pGraphClone, originalGraph);
+  if (st == cudaSuccess && pGraphClone) {
+    CaptureRegistry::get().cloned(*pGraphClone, originalGraph);
+    rgpu::client::user_objects_graph_copied(*pGraphClone, originalGraph);
+  }
   return cudart_finish(st);
 }
 
@@ -573,10 +585,13 @@ extern "C" cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStrea
 
 extern "C" cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   CaptureRegistry::get().forget_graph(graph);
+  rgpu::client::forget_kernel_nodes(graph);
+  rgpu::client::user_objects_graph_destroyed(graph);
   return cudart_finish(remote::cudaGraphDestroy(graph));
 }
 extern "C" cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec) {
   CaptureRegistry::get().forget_exec(graphExec);
+  rgpu::client::user_objects_exec_destroyed(graphExec);
   return cudart_finish(remote::cudaGraphExecDestroy(graphExec));
 }
 
@@ -638,7 +653,10 @@ extern "C" cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph
   info.errorFromNode = reinterpret_cast<cudaGraphNode_t>(r.get<uint64_t>());
   if (!r.ok()) return cudart_finish(cudaErrorUnknown);
   if (resultInfo) *resultInfo = info;
-  if (st == cudaSuccess) CaptureRegistry::get().instantiated(hGraphExec, hGraph);
+  if (st == cudaSuccess) {
+    CaptureRegistry::get().instantiated(hGraphExec, hGraph);
+    rgpu::client::user_objects_exec_updated(hGraphExec, hGraph);
+  }
   return cudart_finish(st);
 }
 
@@ -732,7 +750,11 @@ extern "C" cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t* pGraphNode, c
                                                   const cudaGraphNode_t* pDependencies, size_t numDependencies,
                                                   cudaGraph_t childGraph) {
   cudaError_t st = remote::cudaGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
-  if (st == cudaSuccess) CaptureRegistry::get().add_child(graph, nullptr, childGraph);
+  if (st == cudaSuccess) {
+    CaptureRegistry::get().add_child(graph, nullptr, childGraph);
+    // The node's embedded clone of the child is the parent's: its references go with the parent.
+    rgpu::client::user_objects_graph_copied(graph, childGraph);
+  }
   return cudart_finish(st);
 }
 extern "C" cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,

@@ -3,20 +3,25 @@
 // a host node's function stays here, registered as a client callback that the server's node runs
 // at each launch of the graph, in stream order, as a captured host function is (callbacks.cpp).
 // These calls wait for the server, so that a bad node is refused by the call that makes it.
+// The client keeps each kernel node's parameters as added or last set, arguments included, and
+// answers cudaGraphKernelNodeGetParams from them.
 #include <cuda_runtime_api.h>
 
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/graph_books.h"
 #include "client/runtime/graph_host_functions.h"
 #include "client/runtime/kernel_args.h"
 #include "client/runtime/pipe.h"
 #include "codegen/support/gen_marshal.h"
 #include "common/wire/graph_node_args.h"
 #include "gen/cudart/cudart_ids.h"
+#include "gen/cudart/cudart_remote.h"
 
 namespace rgpu::client {
 namespace {
@@ -45,6 +50,54 @@ class HostFunctions {
  private:
   std::mutex mu_;
   std::unordered_map<uint64_t, cudaHostNodeParams> by_callback_;
+};
+
+// The kernel nodes the client added or set, by node id, for cudaGraphKernelNodeGetParams: each
+// argument copied as the program gave it (before pinned host pointers become GPU addresses), at its
+// parameter's offset. A record never moves (node-based map) and a set refills it in place, so the
+// `kernelParams` handed out stay valid as long as the node's graph.
+class KernelNodes {
+ public:
+  static KernelNodes& get() {
+    static KernelNodes* k = new KernelNodes();
+    return *k;
+  }
+  // `graph` null: a set of a node whose graph is not known here (captured or a clone's): kept as
+  // long as the process.
+  void record(cudaGraphNode_t node, cudaGraph_t graph, const KernelRecord& k, const cudaKernelNodeParams& p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Node& n = nodes_[reinterpret_cast<uint64_t>(node)];
+    if (graph) n.graph = reinterpret_cast<uint64_t>(graph);
+    n.args.assign(k.args_size, 0);
+    n.pointers.resize(k.params.size());
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      n.pointers[i] = n.args.data() + k.params[i].offset;
+      std::memcpy(n.pointers[i], p.kernelParams[i], k.params[i].size);
+    }
+    n.params = p;
+    n.params.kernelParams = n.pointers.empty() ? nullptr : n.pointers.data();
+  }
+  bool find(cudaGraphNode_t node, cudaKernelNodeParams* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = nodes_.find(reinterpret_cast<uint64_t>(node));
+    if (it == nodes_.end()) return false;
+    *p = it->second.params;
+    return true;
+  }
+  void forget_graph(cudaGraph_t graph) {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::erase_if(nodes_, [&](const auto& kv) { return kv.second.graph == reinterpret_cast<uint64_t>(graph); });
+  }
+
+ private:
+  struct Node {
+    uint64_t graph = 0;
+    cudaKernelNodeParams params{};
+    std::vector<char> args;
+    std::vector<void*> pointers;
+  };
+  std::mutex mu_;
+  std::unordered_map<uint64_t, Node> nodes_;
 };
 
 // The head of an Add*Node call: the new node's id (written to *node), the graph, the dependencies.
@@ -91,16 +144,36 @@ cudaError_t add_kernel(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGraph
   Call call(ids::k_cudaGraphAddKernelNode, CallClass::kSync);
   put_add(call, node, graph, deps, num_deps);
   if (cudaError_t st = put_kernel(call, *k, *p); st != cudaSuccess) return st;
-  return static_cast<cudaError_t>(call.invoke());
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st == cudaSuccess) KernelNodes::get().record(*node, graph, *k, *p);
+  return st;
 }
 
+// CUDA's rule: an executable graph's set leaves the graph's node, and what its getter answers, as
+// they were.
 cudaError_t set_kernel(uint32_t id, cudaGraphExec_t exec, cudaGraphNode_t node, const cudaKernelNodeParams* p) {
   KernelRecord* k = nullptr;
   if (cudaError_t st = node_kernel(p, &k); st != cudaSuccess) return st;
   Call call(id, CallClass::kSync);
   put_target(call, exec, node);
   if (cudaError_t st = put_kernel(call, *k, *p); st != cudaSuccess) return st;
-  return static_cast<cudaError_t>(call.invoke());
+  auto st = static_cast<cudaError_t>(call.invoke());
+  if (st == cudaSuccess && !exec) KernelNodes::get().record(node, nullptr, *k, *p);
+  return st;
+}
+
+// A kernel node's parameters as added or last set here. Stream capture makes kernel nodes on the
+// server alone (the client never learns their ids until a query names them), and a clone's nodes
+// are the server's copies: their parameters are not known here, and the call says so.
+cudaError_t get_kernel(cudaGraphNode_t node, cudaKernelNodeParams* p) {
+  if (!p) return cudaErrorInvalidValue;
+  if (KernelNodes::get().find(node, p)) return cudaSuccess;
+  cudaGraphNodeType type{};
+  cudaError_t st = gen::cudart::remote::cudaGraphNodeGetType(node, &type);
+  if (st != cudaSuccess) return st;
+  if (type != cudaGraphNodeTypeKernel) return cudaErrorInvalidValue;
+  report_unsupported("cudaGraphKernelNodeGetParams of a kernel node that stream capture or cudaGraphClone made");
+  return cudaErrorNotSupported;
 }
 
 // A host node's function, registered as a client callback run at every launch of its graph.
@@ -209,6 +282,8 @@ void remember_host_function(uint64_t callback, cudaHostFn_t fn, void* user_data)
   HostFunctions::get().remember(callback, {fn, user_data});
 }
 
+void forget_kernel_nodes(cudaGraph_t graph) { KernelNodes::get().forget_graph(graph); }
+
 }  // namespace rgpu::client
 
 using rgpu::client::cudart_finish;
@@ -221,6 +296,9 @@ extern "C" cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t* pGraphNode, cudaG
 }
 extern "C" cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t node, const cudaKernelNodeParams* pNodeParams) {
   return cudart_finish(rgpu::client::set_kernel(ids::k_cudaGraphKernelNodeSetParams, nullptr, node, pNodeParams));
+}
+extern "C" cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t node, cudaKernelNodeParams* pNodeParams) {
+  return cudart_finish(rgpu::client::get_kernel(node, pNodeParams));
 }
 extern "C" cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec, cudaGraphNode_t node,
                                                         const cudaKernelNodeParams* pNodeParams) {

@@ -307,6 +307,13 @@ int32_t EmulatedBackend::add_kernel_node(void* graph, std::span<void* const> dep
                         deps.size(), {cudaGraphNodeTypeKernel, std::move(op)}, reinterpret_cast<cudaGraphNode_t*>(node));
 }
 
+int32_t EmulatedBackend::set_kernel_node(void* exec, void* node, const LaunchRequest& request) {
+  Operation op;
+  if (int32_t st = kernel_operation(request, &op); st != cudaSuccess) return st;
+  return set_graph_node(static_cast<cudaGraphExec_t>(exec), static_cast<cudaGraphNode_t>(node),
+                        cudaGraphNodeTypeKernel, std::move(op));
+}
+
 uint64_t EmulatedBackend::launches(void* function) const {
   std::shared_ptr<FunctionRecord> f = find_function(function);
   return f ? f->launches.load() : 0;

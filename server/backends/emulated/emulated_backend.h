@@ -49,9 +49,10 @@ class EmulatedBackend final : public Backend {
   int32_t unload_module(void* module) override;
   int32_t module_global(void* module, const std::string& name, uint64_t* address, uint64_t* size) override;
   int32_t launch(const LaunchRequest& request) override;
-  // Recorded as a launch is; the node's parameters cannot be changed (set_kernel_node: the default).
+  // Recorded as a launch is; a set records the new launch in the node (or its executable copy).
   int32_t add_kernel_node(void* graph, std::span<void* const> deps, const LaunchRequest& request,
                           void** node) override;
+  int32_t set_kernel_node(void* exec, void* node, const LaunchRequest& request) override;
   int32_t function_attributes(void* function, cudaFuncAttributes* out) override;
   int32_t set_function_attribute(void* function, int attr, int value) override;
   int32_t occupancy_max_active_blocks(void* function, int block_size, size_t dynamic_smem, unsigned flags,

@@ -141,6 +141,51 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t* pGraphExec, cudaGraph
   return emulated::cudaGraphInstantiate(pGraphExec, graph, flags);
 }
 
+// A copy of the graph's nodes (each a node of its own, as CUDA's clone makes) and allocations.
+cudaError_t cudaGraphClone(cudaGraph_t* pGraphClone, cudaGraph_t originalGraph) {
+  if (!pGraphClone) return cudaErrorInvalidValue;
+  std::lock_guard lock(state().mu);
+  auto it = state().graphs.find(originalGraph);
+  if (it == state().graphs.end()) return cudaErrorInvalidResourceHandle;
+  auto clone = std::make_unique<Graph>();
+  clone->device = it->second->device;
+  for (const auto& n : it->second->nodes) clone->nodes.push_back(std::make_shared<GraphNode>(*n));
+  clone->allocations = it->second->allocations;
+  *pGraphClone = reinterpret_cast<cudaGraph_t>(clone.get());
+  state().graphs.emplace(clone.get(), std::move(clone));
+  return cudaSuccess;
+}
+
+// The executable graph takes the graph's nodes when both list nodes of the same kinds in the same
+// order (the emulator keeps no edges, so that order stands for the topology CUDA compares).
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t hGraphExec, cudaGraph_t hGraph,
+                                cudaGraphExecUpdateResultInfo* resultInfo) {
+  std::lock_guard lock(state().mu);
+  auto e = state().execs.find(hGraphExec);
+  auto g = state().graphs.find(hGraph);
+  if (e == state().execs.end() || g == state().graphs.end()) return cudaErrorInvalidResourceHandle;
+  GraphNodes& exec_nodes = e->second->nodes;
+  const GraphNodes& nodes = g->second->nodes;
+  cudaGraphExecUpdateResultInfo info{cudaGraphExecUpdateSuccess, nullptr, nullptr};
+  if (nodes.size() != exec_nodes.size()) info.result = cudaGraphExecUpdateErrorTopologyChanged;
+  for (size_t i = 0; info.result == cudaGraphExecUpdateSuccess && i < nodes.size(); ++i)
+    if (nodes[i]->type != exec_nodes[i]->type) {
+      info.result = cudaGraphExecUpdateErrorNodeTypeChanged;
+      info.errorNode = reinterpret_cast<cudaGraphNode_t>(nodes[i].get());
+      info.errorFromNode = reinterpret_cast<cudaGraphNode_t>(const_cast<GraphNode*>(exec_nodes[i]->origin));
+    }
+  if (resultInfo) *resultInfo = info;
+  if (info.result != cudaGraphExecUpdateSuccess) return cudaErrorGraphExecUpdateFailure;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    exec_nodes[i] = std::make_shared<GraphNode>(*nodes[i]);
+    exec_nodes[i]->origin = nodes[i].get();
+  }
+  GraphAllocations& owned = e->second->allocations;  // the old graph's stay: launched work may use them
+  for (const auto& a : g->second->allocations)
+    if (std::find(owned.begin(), owned.end(), a) == owned.end()) owned.push_back(a);
+  return cudaSuccess;
+}
+
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream) {
   GraphNodes nodes;
   {

@@ -4,9 +4,18 @@
 // conditional node looping a kernel until a device counter reaches N; a clone found node by node;
 // 3D copy nodes through pitched host rows, pitched device memory and a CUDA array, their
 // parameters read back and set (graph, executable graph, 1D, symbol); memory allocation and free
-// nodes around a kernel, their parameters read back.
+// nodes around a kernel, their parameters read back; a kernel node's parameters read back; user
+// objects owned by a graph, its clone and its executable graph; the graph printed as DOT.
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
 
 #include "suite_check.h"
 
@@ -287,6 +296,82 @@ static void memory_nodes(cudaStream_t stream) {
   CHECK_CUDA(cudaFree(kept));
 }
 
+// A kernel node's parameters as added, then as set.
+static void kernel_node_params(int* data) {
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  int count = 64, factor = 7;
+  void* args[] = {&data, &count, &factor};
+  cudaKernelNodeParams kp{};
+  kp.func = reinterpret_cast<void*>(scale);
+  kp.gridDim = dim3(2);
+  kp.blockDim = dim3(32);
+  kp.kernelParams = args;
+  cudaGraphNode_t node;
+  CHECK_CUDA(cudaGraphAddKernelNode(&node, g, nullptr, 0, &kp));
+  factor = 9;  // the node keeps its own copy of the arguments
+  cudaKernelNodeParams got{};
+  CHECK_CUDA(cudaGraphKernelNodeGetParams(node, &got));
+  say("kernel node params: func %s, grid %u, block %u, shared %u, args %s %d %d\n",
+      got.func == kp.func ? "same" : "other", got.gridDim.x, got.blockDim.x, got.sharedMemBytes,
+      *static_cast<int**>(got.kernelParams[0]) == data ? "data" : "other", *static_cast<int*>(got.kernelParams[1]),
+      *static_cast<int*>(got.kernelParams[2]));
+  kp.gridDim = dim3(4);
+  CHECK_CUDA(cudaGraphKernelNodeSetParams(node, &kp));
+  CHECK_CUDA(cudaGraphKernelNodeGetParams(node, &got));
+  say("kernel node params after set: grid %u, factor %d\n", got.gridDim.x, *static_cast<int*>(got.kernelParams[2]));
+  CHECK_CUDA(cudaGraphDestroy(g));
+}
+
+static std::atomic<int> g_destroyed{0};
+static void CUDART_CB count_destroyed(void*) { ++g_destroyed; }
+static void CUDART_CB slow_host(void*) { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
+// Destructors run asynchronously: waits up to two seconds for the count to reach `n`.
+static int destroyed_after_wait(int n) {
+  for (int i = 0; i < 200 && g_destroyed < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return g_destroyed;
+}
+
+// A user object moved into a graph: the clone and the executable graph own copies, so the
+// destructor runs only once all of them are gone, the executable graph's launched work done.
+static void user_objects(cudaStream_t stream) {
+  cudaUserObject_t obj;
+  CHECK_CUDA(cudaUserObjectCreate(&obj, nullptr, count_destroyed, 1, cudaUserObjectNoDestructorSync));
+  CHECK_CUDA(cudaUserObjectRetain(obj, 2));
+  CHECK_CUDA(cudaUserObjectRelease(obj, 2));
+  cudaGraph_t g, clone;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaHostNodeParams hp{slow_host, nullptr};
+  cudaGraphNode_t node;
+  CHECK_CUDA(cudaGraphAddHostNode(&node, g, nullptr, 0, &hp));
+  CHECK_CUDA(cudaGraphRetainUserObject(g, obj, 1, cudaGraphUserObjectMove));
+  CHECK_CUDA(cudaGraphClone(&clone, g));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaGraphReleaseUserObject(clone, obj, 1));
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  say("user object: destructors before the executable graph is destroyed: %d\n", g_destroyed.load());
+  CHECK_CUDA(cudaGraphLaunch(exec, stream));
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  say("user object: destructors once it is destroyed: %d\n", destroyed_after_wait(1));
+  CHECK_CUDA(cudaGraphDestroy(clone));
+}
+
+// The graph as DOT text, in a file of our own.
+static void dot_print(cudaGraph_t graph) {
+  char path[] = "/tmp/35_graph_nodes_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+  CHECK_CUDA(cudaGraphDebugDotPrint(graph, path, cudaGraphDebugDotFlagsVerbose));
+  std::ifstream f(path);
+  std::string dot((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::remove(path);
+  expect(dot.rfind("digraph", 0) == 0 && dot.find("->") != std::string::npos, "graph printed as DOT with edges");
+}
+
 static int wrong_values(const std::vector<int>& in, const std::vector<int>& out, int factor) {
   int wrong = 0;
   for (size_t i = 0; i < in.size(); ++i)
@@ -553,6 +638,9 @@ int main() {
 
   copy_nodes_3d(stream);
   memory_nodes(stream);
+  kernel_node_params(a);
+  user_objects(stream);
+  dot_print(graph);
 
   CHECK_CUDA(cudaGraphExecDestroy(loop_exec));
   CHECK_CUDA(cudaGraphDestroy(loop));

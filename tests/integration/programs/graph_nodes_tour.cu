@@ -1,11 +1,22 @@
 // Graphs built node by node, through rgpud --emulate (the emulated device records kernels without
 // running them, so what is checked is what the client sees: nodes made, refused, named and ordered,
 // host functions run at each launch in dependency order; copy nodes do copy, so their bytes are
-// checked after each launch, through memory that allocation nodes allocate too). Prints one line per check; the first failure ends it with status 1.
+// checked after each launch, through memory that allocation nodes allocate too); kernel nodes'
+// parameters read back; user objects' references through graphs, clones, child nodes, executable
+// graphs and updates, and when their destructors run; a graph printed as DOT. Prints one line per
+// check; the first failure ends it with status 1.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "tour_checks.h"
@@ -365,6 +376,150 @@ static int memory_nodes(cudaStream_t s) {
   return 0;
 }
 
+// User objects (the client's books): the destructor runs once, on a thread of rgpu's, after the last
+// reference goes: the graphs' at their destruction, an executable graph's once the work launched from
+// it has completed. The graph's one host node takes its time and marks when it is done.
+struct Tracked {
+  std::atomic<int> destroyed{0};
+  std::atomic<bool> after_work{false};  // the work was done when the destructor ran
+  std::atomic<bool> after_destroy{false};  // the executable graph had been destroyed
+  std::thread::id thread;
+};
+static std::atomic<bool> g_work_done{false}, g_exec_destroyed{false};
+static void CUDART_CB slow_work(void*) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  g_work_done = true;
+}
+static void CUDART_CB destroy_tracked(void* p) {
+  auto* t = static_cast<Tracked*>(p);
+  t->after_work = g_work_done.load();
+  t->after_destroy = g_exec_destroyed.load();
+  t->thread = std::this_thread::get_id();
+  ++t->destroyed;
+}
+// Destructors run asynchronously: waits up to two seconds for `n` of them.
+static bool destroyed_within(const Tracked& t, int n) {
+  for (int i = 0; i < 200 && t.destroyed < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return t.destroyed == n;
+}
+// Long enough for a destructor that should not run to have run.
+static void settle() { std::this_thread::sleep_for(std::chrono::milliseconds(100)); }
+
+static int user_objects(cudaStream_t s) {
+  cudaUserObject_t refused;
+  Tracked a;
+  EXPECT(cudaUserObjectCreate(&refused, &a, destroy_tracked, 1, 0) == cudaErrorInvalidValue,
+         "cudaUserObjectCreate requires cudaUserObjectNoDestructorSync");
+  cudaGetLastError();
+  cudaUserObject_t obj_a;
+  CHECK_CUDA(cudaUserObjectCreate(&obj_a, &a, destroy_tracked, 1, cudaUserObjectNoDestructorSync));
+  CHECK_CUDA(cudaUserObjectRetain(obj_a, 2));
+  CHECK_CUDA(cudaUserObjectRelease(obj_a, 2));
+  EXPECT(cudaUserObjectRelease(obj_a, 0) == cudaErrorInvalidValue, "a release of no references is refused");
+  cudaGetLastError();
+  settle();
+  EXPECT(a.destroyed == 0, "retains and releases are counted: one reference left, no destructor");
+
+  // The graph takes the program's reference (a move); its clone and its executable graph own copies.
+  cudaGraph_t g, clone;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaHostNodeParams work{slow_work, nullptr};
+  cudaGraphNode_t node;
+  CHECK_CUDA(cudaGraphAddHostNode(&node, g, nullptr, 0, &work));
+  CHECK_CUDA(cudaGraphRetainUserObject(g, obj_a, 1, cudaGraphUserObjectMove));
+  EXPECT(cudaGraphReleaseUserObject(g, obj_a, 2) == cudaErrorInvalidValue,
+         "a graph cannot release more references than it owns");
+  cudaGetLastError();
+  CHECK_CUDA(cudaGraphClone(&clone, g));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, g, 0));
+  CHECK_CUDA(cudaGraphDestroy(g));
+  CHECK_CUDA(cudaGraphDestroy(clone));
+  settle();
+  EXPECT(a.destroyed == 0, "the executable graph's copy of the reference outlives its graph and the clone");
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  g_exec_destroyed = true;
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EXPECT(destroyed_within(a, 1), "the destructor runs once the executable graph is destroyed");
+  EXPECT(a.after_work && a.after_destroy,
+         "the destructor ran only after the executable graph's launched work completed and it was destroyed");
+  EXPECT(a.thread != std::this_thread::get_id(), "the destructor ran on a thread of rgpu's");
+  settle();
+  EXPECT(a.destroyed == 1, "the destructor ran exactly once");
+
+  // A clone's references are its own; a child graph node's parent owns the embedded clone's.
+  Tracked b;
+  cudaUserObject_t obj_b;
+  CHECK_CUDA(cudaUserObjectCreate(&obj_b, &b, destroy_tracked, 1, cudaUserObjectNoDestructorSync));
+  cudaGraph_t child, parent;
+  CHECK_CUDA(cudaGraphCreate(&child, 0));
+  CHECK_CUDA(cudaGraphCreate(&parent, 0));
+  CHECK_CUDA(cudaGraphRetainUserObject(child, obj_b, 1, 0));
+  CHECK_CUDA(cudaGraphAddChildGraphNode(&node, parent, nullptr, 0, child));
+  CHECK_CUDA(cudaGraphClone(&clone, child));
+  CHECK_CUDA(cudaUserObjectRelease(obj_b, 1));
+  CHECK_CUDA(cudaGraphDestroy(child));
+  CHECK_CUDA(cudaGraphReleaseUserObject(clone, obj_b, 1));
+  settle();
+  EXPECT(b.destroyed == 0, "a child graph node's parent owns copies of the child's references");
+  CHECK_CUDA(cudaGraphDestroy(parent));
+  EXPECT(destroyed_within(b, 1), "the last reference goes with the parent graph");
+  CHECK_CUDA(cudaGraphDestroy(clone));
+
+  // cudaGraphExecUpdate: the executable graph's references become the new graph's.
+  Tracked c, d;
+  cudaUserObject_t obj_c, obj_d;
+  CHECK_CUDA(cudaUserObjectCreate(&obj_c, &c, destroy_tracked, 1, cudaUserObjectNoDestructorSync));
+  CHECK_CUDA(cudaUserObjectCreate(&obj_d, &d, destroy_tracked, 1, cudaUserObjectNoDestructorSync));
+  cudaGraph_t first, second;
+  CHECK_CUDA(cudaGraphCreate(&first, 0));
+  CHECK_CUDA(cudaGraphCreate(&second, 0));
+  CHECK_CUDA(cudaGraphAddEmptyNode(&node, first, nullptr, 0));
+  CHECK_CUDA(cudaGraphAddEmptyNode(&node, second, nullptr, 0));
+  CHECK_CUDA(cudaGraphRetainUserObject(first, obj_c, 1, cudaGraphUserObjectMove));
+  CHECK_CUDA(cudaGraphRetainUserObject(second, obj_d, 1, cudaGraphUserObjectMove));
+  CHECK_CUDA(cudaGraphInstantiate(&exec, first, 0));
+  CHECK_CUDA(cudaGraphDestroy(first));
+  CHECK_CUDA(cudaGraphLaunch(exec, s));
+  cudaGraphExecUpdateResultInfo info{};
+  CHECK_CUDA(cudaGraphExecUpdate(exec, second, &info));
+  CHECK_CUDA(cudaGraphDestroy(second));
+  EXPECT(destroyed_within(c, 1), "cudaGraphExecUpdate releases the old graph's references");
+  settle();
+  EXPECT(d.destroyed == 0, "and the executable graph owns the new graph's");
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  EXPECT(destroyed_within(d, 1), "which go when it is destroyed");
+  CHECK_CUDA(cudaStreamSynchronize(s));
+  return 0;
+}
+
+// cudaGraphDebugDotPrint: the server renders the graph, the file is written here.
+static int dot_print() {
+  cudaGraph_t g;
+  CHECK_CUDA(cudaGraphCreate(&g, 0));
+  cudaGraphNode_t empty, host;
+  CHECK_CUDA(cudaGraphAddEmptyNode(&empty, g, nullptr, 0));
+  int one = 1;
+  cudaHostNodeParams hp{note, &one};
+  CHECK_CUDA(cudaGraphAddHostNode(&host, g, &empty, 1, &hp));
+  char path[] = "/tmp/graph_nodes_tour_XXXXXX";
+  int fd = mkstemp(path);
+  EXPECT(fd >= 0, "a temporary file for the DOT text");
+  close(fd);
+  CHECK_CUDA(cudaGraphDebugDotPrint(g, path, cudaGraphDebugDotFlagsVerbose));
+  std::ifstream f(path);
+  std::string dot((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::remove(path);
+  EXPECT(dot.rfind("digraph", 0) == 0 && dot.find("EMPTY") != std::string::npos &&
+             dot.find("HOST") != std::string::npos && dot.find("->") != std::string::npos,
+         "cudaGraphDebugDotPrint writes the graph's nodes and edges as DOT");
+  EXPECT(cudaGraphDebugDotPrint(g, "/nonexistent-dir/graph.dot", 0) == cudaErrorOperatingSystem,
+         "cudaGraphDebugDotPrint to a path that cannot be written fails");
+  cudaGetLastError();
+  CHECK_CUDA(cudaGraphDestroy(g));
+  return 0;
+}
+
 int main() {
   float* d = nullptr;
   CHECK_CUDA(cudaMalloc(&d, 256 * sizeof(float)));
@@ -384,6 +539,23 @@ int main() {
   kp.kernelParams = args;
   cudaGraphNode_t kernel, host1, empty, host2;
   CHECK_CUDA(cudaGraphAddKernelNode(&kernel, g, nullptr, 0, &kp));
+  // The getter answers the arguments as set, from the client's own copy of them.
+  f = 5.f;
+  cudaKernelNodeParams kp_got{};
+  CHECK_CUDA(cudaGraphKernelNodeGetParams(kernel, &kp_got));
+  EXPECT(kp_got.func == kp.func && kp_got.gridDim.x == 1 && kp_got.blockDim.x == 256 && kp_got.sharedMemBytes == 0 &&
+             *static_cast<float**>(kp_got.kernelParams[0]) == d && *static_cast<int*>(kp_got.kernelParams[1]) == 256 &&
+             *static_cast<float*>(kp_got.kernelParams[2]) == 2.f,
+         "cudaGraphKernelNodeGetParams answers the kernel and arguments the node was added with");
+  f = 3.f;
+  kp.gridDim = dim3(2);
+  CHECK_CUDA(cudaGraphKernelNodeSetParams(kernel, &kp));
+  CHECK_CUDA(cudaGraphKernelNodeGetParams(kernel, &kp_got));
+  EXPECT(kp_got.gridDim.x == 2 && *static_cast<float*>(kp_got.kernelParams[2]) == 3.f,
+         "cudaGraphKernelNodeGetParams answers the parameters last set");
+  kp.gridDim = dim3(1);
+  f = 2.f;
+  CHECK_CUDA(cudaGraphKernelNodeSetParams(kernel, &kp));
   int one = 1, two = 2;
   cudaHostNodeParams hp{note, &one};
   CHECK_CUDA(cudaGraphAddHostNode(&host1, g, &kernel, 1, &hp));
@@ -430,6 +602,9 @@ int main() {
   EXPECT(type == cudaGraphNodeTypeKernel, "a kernel node's type");
   CHECK_CUDA(cudaGraphNodeGetType(host2, &type));
   EXPECT(type == cudaGraphNodeTypeHost, "a host node's type");
+  EXPECT(cudaGraphKernelNodeGetParams(host2, &kp_got) == cudaErrorInvalidValue,
+         "cudaGraphKernelNodeGetParams of a host node is refused");
+  cudaGetLastError();
   cudaHostNodeParams got{};
   CHECK_CUDA(cudaGraphHostNodeGetParams(host2, &got));
   EXPECT(got.fn == note && got.userData == &two, "a host node's parameters are the user's function and data");
@@ -450,6 +625,8 @@ int main() {
   CHECK_CUDA(cudaGraphDestroy(g));
   if (copy_nodes(s) != 0) return 1;
   if (memory_nodes(s) != 0) return 1;
+  if (user_objects(s) != 0) return 1;
+  if (dot_print() != 0) return 1;
   CHECK_CUDA(cudaStreamDestroy(s));
   CHECK_CUDA(cudaFree(d));
   std::printf("ok: graph_nodes_tour\n");
