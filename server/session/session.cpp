@@ -57,6 +57,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
         if (bad) conn_.shutdown();
       }) {
   if (gate_) gate_->set_streams(&handles_);
+  backend_.collect_error_log([this](std::string_view line) { error_log_.append(line); });
 }
 
 void Session::note_alloc(const void* p, uint64_t size) {
@@ -414,6 +415,9 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     return;
   }
   out.patch<int32_t>(0, status);
+  // A query's "not ready" is an answer, not a failure.
+  if (status != 0 && status != cudaErrorNotReady && gen::cudart::has_call(h.method))
+    backend_.log_failure(gen::cudart::call_name(h.method), status);
   // Library handles take their workspaces inside the library, out of the slice's sight: the
   // figure is read again, so the next allocation is checked against what the process holds.
   if (memory_.enforced() && allocates_inside_library(h.method)) memory_.refresh();

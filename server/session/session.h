@@ -23,6 +23,7 @@
 #include "server/session/blocking_pool.h"
 #include "server/session/call_context.h"
 #include "server/session/compute_gate.h"
+#include "server/session/error_log.h"
 #include "server/session/memory_slice.h"
 #include "common/worker_team.h"
 #include "server/session/staging_ring.h"
@@ -80,6 +81,7 @@ class Session {
   Backend& backend() { return backend_; }
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
+  ErrorLog& error_log() { return error_log_; }
   // Movable memory (null unless the session's GPU is over-committed).
   SwapSpace* swap() { return swap_; }
   // Host memory past the slice (the tenant's memory_host; takes nothing when it has none).
@@ -184,6 +186,7 @@ class Session {
   Backend& backend_;
   OutputCapture* output_;
   MemorySlice memory_;
+  ErrorLog error_log_;
   HostExtension host_extension_;
   MappedMirrors mapped_mirrors_;
   ComputeGate* gate_;
