@@ -58,6 +58,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       }) {
   if (gate_) gate_->set_streams(&handles_);
   backend_.collect_error_log([this](std::string_view line) { error_log_.append(line); });
+  memory_.on_over_budget([this](uint64_t bytes) { notify_over_budget(bytes); });
 }
 
 void Session::note_alloc(const void* p, uint64_t size) {
@@ -447,6 +448,18 @@ void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
   e.put<int32_t>(status);
   e.put<uint32_t>(h.method);
   (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
+}
+
+// Natively the driver tells a process past its device memory budget; here the budget is the slice,
+// and the notification goes ahead of the reply of the allocation that crossed it.
+void Session::notify_over_budget(uint64_t bytes) {
+  int device = 0;
+  if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
+  wire::Encoder e;
+  e.put<int32_t>(device);
+  e.put<int32_t>(cudaAsyncNotificationTypeOverBudget);
+  e.put<uint64_t>(bytes);
+  (void)send(wire::FrameKind::kNotification, 0, 0, e.payload());
 }
 
 Status Session::handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload) {

@@ -165,6 +165,8 @@ class Session {
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                BulkReader* reader, bool* malformed);
   void send_async_error(const wire::FrameHeader& h, int32_t status);
+  // A kNotification frame: an allocation would take the session `bytes` past its slice.
+  void notify_over_budget(uint64_t bytes);
   // Until `wake` is readable: aborts the session the moment the client's end closes, even while
   // calls it queued are still waiting to run (a deep launch backlog can take minutes, and nobody is
   // left to see their results), or once the client's host stops acknowledging; sends the
