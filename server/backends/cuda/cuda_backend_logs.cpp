@@ -1,7 +1,9 @@
 // The driver's error log for the session (Backend::collect_error_log): the driver calls back with
 // each entry it writes in this worker, already in its own format, from the thread that failed.
 // rgpu's own calls into the driver are the worker's too, so their failures (a device attribute
-// the GPU lacks, asked while taking a snapshot) show in the log as the program's would natively.
+// the GPU lacks, asked while taking a device snapshot) are entries as well, which a native program
+// would not see; they come at a session's first device query, before a program usually takes an
+// iterator. Not yet run on a GPU.
 #include "common/log.h"
 #include "server/backends/cuda/cuda_backend.h"
 
