@@ -9,6 +9,7 @@
 #include <string>
 
 #include "client/runtime/device.h"
+#include "client/runtime/logs.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/pipe.h"
 #include "common/config.h"
@@ -130,6 +131,7 @@ uint64_t new_handle_id() {
 }
 
 void report_unsupported(const char* name) {
+  log_refusal(name);  // every time, as the driver logs each failed call
   static std::mutex mu;
   static auto& seen = *new std::set<std::string>();  // leaked: reported from static destructors too
   std::lock_guard<std::mutex> lock(mu);

@@ -76,7 +76,8 @@ uint64_t new_handle_id();
 // RGPU_TRACE_WAITS=1: names on stderr what is about to wait for the server (every round trip).
 void trace_wait(const char* what);
 
-// Logs "<name> is not supported by rgpu" once per name.
+// Logs "<name> is not supported by rgpu" once per name, and makes an entry of the driver's error log
+// (logs.h) each time.
 void report_unsupported(const char* name);
 
 }  // namespace rgpu::client

@@ -26,10 +26,14 @@ namespace {
 thread_local int t_device = -1;  // -1: this thread set none
 std::atomic<int> g_first_valid_device{0};
 
+}  // namespace
+
 int device_count() {
   Pipe& pipe = Pipe::get();
   return pipe.available() ? static_cast<int>(pipe.welcome().devices.size()) : 0;
 }
+
+namespace {
 
 // What the client knows of a device: its properties and every attribute, fetched together at the
 // first query (one round trip per device for the life of the process).

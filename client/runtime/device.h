@@ -7,6 +7,8 @@
 namespace rgpu::client {
 
 int current_device();
+// The server's devices (0 without a session).
+int device_count();
 // The cached properties of `device`; null when the device does not exist or no session exists.
 const cudaDeviceProp* device_properties(int device);
 

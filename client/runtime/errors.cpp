@@ -7,6 +7,7 @@
 
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/logs.h"
 #include "client/runtime/pipe.h"
 #include "common/wire/internal_calls.h"
 
@@ -61,7 +62,10 @@ cudaError_t cudart_finish(cudaError_t status) {
   // devices are unavailable, as CUDA says of a GPU that is there but cannot be used.
   if (status == cudaErrorNoDevice && Pipe::get().lost()) status = cudaErrorDevicesUnavailable;
   // cudaErrorNotReady (a query of unfinished work) is an answer, not an error: CUDA does not record it.
-  if (status != cudaSuccess && status != cudaErrorNotReady) t_last_error = status;
+  if (status != cudaSuccess && status != cudaErrorNotReady) {
+    t_last_error = status;
+    deliver_error_logs();  // the error path only: registered log callbacks hear of it (logs.cpp)
+  }
   return status;
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <thread>
 
+#include "client/runtime/async_notifications.h"
 #include "client/runtime/settings.h"
 #include "common/config.h"
 #include "common/log.h"
@@ -415,6 +416,15 @@ void Pipe::receive_loop() {
         break;
       case wire::FrameKind::kHeartbeat:  // its arrival is all it says (watch_server)
         break;
+      case wire::FrameKind::kNotification: {
+        wire::Decoder d(scratch);
+        const int32_t device = d.get<int32_t>();
+        const int32_t type = d.get<int32_t>();
+        const uint64_t value = d.get<uint64_t>();
+        if (!d.ok()) return fail_all("a malformed notification from the server");
+        deliver_async_notification(device, type, value);
+        break;
+      }
       case wire::FrameKind::kOutput: {
         // Device printf output and anything else the server-side worker printed for this session.
         scratch.resize(h.bulk_len);

@@ -31,7 +31,10 @@ enum class FrameKind : uint16_t {
   kMirror = 8,      // server -> client: a captured D2H copy ran in a graph; seq = mirror id, bulk = bytes
   kHeartbeat = 9,   // server -> client: nothing; sent every heartbeat interval (transports/liveness.h)
   kCallbackReturned = 10,  // client -> server: the function of kCallback `seq` has returned; no payload, no bulk
-  kLast = kCallbackReturned,
+  // server -> client: an async notification (cudaDeviceRegisterAsyncNotification); payload = i32
+  // device, i32 cudaAsyncNotificationType, u64 its value (bytes over budget)
+  kNotification = 11,
+  kLast = kNotification,
 };
 
 // kCall flags.

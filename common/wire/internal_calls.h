@@ -46,6 +46,17 @@ enum InternalCall : uint32_t {
   kCallMappedWrite = 0x52470011,
   kCallMappedRead = 0x52470012,
   kCallMappedRelease = 0x52470013,
+  // The session's copy of the driver's error log (cudaLogs*, client/runtime/logs.cpp,
+  // server/session/logs.cpp); sync. in: u32 n, n strings (the client's own entries, appended first),
+  // u8 LogsRead mode, u32 iterator (kLogsSince only); out: u32 iterator of the log's end, u32 entries
+  // since the iterator that the log no longer holds, u32 n, n strings (the entries, oldest first).
+  kCallLogsRead = 0x52470014,
+};
+
+enum LogsRead : uint8_t {
+  kLogsEnd = 0,    // only where the log ends (cudaLogsCurrent): no entries
+  kLogsSince = 1,  // the entries from the iterator on
+  kLogsAll = 2,    // every entry the log holds (a null iterator)
 };
 
 // A name for messages, or nullptr for an id that is not one of these.
@@ -65,6 +76,7 @@ inline const char* internal_call_name(uint32_t id) {
     case kCallMappedWrite: return "rgpu's mapped-memory write";
     case kCallMappedRead: return "rgpu's mapped-memory read";
     case kCallMappedRelease: return "rgpu's mapped-memory release";
+    case kCallLogsRead: return "rgpu's error log read";
   }
   return nullptr;
 }

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/support/api_tables_fwd.h"
@@ -110,6 +112,15 @@ class Backend {
   // CUSOLVER_STATUS_NOT_SUPPORTED, logged once.
   virtual const gen::cusolver::Api& cusolver() const = 0;
   virtual void load_cusolver() {}
+  // The driver's error log (cudaLogs*; the session keeps its own copy, server/session/error_log.h):
+  // the backend hands `sink` each entry, a line in the driver's format, from whichever thread wrote
+  // it. The cuda backend has the driver call it (cuLogsRegisterCallback); the emulated backend, which
+  // has no driver, writes a line for each runtime call of it that fails (log_failure).
+  using ErrorLogSink = std::function<void(std::string_view line)>;
+  virtual void collect_error_log(ErrorLogSink sink) { (void)sink; }
+  // The runtime call `api` returned `status` (nonzero). A driver logs its own failures, so only a
+  // backend without one writes a line here.
+  virtual void log_failure(const char* api, int32_t status) { (void)api, (void)status; }
   virtual std::vector<DeviceSummary> devices() = 0;
   // Compute capability of `device` as major*10+minor (selects the fatbin slice the client sends).
   virtual uint32_t arch(int device) = 0;

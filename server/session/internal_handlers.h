@@ -38,5 +38,7 @@ bool mapped_expose(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
 bool mapped_write(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mapped_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mapped_release(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallLogsRead (server/session/logs.cpp).
+bool logs_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers

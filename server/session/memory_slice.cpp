@@ -1,6 +1,8 @@
 // The memory slice check (see memory_slice.h).
 #include "server/session/memory_slice.h"
 
+#include <algorithm>
+
 #include "server/backends/backend.h"
 
 namespace rgpu::server {
@@ -22,15 +24,25 @@ uint64_t MemorySlice::read_locked() {
 bool MemorySlice::admit(uint64_t bytes, uint64_t piece) {
   const uint64_t limit = limit_.load();
   if (!limit) return true;
-  const uint64_t need = (bytes + piece - 1) / piece * piece;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (need > limit) return false;
-  if (bound_ + need > limit && read_locked() + need > limit) return false;
-  bound_ += need;
-  // The pool hears the bound at once, so a shrink of the slice (rgpu pool set) is never judged on a
-  // figure older than this allocation; the next reading replaces it with the exact one.
-  if (report_) report_(bound_);
-  return true;
+  uint64_t over = 0;
+  if (bytes > limit) {
+    // Refused unread (its rounding up could overflow): past the slice by itself and what is held.
+    over = bytes - limit;
+    over += std::min(used_.load(), UINT64_MAX - over);
+  } else {
+    const uint64_t need = (bytes + piece - 1) / piece * piece;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (bound_ + need <= limit || read_locked() + need <= limit) {
+      bound_ += need;
+      // The pool hears the bound at once, so a shrink of the slice (rgpu pool set) is never judged on
+      // a figure older than this allocation; the next reading replaces it with the exact one.
+      if (report_) report_(bound_);
+      return true;
+    }
+    over = bound_ + need - limit;  // bound_ is the figure just read
+  }
+  if (over_budget_) over_budget_(over);
+  return false;
 }
 
 void MemorySlice::refresh() {

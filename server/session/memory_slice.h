@@ -47,6 +47,9 @@ class MemorySlice {
   // Called with the new figure whenever it was read, and with the bound after each admitted
   // allocation (the worker reports it to the pool).
   void on_change(std::function<void(uint64_t)> report) { report_ = std::move(report); }
+  // Called, outside the slice's lock, with how many bytes past the slice an allocation would have
+  // taken the process when admit() refuses it (the session's over-budget notification).
+  void on_over_budget(std::function<void(uint64_t)> notify) { over_budget_ = std::move(notify); }
 
  private:
   uint64_t read_locked();
@@ -57,6 +60,7 @@ class MemorySlice {
   std::mutex mu_;
   uint64_t bound_ = 0;  // >= what the process holds: the last reading plus what was admitted since
   std::function<void(uint64_t)> report_;
+  std::function<void(uint64_t)> over_budget_;
 };
 
 }  // namespace rgpu::server

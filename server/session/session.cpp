@@ -57,6 +57,8 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
         if (bad) conn_.shutdown();
       }) {
   if (gate_) gate_->set_streams(&handles_);
+  backend_.collect_error_log([this](std::string_view line) { error_log_.append(line); });
+  memory_.on_over_budget([this](uint64_t bytes) { notify_over_budget(bytes); });
 }
 
 void Session::note_alloc(const void* p, uint64_t size) {
@@ -414,6 +416,9 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     return;
   }
   out.patch<int32_t>(0, status);
+  // A query's "not ready" is an answer, not a failure.
+  if (status != 0 && status != cudaErrorNotReady && gen::cudart::has_call(h.method))
+    backend_.log_failure(gen::cudart::call_name(h.method), status);
   // Library handles take their workspaces inside the library, out of the slice's sight: the
   // figure is read again, so the next allocation is checked against what the process holds.
   if (memory_.enforced() && allocates_inside_library(h.method)) memory_.refresh();
@@ -443,6 +448,18 @@ void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
   e.put<int32_t>(status);
   e.put<uint32_t>(h.method);
   (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
+}
+
+// Natively the driver tells a process past its device memory budget; here the budget is the slice,
+// and the notification goes ahead of the reply of the allocation that crossed it.
+void Session::notify_over_budget(uint64_t bytes) {
+  int device = 0;
+  if (backend_.cudart().cudaGetDevice) backend_.cudart().cudaGetDevice(&device);
+  wire::Encoder e;
+  e.put<int32_t>(device);
+  e.put<int32_t>(cudaAsyncNotificationTypeOverBudget);
+  e.put<uint64_t>(bytes);
+  (void)send(wire::FrameKind::kNotification, 0, 0, e.payload());
 }
 
 Status Session::handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload) {

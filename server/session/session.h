@@ -23,6 +23,7 @@
 #include "server/session/blocking_pool.h"
 #include "server/session/call_context.h"
 #include "server/session/compute_gate.h"
+#include "server/session/error_log.h"
 #include "server/session/memory_slice.h"
 #include "common/worker_team.h"
 #include "server/session/staging_ring.h"
@@ -80,6 +81,7 @@ class Session {
   Backend& backend() { return backend_; }
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
+  ErrorLog& error_log() { return error_log_; }
   // Movable memory (null unless the session's GPU is over-committed).
   SwapSpace* swap() { return swap_; }
   // Host memory past the slice (the tenant's memory_host; takes nothing when it has none).
@@ -163,6 +165,8 @@ class Session {
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                BulkReader* reader, bool* malformed);
   void send_async_error(const wire::FrameHeader& h, int32_t status);
+  // A kNotification frame: an allocation would take the session `bytes` past its slice.
+  void notify_over_budget(uint64_t bytes);
   // Until `wake` is readable: aborts the session the moment the client's end closes, even while
   // calls it queued are still waiting to run (a deep launch backlog can take minutes, and nobody is
   // left to see their results), or once the client's host stops acknowledging; sends the
@@ -184,6 +188,7 @@ class Session {
   Backend& backend_;
   OutputCapture* output_;
   MemorySlice memory_;
+  ErrorLog error_log_;
   HostExtension host_extension_;
   MappedMirrors mapped_mirrors_;
   ComputeGate* gate_;

@@ -35,6 +35,10 @@ done
 client timeout 60 "$BIN/rgpu" run -- "$PROGS/graph_nodes_tour" >"$WORK/graph_nodes.out" 2>&1
 check "graph_nodes_tour through rgpu run" $? "$(grep -v '^ok' "$WORK/graph_nodes.out" | head -20)"
 
+# 1b. The driver's error log (cudaLogs*) and async notifications' handles; no slice, no budget.
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/error_logs" >"$WORK/error_logs.out" 2>&1
+check "error logs and async notifications (error_logs)" $? "$(grep -v '^ok' "$WORK/error_logs.out" | head -20)"
+
 # 1b. Module upload by key: a miss (empty cache) makes the client send the image, which the server
 # caches; the next client's module then loads from the cache.
 ls "$RGPU_MODULE_CACHE"/*.bin >/dev/null 2>&1

@@ -180,6 +180,12 @@ rc1=$?
 check "two sliced sessions run api_tour side by side through the compute gate" $? \
   "$(grep -v '^ok' "$WORK/t1.out" | head -5; grep -v '^ok' "$WORK/t2.out" | head -5)"
 
+# 7a. The slice is the session's device memory budget: an allocation past it notifies
+# (cudaAsyncNotificationTypeOverBudget, on a thread of the client's own).
+RGPU_TOKEN=tok-small client timeout 60 "$BIN/rgpu" run -- "$PROGS/error_logs" over_budget >"$WORK/budget.out" 2>&1
+check "an allocation past the slice notifies its over-budget bytes (error_logs over_budget)" $? \
+  "$(grep -v '^ok' "$WORK/budget.out" | head -10)"
+
 # 8. A whole-GPU tenant sees every GPU, whole.
 RGPU_TOKEN=tok-whole client timeout 60 "$BIN/rgpu" run -- "$PROGS/mem_info" >"$WORK/whole.out" 2>&1
 [[ $(cat "$WORK/whole.out") -gt 1024 ]]

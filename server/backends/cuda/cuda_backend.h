@@ -59,6 +59,8 @@ class CudaBackend final : public Backend {
   void load_cusparse() override;  // cuda_backend_cusparse.cpp
   const gen::cusolver::Api& cusolver() const override { return cusolver_.api; }
   void load_cusolver() override;  // cuda_backend_cusolver.cpp
+  // The driver's own log entries, as it writes them (cuLogsRegisterCallback; cuda_backend_logs.cpp).
+  void collect_error_log(ErrorLogSink sink) override;
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
 
@@ -127,6 +129,8 @@ class CudaBackend final : public Backend {
   OnDemandLibrary<gen::cufft::Api> cufft_;
   OnDemandLibrary<gen::cusparse::Api> cusparse_;
   OnDemandLibrary<gen::cusolver::Api> cusolver_;
+  ErrorLogSink error_log_;        // the driver calls it through on_driver_log
+  static void on_driver_log(void* self, CUlogLevel level, char* message, size_t length);
   CUcontext context_ = nullptr;  // the primary context init() made current
   LaunchLimits limits_;
   uint64_t free_at_start_ = 0;  // device memory free after init, memory_in_use()'s baseline without NVML

@@ -51,7 +51,8 @@ namespace rgpu::server::cuda {
   X(cuMemHostGetDevicePointer_v2)                      \
   X(cuMemHostRegister_v2)                              \
   X(cuMemHostUnregister)                              \
-  X(cuMemGetAddressRange_v2)
+  X(cuMemGetAddressRange_v2)                           \
+  X(cuLogsRegisterCallback)
 
 struct DriverApi {
 #define RGPU_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/driver_log_line.h"
 #include "common/log.h"
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublaslt.h"
@@ -136,6 +137,10 @@ Status EmulatedBackend::init() {
   RGPU_LOG_INFO("emulated backend: %d virtual device(s) of %llu MiB, sm_%u", s.config.count,
                 static_cast<unsigned long long>(s.config.memory_bytes >> 20), kArch);
   return Status::ok();
+}
+
+void EmulatedBackend::log_failure(const char* api, int32_t status) {
+  if (error_log_) error_log_(driver_log_line("CUDA", 'E', api, "failed with cudaError_t " + std::to_string(status)));
 }
 
 std::vector<DeviceSummary> EmulatedBackend::devices() {

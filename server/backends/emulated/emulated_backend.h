@@ -42,6 +42,9 @@ class EmulatedBackend final : public Backend {
   const gen::cufft::Api& cufft() const override { return cufft_; }
   const gen::cusparse::Api& cusparse() const override { return cusparse_; }
   const gen::cusolver::Api& cusolver() const override { return cusolver_; }
+  void collect_error_log(ErrorLogSink sink) override { error_log_ = std::move(sink); }
+  // No driver writes a log here: each failed runtime call is an entry, in the driver's format.
+  void log_failure(const char* api, int32_t status) override;
   std::vector<DeviceSummary> devices() override;
   uint32_t arch(int device) override;
   int32_t load_module(std::span<const uint8_t> image, const std::vector<std::string>& functions,
@@ -90,6 +93,7 @@ class EmulatedBackend final : public Backend {
   gen::cusparse::Api cusparse_;  // handles, generic descriptors and CSR SpMV of cusparse.h (cusparse.h here)
   gen::cusolver::Api cusolver_;  // dense handles, LU and Cholesky of cusolverDn.h (cusolver.h here)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
+  ErrorLogSink error_log_;
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
   std::unordered_map<void*, std::shared_ptr<FunctionRecord>> functions_;  // of loaded modules

@@ -42,6 +42,22 @@ TEST_CASE("memory slice: allocations are admitted up to the slice, counting what
   CHECK(slice.used() == 0);
 }
 
+TEST_CASE("memory slice: a refusal tells how far past the slice the allocation would have gone") {
+  auto backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  MemorySlice slice(*backend, 8 * kMiB);
+  std::vector<uint64_t> over;
+  slice.on_over_budget([&](uint64_t bytes) { over.push_back(bytes); });
+  void* p = nullptr;
+  REQUIRE(slice.admit(4 * kMiB));
+  REQUIRE(backend->cudart().cudaMalloc(&p, 4 * kMiB) == cudaSuccess);
+  CHECK(over.empty());                // admitted: nothing to tell
+  CHECK_FALSE(slice.admit(5 * kMiB));  // 4 held + 6 (three pieces) = 2 MiB past
+  CHECK_FALSE(slice.admit(9 * kMiB));  // larger than the slice: 1 MiB past by itself, plus the 4 held
+  CHECK(over == std::vector<uint64_t>{2 * kMiB, 5 * kMiB});
+  REQUIRE(backend->cudart().cudaFree(p) == cudaSuccess);
+}
+
 TEST_CASE("memory slice: a whole-GPU session checks nothing") {
   auto backend = rgpu::server::make_emulated_backend();
   REQUIRE(backend->init().is_ok());

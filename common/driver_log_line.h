@@ -1,0 +1,15 @@
+// One entry of the CUDA driver's error log (cudaLogs*), in the driver's own format:
+//   [22:21:32.099][25642][CUDA][E][cuLogsDumpToMemory] buffer cannot be NULL
+// written by rgpu where no driver writes one: the emulated backend's failed calls (source CUDA)
+// and the client's own refusals (source rgpu).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rgpu {
+
+// Time of day (UTC, milliseconds) and thread id of the caller; severity 'E' (error) or 'W'.
+std::string driver_log_line(std::string_view source, char severity, std::string_view api, std::string_view message);
+
+}  // namespace rgpu
