@@ -21,7 +21,9 @@ std::string driver_log_line(std::string_view source, char severity, std::string_
   std::snprintf(head, sizeof head, "[%02d:%02d:%02d.%03lld][%ld]", tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<long long>(millis), static_cast<long>(syscall(SYS_gettid)));
   std::string line(head);
-  line.append("[").append(source).append("][").append(1, severity).append("][").append(api).append("] ");
+  line.append("[").append(source).append("][").append(1, severity).append("]");
+  if (!api.empty()) line.append("[").append(api).append("]");
+  line.append(" ");
   line.append(message);
   return line;
 }

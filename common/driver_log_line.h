@@ -9,7 +9,9 @@
 
 namespace rgpu {
 
-// Time of day (UTC, milliseconds) and thread id of the caller; severity 'E' (error) or 'W'.
+// Time of day (UTC, milliseconds) and thread id of the caller; severity 'E' (error) or 'W'. An
+// empty `api` leaves its bracket out, as the driver's own entries do ("[...][CUDA][E] Returning 2
+// (CUDA_ERROR_OUT_OF_MEMORY) from cuMemAlloc_v2", read from driver 580 on 2026-12-06).
 std::string driver_log_line(std::string_view source, char severity, std::string_view api, std::string_view message);
 
 }  // namespace rgpu
