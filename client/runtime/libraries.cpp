@@ -200,30 +200,38 @@ namespace {
 ModuleRecord* record(cudaLibrary_t library) { return reinterpret_cast<ModuleRecord*>(library); }
 }  // namespace
 
+namespace {
+
+// A library's load: its options checked, then `load(ModuleRecord**)` (from data or from a file).
+template <typename Load>
+cudaError_t load_library(cudaLibrary_t* library, cudaJitOption* jitOptions, void** jitOptionsValues,
+                         unsigned numJitOptions, cudaLibraryOption* libraryOptions, void** libraryOptionValues,
+                         unsigned numLibraryOptions, bool from_file, Load load) {
+  if (!library) return cudart_finish(cudaErrorInvalidValue);
+  cudaError_t st = libraries::accept_load_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
+                                                  libraryOptionValues, numLibraryOptions, from_file);
+  ModuleRecord* m = nullptr;
+  if (st == cudaSuccess) st = load(&m);
+  if (st == cudaSuccess) *library = reinterpret_cast<cudaLibrary_t>(m);
+  return cudart_finish(st);
+}
+
+}  // namespace
+
 extern "C" cudaError_t cudaLibraryLoadData(cudaLibrary_t* library, const void* code, cudaJitOption* jitOptions,
                                            void** jitOptionsValues, unsigned int numJitOptions,
                                            cudaLibraryOption* libraryOptions, void** libraryOptionValues,
                                            unsigned int numLibraryOptions) {
-  if (!library) return cudart_finish(cudaErrorInvalidValue);
-  cudaError_t st = libraries::accept_load_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
-                                                  libraryOptionValues, numLibraryOptions, false);
-  ModuleRecord* m = nullptr;
-  if (st == cudaSuccess) st = libraries::load(code, &m);
-  if (st == cudaSuccess) *library = reinterpret_cast<cudaLibrary_t>(m);
-  return cudart_finish(st);
+  return load_library(library, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues,
+                      numLibraryOptions, false, [&](ModuleRecord** m) { return libraries::load(code, m); });
 }
 
 extern "C" cudaError_t cudaLibraryLoadFromFile(cudaLibrary_t* library, const char* fileName, cudaJitOption* jitOptions,
                                                void** jitOptionsValues, unsigned int numJitOptions,
                                                cudaLibraryOption* libraryOptions, void** libraryOptionValues,
                                                unsigned int numLibraryOptions) {
-  if (!library) return cudart_finish(cudaErrorInvalidValue);
-  cudaError_t st = libraries::accept_load_options(jitOptions, jitOptionsValues, numJitOptions, libraryOptions,
-                                                  libraryOptionValues, numLibraryOptions, true);
-  ModuleRecord* m = nullptr;
-  if (st == cudaSuccess) st = libraries::load_file(fileName, &m);
-  if (st == cudaSuccess) *library = reinterpret_cast<cudaLibrary_t>(m);
-  return cudart_finish(st);
+  return load_library(library, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues,
+                      numLibraryOptions, true, [&](ModuleRecord** m) { return libraries::load_file(fileName, m); });
 }
 
 extern "C" cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
