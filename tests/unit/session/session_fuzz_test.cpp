@@ -27,8 +27,22 @@ void append(std::vector<uint8_t>& out, const FrameHeader& h, const std::vector<u
   out.insert(out.end(), bulk_bytes, 0x5A);
 }
 
-// A random script of frames: mostly calls with plausible ids, some control frames.
+// A script of well-formed calls (cudaProfilerStart takes no arguments), which must run to the end:
+// the random scripts below are almost never all well-formed, so the clean outcome is made sure of
+// here, whatever the call table the random ids are drawn from.
+std::vector<uint8_t> well_formed_script(std::mt19937_64& rng) {
+  std::vector<uint8_t> out;
+  const int frames = 1 + static_cast<int>(rng() % 3);
+  for (int f = 0; f < frames; ++f)
+    append(out, rgpu::wire::make_header(FrameKind::kCall, rgpu::gen::cudart::k_cudaProfilerStart, f + 1, 0, 0,
+                                        rgpu::wire::kFlagWantsReply), {}, 0);
+  return out;
+}
+
+// A random script of frames: mostly calls with plausible ids, some control frames; one in 16 is
+// well-formed.
 std::vector<uint8_t> script(std::mt19937_64& rng) {
+  if (rng() % 16 == 0) return well_formed_script(rng);
   std::vector<uint8_t> out;
   int frames = 1 + static_cast<int>(rng() % 12);
   for (int f = 0; f < frames; ++f) {
