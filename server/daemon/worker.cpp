@@ -346,6 +346,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
     (void)link.send(m);
     last = std::move(m);
   });
+  session.pool_shares().place(config.daemon_pid, session_id);
   st = session.stripes().listen(stripe_socket_name(config.daemon_pid, session_id), welcome);
   if (!st.is_ok()) RGPU_LOG_WARN("session %llu: large copies will not be striped: %s",
                                  static_cast<unsigned long long>(session_id), st.message().c_str());

@@ -27,6 +27,7 @@
 #include "server/session/memory_slice.h"
 #include "common/worker_team.h"
 #include "server/session/staging_ring.h"
+#include "server/session/pool_shares.h"
 #include "server/session/stripe_set.h"
 #include "server/session/swap_space.h"
 #include "server/session/handle_table.h"
@@ -139,6 +140,8 @@ class Session {
   // rings are separate, so that the stripes of one copy work in parallel.
   StagingRing& staging_ring(int stripe = -1);
   StripeSet& stripes() { return stripes_; }
+  // The memory pools this session exported to other sessions, and its way to import theirs.
+  PoolShares& pool_shares() { return pool_shares_; }
   // Host memory the client shares with the session (a client on this host, over a Unix socket).
   SharedHost& shared_host() { return shared_host_; }
   // The oldest descriptor the client sent with its frames (kCallShareHost's memfd), or -1.
@@ -210,6 +213,7 @@ class Session {
   SessionInput input_;
   std::map<std::pair<int, int>, std::unique_ptr<StagingRing>> rings_;  // by (device, stripe); session thread only
   StripeSet stripes_;
+  PoolShares pool_shares_;
   std::unique_ptr<WorkerTeam> stripe_team_;
   SharedHost shared_host_;
   BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down

@@ -46,6 +46,13 @@ check "external memory and semaphores over the Unix socket" $? "$(grep -v '^ok' 
 RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/external_resources" tcp >"$WORK/external_tcp.out" 2>&1
 check "external memory and semaphores refused over loopback TCP" $? "$(grep -v '^ok' "$WORK/external_tcp.out" | head -5)"
 
+# 1a'. A memory pool shared between two processes (pool_sharing.cu forks its importer): over the Unix
+# socket, and over TCP (the descriptor is relayed on the server, whatever the clients ride).
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/pool_sharing" >"$WORK/pools.out" 2>&1
+check "a pool shared between two processes over the Unix socket" $? "$(grep -v '^ok' "$WORK/pools.out" | head -5)"
+RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/pool_sharing" >"$WORK/pools_tcp.out" 2>&1
+check "a pool shared between two processes over loopback TCP" $? "$(grep -v '^ok' "$WORK/pools_tcp.out" | head -5)"
+
 # 1b. Pinned memory shared with the session (client/runtime/shared_host.h) and pageable copies
 # staged through shared chunks (staged_copy.h): copies come back right at every size and offset,
 # sync and async, and none of their bytes crosses the socket (the session's traffic, from its end

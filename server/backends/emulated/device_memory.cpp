@@ -71,9 +71,10 @@ void DeviceMemory::configure(int devices, uint64_t bytes_per_device) {
   capacity_ = bytes_per_device;
 }
 
-cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
+cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out, int file, uint64_t offset) {
   *out = nullptr;
   if (size == 0) return cudaSuccess;
+  if (offset % kPage) return cudaErrorInvalidValue;
   if (size > capacity_) return cudaErrorMemoryAllocation;
   const uint64_t footprint = footprint_of(size);
   {
@@ -82,7 +83,7 @@ cudaError_t DeviceMemory::allocate(int device, uint64_t size, void** out) {
     if (footprint > capacity_ - used_[device]) return cudaErrorMemoryAllocation;
     used_[device] += footprint;  // reserved before the (unlocked) host allocation
   }
-  auto allocation = std::make_shared<Allocation>(device, size, footprint);
+  auto allocation = std::make_shared<Allocation>(device, size, footprint, 0, file, offset);
   std::lock_guard lock(mu_);
   if (!allocation->data) {
     used_[device] -= footprint;

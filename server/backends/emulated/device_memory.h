@@ -45,8 +45,10 @@ class DeviceMemory {
   // One capacity per device.
   void configure(int devices, uint64_t bytes_per_device);
   // cudaErrorMemoryAllocation past the device's capacity (or when the host has no memory).
-  // A zero-byte request succeeds with a null pointer, as CUDA does.
-  cudaError_t allocate(int device, uint64_t size, void** out);
+  // A zero-byte request succeeds with a null pointer, as CUDA does. With a `file` (not -1), the
+  // backing is that file's bytes from `offset` (page-aligned) on: an exportable pool's memory,
+  // which other processes map too.
+  cudaError_t allocate(int device, uint64_t size, void** out, int file = -1, uint64_t offset = 0);
   // Device-mapped host memory (Backend::host_mapped_alloc): usable as device memory, not counted
   // against the device's capacity. Freed by free(). A nonzero `want` (page-aligned) asks for that
   // address; when it is taken the memory goes elsewhere.

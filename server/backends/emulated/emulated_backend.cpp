@@ -414,6 +414,14 @@ int32_t EmulatedBackend::cluster_occupancy(const LaunchRequest& request, bool po
 
 uint64_t EmulatedBackend::memory_in_use() { return state().memory.used_total(); }
 
+int32_t EmulatedBackend::allocation_range(uint64_t address, uint64_t* base, uint64_t* size) {
+  DeviceRange r = state().memory.find(reinterpret_cast<const void*>(address), 0);
+  if (!r) return cudaErrorInvalidValue;
+  *base = reinterpret_cast<uintptr_t>(r.allocation->data);
+  *size = r.allocation->size;
+  return cudaSuccess;
+}
+
 // Movable ranges are ordinary allocations whose backing can be dropped and counted again
 // (DeviceMemory::release_backing): what a swap did not copy out is lost, as on the GPU.
 int32_t EmulatedBackend::movable_alloc(uint64_t size, uint64_t* address) {

@@ -65,6 +65,7 @@ class EmulatedBackend final : public Backend {
   // blocks are: what fits is the blocks that fit, in whole clusters.
   int32_t cluster_occupancy(const LaunchRequest& request, bool potential_size, int* answer) override;
   uint64_t memory_in_use() override;
+  int32_t allocation_range(uint64_t address, uint64_t* base, uint64_t* size) override;
   int32_t movable_alloc(uint64_t size, uint64_t* address) override;
   int32_t movable_free(uint64_t address) override;
   int32_t movable_release(uint64_t address) override;

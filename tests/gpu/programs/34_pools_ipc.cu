@@ -1,12 +1,17 @@
 // GPU suite: memory pools (a created pool with attributes, allocation from it, the release threshold
 // and a trim), stream attributes, and CUDA IPC between this process and a child it starts (fork +
 // exec of itself): the child opens the parent's memory and event from their handles, waits for the
-// event, doubles the data in place, and the parent sees the result. Remotely each process has its
-// own session of one rgpud, and the handles open between those sessions' workers.
+// event, doubles the data in place, and the parent sees the result. The same with a memory pool
+// shared through a POSIX descriptor (the child inherits it): the child imports the pool and an
+// allocation from it, doubles the allocation's data, and frees its import. Remotely each process has
+// its own session of one rgpud, and the handles open between those sessions' workers (a pool's
+// descriptor is relayed between them on the server).
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,6 +67,26 @@ int child(const char* mem_hex, const char* event_hex) {
   CHECK_CUDA(cudaMemcpy(&probe, data + 10, sizeof probe, cudaMemcpyDefault));
   CHECK_CUDA(cudaIpcCloseMemHandle(data));
   CHECK_CUDA(cudaEventDestroy(ready));
+  return probe == 20 ? 0 : 3;
+}
+
+// The pool child: argv = name, "pool-child", the pool's descriptor, the pointer's export data (hex).
+int pool_child(const char* fd_text, const char* data_hex) {
+  cudaMemPoolPtrExportData data;
+  if (!from_hex(data_hex, &data, sizeof data)) return 2;
+  const int fd = std::atoi(fd_text);
+  cudaMemPool_t pool;
+  CHECK_CUDA(cudaMemPoolImportFromShareableHandle(&pool, reinterpret_cast<void*>(static_cast<intptr_t>(fd)),
+                                                  cudaMemHandleTypePosixFileDescriptor, 0));
+  close(fd);
+  int* data_ptr = nullptr;
+  CHECK_CUDA(cudaMemPoolImportPointer(reinterpret_cast<void**>(&data_ptr), pool, &data));
+  twice<<<kN / 256, 256>>>(data_ptr, kN);
+  CHECK_CUDA(cudaGetLastError());
+  int probe = -1;
+  CHECK_CUDA(cudaMemcpy(&probe, data_ptr + 10, sizeof probe, cudaMemcpyDefault));
+  CHECK_CUDA(cudaFree(data_ptr));
+  CHECK_CUDA(cudaMemPoolDestroy(pool));
   return probe == 20 ? 0 : 3;
 }
 
@@ -171,9 +196,49 @@ void ipc() {
   CHECK_CUDA(cudaFree(data));
 }
 
+void shared_pool() {
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.handleTypes = cudaMemHandleTypePosixFileDescriptor;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = 0;
+  cudaMemPool_t pool;
+  CHECK_CUDA(cudaMemPoolCreate(&pool, &props));
+  int* data = nullptr;
+  CHECK_CUDA(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&data), kN * sizeof(int), pool, 0));
+  iota<<<kN / 256, 256>>>(data, kN);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  int fd = -1;
+  CHECK_CUDA(cudaMemPoolExportToShareableHandle(&fd, pool, cudaMemHandleTypePosixFileDescriptor, 0));
+  cudaMemPoolPtrExportData exported;
+  CHECK_CUDA(cudaMemPoolExportPointer(&exported, data));
+  expect(fcntl(fd, F_SETFD, 0) == 0, "the pool's descriptor can be inherited");
+  std::string fd_text = std::to_string(fd), data_hex = to_hex(&exported, sizeof exported);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/proc/self/exe", "34_pools_ipc", "pool-child", fd_text.c_str(), data_hex.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = -1;
+  waitpid(pid, &status, 0);
+  expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child imported the pool and doubled its allocation");
+  close(fd);
+  std::vector<int> host(kN);
+  CHECK_CUDA(cudaMemcpy(host.data(), data, kN * sizeof(int), cudaMemcpyDeviceToHost));
+  int wrong = 0;
+  for (int i = 0; i < kN; ++i) wrong += host[i] != 2 * i;
+  say("shared pool: %d wrong of %d\n", wrong, kN);
+  expect(wrong == 0, "the parent sees the child's writes to the shared pool");
+  CHECK_CUDA(cudaFreeAsync(data, 0));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemPoolDestroy(pool));
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "child") == 0) return child(argv[2], argv[3]);
+  if (argc == 4 && std::strcmp(argv[1], "pool-child") == 0) return pool_child(argv[2], argv[3]);
   pools();
   ipc();
+  shared_pool();
   return finish("pools_ipc");
 }

@@ -99,11 +99,11 @@ int logs() {
   EXPECT(st == cudaSuccess && size == 0, "a second dump from the moved iterator is empty");
 
   // rgpu's own refusal joins the same log.
-  cudaMemPoolPtrExportData exported;
-  EXPECT(cudaMemPoolExportPointer(&exported, nullptr) == cudaErrorNotSupported, "an unsupported function is refused");
+  EXPECT(cudaLibraryGetManaged(nullptr, nullptr, nullptr, "none") == cudaErrorNotSupported,
+         "an unsupported function is refused");
   cudaGetLastError();
   text = dump(&it, 4096, &st, &size);
-  EXPECT(st == cudaSuccess && count_of(text, "[rgpu][E][cudaMemPoolExportPointer] not supported by rgpu yet") == 1,
+  EXPECT(st == cudaSuccess && count_of(text, "[rgpu][E][cudaLibraryGetManaged] not supported by rgpu yet") == 1,
          "rgpu's refusal is an entry of the log");
 
   // Buffer sizes: five entries; room for all, for some, for none.
@@ -167,9 +167,9 @@ int logs() {
   EXPECT(heard.calls == 1 && heard.last.find("[CUDA][E][cudaMalloc]") != std::string::npos &&
              heard.level == cudaLogLevelError,
          "a failed call: the callback hears its entry before the call returns");
-  cudaMemPoolExportPointer(&exported, nullptr);
+  cudaLibraryGetManaged(nullptr, nullptr, nullptr, "none");
   cudaGetLastError();
-  EXPECT(heard.calls == 2 && heard.last.find("[rgpu][E][cudaMemPoolExportPointer]") != std::string::npos,
+  EXPECT(heard.calls == 2 && heard.last.find("[rgpu][E][cudaLibraryGetManaged]") != std::string::npos,
          "rgpu's refusal reaches the callback too");
   CHECK_CUDA(cudaLogsUnregisterCallback(handle));
   fail_on_server();
