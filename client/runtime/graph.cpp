@@ -338,6 +338,11 @@ cudaError_t add_copy_node(cudaGraphNode_t* node, cudaGraph_t graph, const cudaGr
   return cudaSuccess;
 }
 
+// Whether a copy is 1-D: one row of linear memory.
+bool is_one_d(const cudaMemcpy3DParms& p) {
+  return !p.srcArray && !p.dstArray && p.extent.height <= 1 && p.extent.depth <= 1;
+}
+
 // A copy node's new parameters, in its graph (exec null) or in one executable graph. The node
 // keeps its mirror: a host copy stays one of the same direction and size, and a device-to-host
 // copy keeps its destination (the relay's bytes land where the node's first parameters said, for
@@ -362,6 +367,10 @@ cudaError_t set_copy_node(cudaGraphExec_t exec, cudaGraphNode_t node, const cuda
     report_unsupported("graph copy node parameters that move a device-to-host copy's host destination");
     return cudaErrorNotSupported;
   }
+  // CUDA's rule: an executable graph's copy node takes new parameters only where its copy and the
+  // new one are both 1-D. The driver sees a host copy's flat mirror, not the program's rows, so the
+  // client applies it (device-only copies reach the driver as the program gave them).
+  if (exec && host && (!is_one_d(rec.params) || !is_one_d(was->params))) return cudaErrorInvalidValue;
   rec.graph = was ? was->graph : 0;
   rec.mirror = w.mirror = mirror;
   Call call(exec ? gen::cudart::k_cudaGraphExecMemcpyNodeSetParams : gen::cudart::k_cudaGraphMemcpyNodeSetParams,

@@ -142,8 +142,14 @@ static void copy_nodes_3d(cudaStream_t stream) {
   CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_to_array, &got));
   expect(same_params(got, to_array), "an array copy node's parameters read back as added");
 
-  // (An executable graph's copy node takes new parameters only where its copy and the new one are
-  // both 1-D, as CUDA documents: the 1D node sets are below, in the symbol and child graph parts.)
+  // An executable graph's copy node takes new parameters only where its copy and the new one are
+  // both 1-D, as CUDA documents (the 1D node sets are below, in the symbol and child graph parts):
+  // a set of the 3D host-rows node is refused, and the refusal printed.
+  cudaMemcpy3DParms moved_rows = in;
+  moved_rows.srcPtr.ptr = rows_in.data() + pitch;
+  say("exec set of a 3D host copy node: %s\n",
+      cudaGetErrorName(cudaGraphExecMemcpyNodeSetParams(exec, n_in, &moved_rows)));
+  cudaGetLastError();
   // The graph's array node copies only the array's first 4 rows, to the linear buffer's last 4.
   cudaMemcpy3DParms part = from_array;
   part.dstPtr.ptr = linear + (h - 4) * w;

@@ -107,19 +107,22 @@ static int copy_nodes(cudaStream_t s) {
              got.extent.height == 1 && got.extent.depth == 1 && got.kind == cudaMemcpyDeviceToHost,
          "a 1D copy node's parameters read back in their 3D form");
 
-  // The executable graph's H2D node re-pointed to other host rows: its graph keeps the first.
+  // The executable graph's H2D node (3D host rows) takes no new parameters: CUDA sets a copy node
+  // of an executable graph only where its copy and the new one are both 1-D.
   cudaMemcpy3DParms in2 = in;
   in2.srcPtr.ptr = &other_in[0][0];
   cudaGraphNodeParams generic{};  // through the generic setter, which calls the copy node's
   generic.type = cudaGraphNodeTypeMemcpy;
   generic.memcpy.copyParams = in2;
-  CHECK_CUDA(cudaGraphExecNodeSetParams(exec, n_in, &generic));
+  EXPECT(cudaGraphExecNodeSetParams(exec, n_in, &generic) == cudaErrorInvalidValue,
+         "an executable graph's 3D host copy node refuses new parameters (CUDA sets only 1-D copies there)");
+  cudaGetLastError();
   CHECK_CUDA(cudaGraphLaunch(exec, s));
   CHECK_CUDA(cudaStreamSynchronize(s));
-  EXPECT(host_out[1 * kW + 3] == other_in[1][3] && host_out[3 * kW + 7] == other_in[3][7],
-         "cudaGraphExecNodeSetParams (a copy node's) re-points an H2D node's host rows for that executable graph");
+  EXPECT(host_out[1 * kW + 3] == host_in[1][3] && host_out[3 * kW + 7] == host_in[3][7],
+         "the refused set changed nothing: the node still reads its own host rows");
   CHECK_CUDA(cudaGraphMemcpyNodeGetParams(n_in, &got));
-  EXPECT(same_params(got, in), "the executable graph's set leaves the graph's node as it was");
+  EXPECT(same_params(got, in), "the graph's node is as it was added");
   cudaGraphExec_t exec2;
   CHECK_CUDA(cudaGraphInstantiate(&exec2, g, 0));
   CHECK_CUDA(cudaGraphLaunch(exec2, s));
