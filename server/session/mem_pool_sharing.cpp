@@ -3,8 +3,7 @@
 // and a secret, which the client wraps in a stand-in descriptor; an import claims the descriptor
 // from the exporting session's worker and gives it to the driver here. A fabric handle is 64 bytes
 // the driver makes and takes on any host, so it travels as it is. A pointer imported from a shared
-// pool maps memory the exporter holds: nothing is admitted against this session's slice (as with
-// IPC), and the reply carries its extent for the client's memory map.
+// pool maps memory the exporter holds, answered as an IPC handle's (mapped_extent.h).
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -15,6 +14,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
+#include "server/session/mapped_extent.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -101,11 +101,7 @@ bool cudaMemPoolImportPointer(CallContext& ctx, wire::Decoder& in, wire::Encoder
   void* p = nullptr;
   status = ctx.cudart.cudaMemPoolImportPointer(&p, pool, &data);
   if (status != cudaSuccess) return true;
-  uint64_t base = 0, size = 0;
-  const auto address = reinterpret_cast<uintptr_t>(p);
-  if (ctx.session.backend().allocation_range(address, &base, &size) != cudaSuccess || base != address) size = 1;
-  out.put<uint64_t>(address);
-  out.put<uint64_t>(size);
+  put_mapped_extent(ctx, p, out);
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"
 #include "suite_check.h"
 
 __global__ void iota(int* data, int n) {
@@ -29,27 +30,6 @@ __global__ void twice(int* data, int n) {
 }
 
 constexpr int kN = 1 << 16;
-
-std::string to_hex(const void* p, size_t n) {
-  static const char* digits = "0123456789abcdef";
-  std::string s;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned b = static_cast<const unsigned char*>(p)[i];
-    s += digits[b >> 4];
-    s += digits[b & 15];
-  }
-  return s;
-}
-
-bool from_hex(const char* s, void* p, size_t n) {
-  if (std::strlen(s) != 2 * n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned b = 0;
-    if (std::sscanf(s + 2 * i, "%2x", &b) != 1) return false;
-    static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(b);
-  }
-  return true;
-}
 
 // The child: argv = name, "child", memory handle, event handle (hex). Exit status 0 when it worked.
 int child(const char* mem_hex, const char* event_hex) {
@@ -178,14 +158,7 @@ void ipc() {
   CHECK_CUDA(cudaIpcGetMemHandle(&mh, data));
   CHECK_CUDA(cudaIpcGetEventHandle(&eh, ready));
   std::string mem_hex = to_hex(&mh, sizeof mh), event_hex = to_hex(&eh, sizeof eh);
-  pid_t pid = fork();
-  if (pid == 0) {
-    execl("/proc/self/exe", "34_pools_ipc", "child", mem_hex.c_str(), event_hex.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = -1;
-  waitpid(pid, &status, 0);
-  expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child opened the memory and event and doubled the data");
+  expect(run_child("child", mem_hex, event_hex) == 0, "the child opened the memory and event and doubled the data");
   std::vector<int> host(kN);
   CHECK_CUDA(cudaMemcpy(host.data(), data, kN * sizeof(int), cudaMemcpyDeviceToHost));
   int wrong = 0;
@@ -214,14 +187,7 @@ void shared_pool() {
   CHECK_CUDA(cudaMemPoolExportPointer(&exported, data));
   expect(fcntl(fd, F_SETFD, 0) == 0, "the pool's descriptor can be inherited");
   std::string fd_text = std::to_string(fd), data_hex = to_hex(&exported, sizeof exported);
-  pid_t pid = fork();
-  if (pid == 0) {
-    execl("/proc/self/exe", "34_pools_ipc", "pool-child", fd_text.c_str(), data_hex.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = -1;
-  waitpid(pid, &status, 0);
-  expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child imported the pool and doubled its allocation");
+  expect(run_child("pool-child", fd_text, data_hex) == 0, "the child imported the pool and doubled its allocation");
   close(fd);
   std::vector<int> host(kN);
   CHECK_CUDA(cudaMemcpy(host.data(), data, kN * sizeof(int), cudaMemcpyDeviceToHost));

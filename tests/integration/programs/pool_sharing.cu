@@ -8,7 +8,6 @@
 // changed, does not import; the daemon answers and keeps serving.
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -18,32 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "../../gpu/programs/child_process.h"
 #include "tour_checks.h"
 
 namespace {
 
 constexpr int kN = 1 << 16;
 constexpr size_t kBytes = kN * sizeof(int);
-
-std::string to_hex(const void* p, size_t n) {
-  std::string s;
-  char two[3];
-  for (size_t i = 0; i < n; ++i) {
-    std::snprintf(two, sizeof two, "%02x", static_cast<const unsigned char*>(p)[i]);
-    s += two;
-  }
-  return s;
-}
-
-bool from_hex(const char* s, void* p, size_t n) {
-  if (std::strlen(s) != 2 * n) return false;
-  for (size_t i = 0; i < n; ++i) {
-    unsigned b = 0;
-    if (std::sscanf(s + 2 * i, "%2x", &b) != 1) return false;
-    static_cast<unsigned char*>(p)[i] = static_cast<unsigned char>(b);
-  }
-  return true;
-}
 
 int count_wrong(const std::vector<int>& v, int (*want)(int)) {
   int wrong = 0;
@@ -80,7 +60,7 @@ int child(const char* fd_text, const char* data_hex) {
   return 0;
 }
 
-int parent(const char* self) {
+int parent() {
   cudaMemPoolProps props{};
   props.allocType = cudaMemAllocationTypePinned;
   props.location.type = cudaMemLocationTypeDevice;
@@ -133,14 +113,7 @@ int parent(const char* self) {
   // The child inherits the descriptor.
   EXPECT(fcntl(fd, F_SETFD, 0) == 0, "the descriptor is made inheritable");
   const std::string fd_text = std::to_string(fd), data_hex = to_hex(&data, sizeof data);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl(self, self, "child", fd_text.c_str(), data_hex.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = -1;
-  EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid, "the child runs");
-  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child imported the pool and its allocation");
+  EXPECT(run_child("child", fd_text, data_hex) == 0, "the child imported the pool and its allocation");
   CHECK_CUDA(cudaMemcpy(host.data(), shared, kBytes, cudaMemcpyDeviceToHost));
   EXPECT(count_wrong(host, childs) == 0, "the parent reads the child's bytes");
   close(fd);
@@ -157,5 +130,5 @@ int parent(const char* self) {
 int main(int argc, char** argv) {
   setvbuf(stdout, nullptr, _IONBF, 0);  // the child's lines and the parent's in order
   if (argc == 4 && std::strcmp(argv[1], "child") == 0) return child(argv[2], argv[3]);
-  return parent(argv[0]);
+  return parent();
 }
