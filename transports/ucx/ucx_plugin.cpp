@@ -1,5 +1,6 @@
 // dlopen of librgpu_transport_ucx.so: RGPU_UCX_PLUGIN, else beside the module that holds this code
-// (the shim libraries' folder, or rgpud's and rgpu's bin/ with the library in ../lib/rgpu/).
+// (the shim libraries' folder), or in lib/rgpu/ of the prefix it lies in (rgpud and rgpu in bin/,
+// rgpu-bench in libexec/rgpu/).
 #include "transports/ucx/ucx_plugin.h"
 
 #include <dlfcn.h>
@@ -28,7 +29,7 @@ std::vector<std::string> candidates() {
     folder = self.dli_fname;
     folder.erase(folder.rfind('/') + 1);  // dli_fname of a loaded module always has a folder
   }
-  return {folder + kLibrary, folder + "../lib/rgpu/" + kLibrary};
+  return {folder + kLibrary, folder + "../lib/rgpu/" + kLibrary, folder + "../../lib/rgpu/" + kLibrary};
 }
 
 Result<const rgpu_ucx_ops*> load() {
