@@ -201,14 +201,18 @@ TokenTable token_table(const pool::DaemonConfig& config) {
   return table;
 }
 
-// A session continues over UCX only where this rgpud serves it (RGPU_TRANSPORT=ucx), said before
-// its Welcome, as a refusal the client shows.
-Status check_transport(const transport::ClientIdentity& client) {
+// A session continues over UCX only where this rgpud serves it (RGPU_TRANSPORT=ucx), and never from
+// an encrypted connection (UCX carries bytes in the clear): said before its Welcome, as a refusal
+// the client shows.
+Status check_transport(const transport::ClientIdentity& client, const transport::Connection& conn) {
   if (client.transport.empty()) return Status::ok();
   if (client.transport != "ucx") return RGPU_ERROR(kInvalidArgument, "unknown transport '" + client.transport + "'");
   Result<std::string> served = transport::session_transport();
   if (!served.is_ok() || *served != "ucx")
     return RGPU_ERROR(kNotSupported, "this rgpud serves no UCX sessions (start it with RGPU_TRANSPORT=ucx)");
+  if (conn.encrypted())
+    return RGPU_ERROR(kNotSupported, "UCX carries bytes unencrypted: a TLS connection does not continue over it "
+                                     "(RGPU_TLS=off, on a trusted network)");
   return Status::ok();
 }
 
@@ -231,7 +235,7 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
   Status st;
   if (client.role == transport::Role::kStripe) return hand_over_stripe(*conn, client, config);
   if (client.role != transport::Role::kControl) {
-    if (Status refused = check_transport(client); !refused.is_ok()) {
+    if (Status refused = check_transport(client, *conn); !refused.is_ok()) {
       (void)transport::send_refused(*conn, refused.message());
       return 1;
     }

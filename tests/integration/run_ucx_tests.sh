@@ -3,7 +3,7 @@
 # loopback TCP and a Unix socket; CUDA programs through `rgpu run` with RGPU_TRANSPORT=ucx, their
 # handshake on either, then over UCX's TCP transport and over its shared-memory ones; the raw probe
 # of `rgpu bench --transport ucx`; and the refusals: a client asking UCX of an rgpud that does not
-# serve it, an rgpud that cannot load UCX.
+# serve it, or over TLS, and an rgpud that cannot load UCX.
 #
 # Usage: run_ucx_tests.sh <bin-dir> <programs-dir> [backend]   (as run_daemon_tests.sh)
 set -uo pipefail
@@ -48,6 +48,14 @@ RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/no_serv
 rc=$?
 [[ $rc == 0 ]] && grep -q "serves no UCX sessions (start it with RGPU_TRANSPORT=ucx)" "$WORK/refused.out"
 check "a client asking UCX of an rgpud that does not serve it: no device, and why" $? "rc $rc: $(head -5 "$WORK/refused.out")"
+
+# UCX carries bytes in the clear: a TLS session does not continue over it, and says why.
+RGPU_TOKEN=tls-token start_daemon --backend "$BACKEND" --tls on || exit 1
+RGPU_SERVER=127.0.0.1:$PORT RGPU_TLS=on RGPU_TOKEN=tls-token client timeout 60 "$BIN/rgpu" run -- "$PROGS/no_server" \
+  >"$WORK/tls.out" 2>&1
+rc=$?
+[[ $rc == 0 ]] && grep -q "UCX carries bytes unencrypted" "$WORK/tls.out"
+check "a TLS client asking UCX is refused: no device, and why" $? "rc $rc: $(head -5 "$WORK/tls.out")"
 
 # An rgpud asked for UCX where it cannot load it stops at once, saying what to install.
 RGPU_UCX_PLUGIN=$WORK/no-such-plugin.so timeout 20 "$BIN/rgpud" --backend "$BACKEND" --listen 127.0.0.1:0 \
