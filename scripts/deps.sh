@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(cmake ninja-build ccache g++ pkg-config libboost-dev libflatbuffers-dev flatbuffers-compiler libclang-14-dev
           libyaml-cpp-dev catch2 libzstd-dev liblz4-dev libssl-dev
+          libucx-dev  # the UCX transport (transports/ucx/): its library alone links UCX
           protobuf-compiler libprotobuf-dev libgrpc++-dev protobuf-compiler-grpc  # rgpu-device-plugin
           iproute2 procps   # the reliability tests' cut network (ip) and process checks (pgrep)
           dpkg-dev file systemd  # the package test: cpack's dpkg-shlibdeps (it runs file), systemd-analyze

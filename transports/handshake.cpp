@@ -201,6 +201,7 @@ Status ServerHandshake::take_hello(std::span<const uint8_t> payload, std::vector
   out->compute_request = hello->compute_request();
   out->program = wire::view(hello->program());
   out->queue_timeout_ms = hello->queue_timeout_ms();
+  out->transport = wire::view(hello->transport());
   client_nonce_.clear();
   if (hello->client_nonce()) {
     if (hello->client_nonce()->size() != auth::kNonceSize)
@@ -325,7 +326,8 @@ Status run_client_handshake(Connection& connection, const ClientIdentity& client
                                                               : 0,
                                  client.memory_request, client.compute_request,
                                  client.program.empty() ? 0 : builder.CreateString(client.program),
-                                 client.queue_timeout_ms, builder.CreateVector(client_nonce.data(), client_nonce.size())));
+                                 client.queue_timeout_ms, builder.CreateVector(client_nonce.data(), client_nonce.size()),
+                                 client.transport.empty() ? 0 : builder.CreateString(client.transport)));
   RGPU_TRY(send_control(connection, fb::ControlType::Hello, builder));
 
   std::vector<uint8_t> payload;

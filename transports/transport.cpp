@@ -15,6 +15,8 @@
 #include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_connection.h"
 #include "transports/tls/tls_connection.h"
+#include "transports/ucx/ucx_address.h"
+#include "transports/ucx/ucx_listener.h"
 #include "transports/unix/unix_address.h"
 #include "transports/unix/unix_connection.h"
 #include "transports/unix/unix_listener.h"
@@ -59,8 +61,9 @@ constexpr std::chrono::seconds kTlsHandshakeTimeout{10};
 }  // namespace
 
 // One registration line per family; "host:port" without a scheme is TCP, encrypted or not. A Unix
-// socket never leaves the host, so it carries no TLS.
+// socket never leaves the host, so it carries no TLS. "ucx://..." loads UCX (ucx/README.md).
 Result<std::unique_ptr<Connection>> connect(const std::string& address, tls::Mode tls) {
+  if (ucx::is_ucx_address(address)) return ucx::connect(address, tls);
   if (unix_socket::is_unix_address(address)) return unix_socket::connect(address);
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   RGPU_ASSIGN_OR_RETURN(tcp::ConnectedSocket socket, tcp::connect_socket(a));
@@ -100,6 +103,7 @@ Result<AcceptedPeer> accepted_peer(int fd) {
 }
 
 Result<std::unique_ptr<Listener>> listen(const std::string& address) {
+  if (ucx::is_ucx_address(address)) return ucx::listen(address);
   if (unix_socket::is_unix_address(address)) return unix_socket::listen(address);
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   return tcp::listen(a);

@@ -42,7 +42,8 @@ class Bench {
     header_.date_utc = utc_now();
     header_.host = host_name();
     header_.server = server_.address;
-    runs_.same_host = rgpu::transport::unix_socket::is_unix_address(server_.address);
+    // Over UCX a Unix socket is only the lifeline: no memory is shared with the session.
+    runs_.same_host = rgpu::transport::unix_socket::is_unix_address(server_.address) && options.via != Via::kUcx;
     header_.quick = options.quick;
   }
 
@@ -191,6 +192,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rgpu bench: %s\n%s", first_line(options.status()).c_str(), kUsage);
     return 2;
   }
+  // Every connection of the run asks for UCX, the probe's and the workers' (which inherit it).
+  if (options->via == Via::kUcx) setenv("RGPU_TRANSPORT", "ucx", 1);
   auto server = server_for(options->via, rgpu::client::server_address(), rgpu::client::kUnixSocket.get());
   if (!server.is_ok()) {
     std::fprintf(stderr, "rgpu bench: %s\n", first_line(server.status()).c_str());

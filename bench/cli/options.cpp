@@ -7,7 +7,7 @@ namespace rgpu::bench {
 
 const char* const kUsage =
     "usage: rgpu bench [transport|copy|latency|launch|all] [--format table|csv|json] [--quick] [--stripes N]\n"
-    "                  [--transport tcp|unix]\n"
+    "                  [--transport tcp|unix|ucx]\n"
     "  transport  the raw connection to rgpud: 64-byte ping-pong, 1 and 4 (and N) connection streams\n"
     "  copy       host<->device and device copy bandwidth, sizes 4 KiB .. 256 MiB, pinned and pageable\n"
     "  latency    4-byte synchronous D2H copy, launch + stream sync, cudaMalloc + cudaFree of 1 MiB\n"
@@ -15,7 +15,8 @@ const char* const kUsage =
     "  all        everything (the default)\n"
     "  pool       the GPU pool's compute shares, caps and overhead on rgpud's own daemon (rgpu bench pool --help)\n"
     "  --transport  reach rgpud over TCP (RGPU_SERVER) or its Unix socket (RGPU_SERVER if it is unix:PATH,\n"
-    "               else RGPU_UNIX_SOCKET): every scenario runs over it\n"
+    "               else RGPU_UNIX_SOCKET), or over UCX after a handshake on RGPU_SERVER (RGPU_TRANSPORT=ucx;\n"
+    "               rgpud too): every scenario runs over it\n"
     "Native and remote (through rgpud at RGPU_SERVER) run side by side where this host has a GPU.\n";
 
 Result<Options> parse_options(const std::vector<std::string>& args) {
@@ -46,8 +47,8 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
       RGPU_ASSIGN_OR_RETURN(std::string t, value());
       if (t == "tcp") o.via = Via::kTcp;
       else if (t == "unix") o.via = Via::kUnix;
-      else if (t == "ucx") return RGPU_ERROR(kInvalidArgument, "--transport ucx is not built yet (tcp or unix)");
-      else return RGPU_ERROR(kInvalidArgument, "unknown transport '" + t + "' (tcp or unix)");
+      else if (t == "ucx") o.via = Via::kUcx;
+      else return RGPU_ERROR(kInvalidArgument, "unknown transport '" + t + "' (tcp, unix or ucx)");
     } else if (a == "transport" || a == "copy" || a == "latency" || a == "launch" || a == "all") {
       if (!scenario.empty()) return RGPU_ERROR(kInvalidArgument, "one scenario at a time ('" + scenario + "' and '" + a + "')");
       scenario = a;
@@ -69,7 +70,7 @@ Result<Options> parse_options(const std::vector<std::string>& args) {
 
 Result<std::string> server_for(std::optional<Via> via, const std::string& server, const std::string& unix_socket) {
   const bool server_is_unix = server.starts_with("unix:");
-  if (!via || (*via == Via::kUnix) == server_is_unix) return server;
+  if (!via || *via == Via::kUcx || (*via == Via::kUnix) == server_is_unix) return server;
   if (*via == Via::kUnix) return "unix:" + unix_socket;
   return RGPU_ERROR(kInvalidArgument, "--transport tcp: RGPU_SERVER is the Unix socket " + server +
                                           "; set it to rgpud's host:port");

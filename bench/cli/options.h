@@ -1,6 +1,6 @@
 // The command line of `rgpu bench`:
 //   rgpu bench [transport|copy|latency|launch|all] [--format table|csv|json] [--quick] [--stripes N]
-//              [--transport tcp|unix]
+//              [--transport tcp|unix|ucx]
 #pragma once
 
 #include <optional>
@@ -12,8 +12,9 @@
 namespace rgpu::bench {
 
 enum class Format { kTable, kCsv, kJson };
-// The family that reaches rgpud: TCP (RGPU_SERVER as host:port) or its Unix socket.
-enum class Via { kTcp, kUnix };
+// The family that reaches rgpud: TCP (RGPU_SERVER as host:port), its Unix socket, or UCX after a
+// handshake on RGPU_SERVER, whichever family that names (RGPU_TRANSPORT=ucx, transports/ucx/).
+enum class Via { kTcp, kUnix, kUcx };
 
 struct Options {
   bool transport = false;  // the raw transport probe (ping-pong and streams)
@@ -31,7 +32,7 @@ Result<Options> parse_options(const std::vector<std::string>& args);
 
 // The address every run of the benchmark uses: `server` (RGPU_SERVER) unless `via` asks for the
 // other family, then `unix_socket` (RGPU_UNIX_SOCKET) for --transport unix; --transport tcp with
-// a unix: server is refused, as there is no TCP address to take.
+// a unix: server is refused, as there is no TCP address to take. --transport ucx takes `server`.
 Result<std::string> server_for(std::optional<Via> via, const std::string& server, const std::string& unix_socket);
 
 extern const char* const kUsage;

@@ -14,6 +14,7 @@
 #include "codegen/support/api_hash.h"
 #include "transports/handshake.h"
 #include "transports/transport.h"
+#include "transports/ucx/ucx_selection.h"
 
 namespace rgpu::bench {
 namespace {
@@ -36,8 +37,9 @@ Result<std::unique_ptr<Connection>> open(const ServerEndpoint& server, transport
   id.host = "rgpu-bench";
   id.pid = static_cast<uint32_t>(getpid());
   id.role = role;
+  RGPU_ASSIGN_OR_RETURN(id.transport, transport::session_transport());
   RGPU_TRY(transport::client_handshake(*conn, id, server.token, welcome, server.handshake_timeout));
-  return conn;
+  return transport::continue_session(std::move(conn), id.transport, /*serving=*/false);
 }
 
 // Reads the reply to call `seq`: its payload must be `payload_len` bytes (dropped), its bulk

@@ -22,6 +22,7 @@
 #include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
 #include "transports/liveness.h"
+#include "transports/ucx/ucx_selection.h"
 #include "transports/unix/unix_address.h"
 
 namespace rgpu::client {
@@ -113,6 +114,7 @@ transport::ClientIdentity Pipe::identity() const {
   if (Result<uint32_t> compute = compute_request(); compute.is_ok()) id.compute_request = *compute;
   if (Result<int64_t> timeout = queue_timeout_ms(); timeout.is_ok()) id.queue_timeout_ms = *timeout;
   id.program = program_name();
+  if (Result<std::string> transport = transport::session_transport(); transport.is_ok()) id.transport = *transport;
   return id;
 }
 
@@ -120,7 +122,8 @@ void Pipe::connect() {
   server_address_ = rgpu::client::server_address();  // not the member of the same name
   // A request the pool cannot read opens no session, loudly: running on a different slice than the
   // one asked for would be worse than not running.
-  for (const Status& st : {memory_request().status(), compute_request().status(), queue_timeout_ms().status()}) {
+  for (const Status& st : {memory_request().status(), compute_request().status(), queue_timeout_ms().status(),
+                           transport::session_transport().status()}) {
     if (st.is_ok()) continue;
     std::fprintf(stderr, "rgpu: no GPU available: no session opened: %s\n",
                  st.message().substr(0, st.message().find('\n')).c_str());
@@ -134,6 +137,8 @@ void Pipe::connect() {
                                                  print_queue_notice(n, !queued);
                                                  queued = true;
                                                }});
+  // RGPU_TRANSPORT=ucx: the session goes on over UCX from its Welcome (the handshake asked for it).
+  if (conn.is_ok()) conn = transport::continue_session(std::move(*conn), identity().transport, /*serving=*/false);
   const Status st = conn.status();
   if (st.is_ok() && queued)
     std::fprintf(stderr, "rgpu: the session started after %.1f s in rgpud's admission queue\n",
@@ -148,7 +153,8 @@ void Pipe::connect() {
     return;
   }
   conn_ = std::move(*conn);
-  carries_descriptors_ = transport::unix_socket::is_unix_address(server_address_);
+  // Over UCX the Unix socket is only its lifeline: no descriptor rides the session's bytes.
+  carries_descriptors_ = transport::unix_socket::is_unix_address(server_address_) && identity().transport.empty();
   outbox_ = std::make_unique<Outbox>(*conn_, [this](const std::string& why) { fail_all("sending failed: " + why); });
   RGPU_LOG_DEBUG("session %llu with %s (%s backend, %zu devices)", static_cast<unsigned long long>(welcome_.session_id),
                  server_address_.c_str(), welcome_.backend.c_str(), welcome_.devices.size());

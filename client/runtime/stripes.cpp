@@ -56,6 +56,7 @@ bool Stripes::use_locked(size_t n) {
   if (pipe.encrypted()) return false;
   transport::ClientIdentity id = pipe.identity();
   id.role = transport::Role::kStripe;
+  id.transport.clear();  // a stripe stays on its socket, whatever the pipe continued on
   id.session_id = pipe.welcome().session_id;
   id.session_secret = pipe.welcome().session_secret;
   for (size_t k = 0; k < stripe_count(); ++k) {

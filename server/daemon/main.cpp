@@ -33,6 +33,8 @@
 #include "transports/handshake_server.h"
 #include "transports/tls/tls_context.h"
 #include "transports/transport.h"
+#include "transports/ucx/ucx_plugin.h"
+#include "transports/ucx/ucx_selection.h"
 
 namespace {
 
@@ -180,6 +182,16 @@ void end_on_signal(std::unique_ptr<rgpu::server::MpsDaemon> mps,
   raise(sig);
 }
 
+// RGPU_TRANSPORT=ucx: sessions that ask continue over UCX. Its library is loaded now, so that a host
+// without UCX says so at the start rather than to every client.
+rgpu::Status check_session_transport() {
+  RGPU_ASSIGN_OR_RETURN(std::string transport, rgpu::transport::session_transport());
+  if (transport.empty()) return rgpu::Status::ok();
+  RGPU_TRY(rgpu::transport::ucx::plugin().status());
+  RGPU_LOG_INFO("RGPU_TRANSPORT=ucx: sessions that ask continue over UCX after their handshake");
+  return rgpu::Status::ok();
+}
+
 // `rgpud --check-config FILE`: every error with its line (exit 2), or "FILE: ok" (exit 0).
 int check_config(const std::string& file) {
   auto loaded = rgpu::pool::load_config(file);
@@ -286,6 +298,10 @@ int main(int argc, char** argv) {
   rgpu::log_set_format(settings->log_format);
   for (const auto& [name, value] : settings->exports) setenv(name.c_str(), value.c_str(), 0);
   const rgpu::transport::tls::Mode tls = *rgpu::transport::tls::parse_mode(settings->tls);
+  if (rgpu::Status st = check_session_transport(); !st.is_ok()) {
+    std::fprintf(stderr, "rgpud: %s\n", st.message().c_str());
+    return 2;
+  }
   const std::string& backend = settings->backend;
   const std::vector<std::string>& listen = settings->listen;
   rgpu::pool::DaemonConfig& config = settings->config;

@@ -25,6 +25,7 @@
 #include "transports/control_channel.h"
 #include "transports/descriptor_passing.h"
 #include "transports/handshake.h"
+#include "transports/ucx/ucx_selection.h"
 
 namespace rgpu::server {
 namespace {
@@ -200,17 +201,52 @@ TokenTable token_table(const pool::DaemonConfig& config) {
   return table;
 }
 
+// A session continues over UCX only where this rgpud serves it (RGPU_TRANSPORT=ucx), and never from
+// an encrypted connection (UCX carries bytes in the clear): said before its Welcome, as a refusal
+// the client shows.
+Status check_transport(const transport::ClientIdentity& client, const transport::Connection& conn) {
+  if (client.transport.empty()) return Status::ok();
+  if (client.transport != "ucx") return RGPU_ERROR(kInvalidArgument, "unknown transport '" + client.transport + "'");
+  Result<std::string> served = transport::session_transport();
+  if (!served.is_ok() || *served != "ucx")
+    return RGPU_ERROR(kNotSupported, "this rgpud serves no UCX sessions (start it with RGPU_TRANSPORT=ucx)");
+  if (conn.encrypted())
+    return RGPU_ERROR(kNotSupported, "UCX carries bytes unencrypted: a TLS connection does not continue over it "
+                                     "(RGPU_TLS=off, on a trusted network)");
+  return Status::ok();
+}
+
+// After the Welcome: the connection the session goes on with (its own, or it continued over UCX).
+Status continue_over_transport(std::unique_ptr<transport::Connection>& conn, const transport::ClientIdentity& client,
+                        uint64_t session_id) {
+  auto continued = transport::continue_session(std::move(conn), client.transport, /*serving=*/true);
+  if (!continued.is_ok()) {
+    RGPU_LOG_ERROR("session %llu: cannot continue over %s: %s", static_cast<unsigned long long>(session_id),
+                   client.transport.c_str(), continued.status().message().c_str());
+    return continued.status();
+  }
+  conn = std::move(*continued);
+  return Status::ok();
+}
+
 int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id, const transport::ClientIdentity& client,
                const WorkerConfig& config, const PoolLink& link) {
   auto started = std::chrono::steady_clock::now();
   Status st;
   if (client.role == transport::Role::kStripe) return hand_over_stripe(*conn, client, config);
+  if (client.role != transport::Role::kControl) {
+    if (Status refused = check_transport(client, *conn); !refused.is_ok()) {
+      (void)transport::send_refused(*conn, refused.message());
+      return 1;
+    }
+  }
   if (client.role == transport::Role::kTransportProbe) {
     transport::Welcome welcome;
     welcome.session_id = session_id;
     welcome.backend = "transport probe";
     welcome.server_proof = client.server_proof;
     st = transport::send_welcome(*conn, welcome);
+    if (st.is_ok()) st = continue_over_transport(conn, client, session_id);
     if (st.is_ok()) st = serve_transport_probe(*conn);
     RGPU_LOG_DEBUG("transport probe %llu from %s ends: %s", static_cast<unsigned long long>(session_id),
                    conn->peer().c_str(), st.to_string().c_str());
@@ -291,6 +327,10 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
                                d.minor});
   st = transport::send_welcome(*conn, welcome);
   if (!st.is_ok()) {
+    report_end(link, "client_closed");
+    return 1;
+  }
+  if (!continue_over_transport(conn, client, session_id).is_ok()) {
     report_end(link, "client_closed");
     return 1;
   }

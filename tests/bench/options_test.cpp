@@ -47,20 +47,22 @@ TEST_CASE("bad arguments say what is wrong") {
   CHECK(message({"--stripes", "4x"}).find("1 to 64") != std::string::npos);
   CHECK(message({"copy", "launch"}).find("one scenario at a time") != std::string::npos);
   CHECK(message({"--fast"}).find("unknown argument '--fast'") != std::string::npos);
-  CHECK(message({"--transport", "rdma"}).find("unknown transport 'rdma' (tcp or unix)") != std::string::npos);
-  CHECK(message({"--transport", "ucx"}).find("not built yet") != std::string::npos);
+  CHECK(message({"--transport", "rdma"}).find("unknown transport 'rdma' (tcp, unix or ucx)") != std::string::npos);
 }
 
 TEST_CASE("bench: --transport picks the address every run uses") {
   CHECK_FALSE(parse_options({})->via);
   CHECK(*parse_options({"--transport", "unix"})->via == Via::kUnix);
   CHECK(*parse_options({"transport", "--transport", "tcp"})->via == Via::kTcp);
+  CHECK(*parse_options({"--transport", "ucx"})->via == Via::kUcx);
   const std::string sock = "/run/rgpu/rgpud.sock";
   CHECK(server_for(std::nullopt, "gpu:7070", sock).value() == "gpu:7070");
   CHECK(server_for(std::nullopt, "unix:/tmp/r.sock", sock).value() == "unix:/tmp/r.sock");
   CHECK(server_for(Via::kTcp, "127.0.0.1:7070", sock).value() == "127.0.0.1:7070");
   CHECK(server_for(Via::kUnix, "127.0.0.1:7070", sock).value() == "unix:/run/rgpu/rgpud.sock");
   CHECK(server_for(Via::kUnix, "unix:/tmp/r.sock", sock).value() == "unix:/tmp/r.sock");
+  CHECK(server_for(Via::kUcx, "127.0.0.1:7070", sock).value() == "127.0.0.1:7070");  // the handshake's address
+  CHECK(server_for(Via::kUcx, "unix:/tmp/r.sock", sock).value() == "unix:/tmp/r.sock");
   auto refused = server_for(Via::kTcp, "unix:/tmp/r.sock", sock);
   REQUIRE_FALSE(refused.is_ok());
   CHECK(refused.status().message().find("set it to rgpud's host:port") != std::string::npos);
