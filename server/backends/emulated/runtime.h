@@ -43,6 +43,10 @@ cudaError_t cudaRuntimeGetVersion(int* runtimeVersion);
 cudaError_t cudaMemGetInfo(size_t* free, size_t* total);
 cudaError_t cudaMalloc(void** devPtr, size_t size);
 cudaError_t cudaFree(void* devPtr);
+// Pinned host memory: ordinary memory that the state knows as pinned, so that an async copy to or
+// from it does not wait for the device (runtime_copy.cpp).
+cudaError_t cudaMallocHost(void** ptr, size_t size);
+cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height);
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream);

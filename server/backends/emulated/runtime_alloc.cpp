@@ -1,5 +1,6 @@
 // Emulated CUDA Runtime: device memory allocation and its accounting.
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 #include "server/backends/emulated/runtime.h"
@@ -27,6 +28,25 @@ cudaError_t cudaFree(void* devPtr) {
   cudaError_t err = state().memory.free(devPtr);
   if (err == cudaSuccess) forget_pool_allocation(devPtr);
   return err;
+}
+
+cudaError_t cudaMallocHost(void** ptr, size_t size) {
+  if (!ptr) return cudaErrorInvalidValue;
+  *ptr = std::malloc(std::max<size_t>(size, 1));
+  if (!*ptr) return cudaErrorMemoryAllocation;
+  std::lock_guard lock(state().mu);
+  state().pinned[reinterpret_cast<uintptr_t>(*ptr)] = {size, current_device()};
+  return cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  if (!ptr) return cudaSuccess;
+  {
+    std::lock_guard lock(state().mu);
+    if (!state().pinned.erase(reinterpret_cast<uintptr_t>(ptr))) return cudaErrorInvalidValue;
+  }
+  std::free(ptr);
+  return cudaSuccess;
 }
 
 cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {

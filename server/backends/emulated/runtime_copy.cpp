@@ -291,6 +291,10 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpy
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                             cudaStream_t stream) {
+  // With pageable host memory the copy is done when the call returns, so the call waits for the
+  // device's work before it (its kernels' time); with pinned memory it is queued behind it.
+  const void* host = kind == cudaMemcpyDeviceToHost ? dst : kind == cudaMemcpyHostToDevice ? src : nullptr;
+  if (host && !state().is_pinned(host, count)) state().wait_idle(current_device());
   return issue_copy({dst, flat(count), src, flat(count), {count}, kind}, stream);
 }
 

@@ -2,6 +2,7 @@
 #include "server/backends/emulated/runtime_state.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "common/log.h"
@@ -87,6 +88,15 @@ void RuntimeState::occupy(int device) {
   until = std::max(until, std::chrono::steady_clock::now()) + config.kernel_time;
 }
 
+bool RuntimeState::is_pinned(const void* p, size_t n) {
+  const auto a = reinterpret_cast<uintptr_t>(p);
+  std::lock_guard lock(mu);
+  auto it = pinned.upper_bound(a);
+  if (it == pinned.begin()) return false;
+  --it;
+  return a - it->first <= it->second.size && n <= it->second.size - (a - it->first);
+}
+
 bool RuntimeState::busy(int device) {
   if (config.kernel_time.count() == 0 || !valid_device(device)) return false;
   std::lock_guard lock(mu);
@@ -112,6 +122,12 @@ void RuntimeState::reset_device(int device) {
     drop(graphs);
     drop(execs);
     settings[static_cast<size_t>(device)] = DeviceSettings();
+    // Pinned memory belongs to the context it was allocated in, and goes with it.
+    std::erase_if(pinned, [device](const auto& kv) {
+      if (kv.second.device != device) return false;
+      std::free(reinterpret_cast<void*>(kv.first));
+      return true;
+    });
   }
   memory.release_device(device);
 }

@@ -118,10 +118,17 @@ class RuntimeState {
   std::unordered_map<void*, std::unique_ptr<Graph>> graphs;
   std::unordered_map<void*, std::unique_ptr<GraphExec>> execs;
   std::vector<DeviceSettings> settings;
+  struct Pinned {
+    size_t size;
+    int device;  // current at the allocation: cudaDeviceReset of it frees the allocation
+  };
+  std::map<uintptr_t, Pinned> pinned;  // cudaMallocHost's allocations, by start
   uint64_t next_stream_id = 3;  // 0..2 are the built-in streams
   uint64_t next_capture_id = 1;
 
   bool valid_device(int device) const { return device >= 0 && device < config.count; }
+  // Whether [p, p+n) lies in one pinned allocation. Takes mu.
+  bool is_pinned(const void* p, size_t n);
   // With mu held: the stream behind a handle; builtin streams (0, cudaStreamLegacy,
   // cudaStreamPerThread) give success and a null Stream*.
   cudaError_t resolve_stream(cudaStream_t handle, Stream** out);

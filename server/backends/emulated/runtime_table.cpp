@@ -42,6 +42,8 @@ const Entry kTable[] = {
     RGPU_EMULATED(cudaMemGetInfo),
     RGPU_EMULATED(cudaMalloc),
     RGPU_EMULATED(cudaFree),
+    RGPU_EMULATED(cudaMallocHost),
+    RGPU_EMULATED(cudaFreeHost),
     RGPU_EMULATED(cudaMallocPitch),
     RGPU_EMULATED(cudaMallocAsync),
     RGPU_EMULATED(cudaFreeAsync),
