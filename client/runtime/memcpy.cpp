@@ -116,16 +116,17 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
   // that the client has not checked, and an error of earlier work surfaces at the next sync.
   const bool wait = !async && !(kind == cudaMemcpyHostToDevice && known_device_range(dst, count));
   // Large copies spread over the stripe connections when those are on: synchronous ones, and
-  // asynchronous H2D ones on their stream (an async D2H lands in the background, on the pipe; and
-  // the per-thread default stream is the session thread's, which the stripes' threads are not).
+  // asynchronous ones on their stream (not an H2D one on the per-thread default stream: that is the
+  // session thread's, and the stripes' threads issue an H2D copy's pieces; a D2H copy's are issued
+  // by the session thread).
   {
     int32_t st = 0;
     bool striped = false;
     const bool per_thread_stream = a.stream == reinterpret_cast<uint64_t>(cudaStreamPerThread);
     if (kind == cudaMemcpyHostToDevice && !wait && !(async && per_thread_stream))
       striped = Stripes::get().copy_h2d(dst, src, count, &st, async ? &a.stream : nullptr);
-    else if (kind == cudaMemcpyDeviceToHost && !async)
-      striped = Stripes::get().copy_d2h(dst, src, count, &st);
+    else if (kind == cudaMemcpyDeviceToHost)
+      striped = Stripes::get().copy_d2h(dst, src, count, &st, async ? &a.stream : nullptr);
     if (striped) return cudart_finish(static_cast<cudaError_t>(st));
   }
   const size_t chunk = chunk_bytes();

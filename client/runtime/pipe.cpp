@@ -14,10 +14,12 @@
 
 #include "client/runtime/async_notifications.h"
 #include "client/runtime/settings.h"
+#include "client/runtime/stripes.h"
 #include "common/config.h"
 #include "common/log.h"
 #include "common/spin.h"
 #include "common/wire/control.h"
+#include "common/wire/copy_args.h"
 #include "common/wire/internal_calls.h"
 #include "codegen/support/api_hash.h"
 #include "gen/cudart/cudart_ids.h"
@@ -310,6 +312,32 @@ void Pipe::land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint
   wait_cv_.notify_all();
 }
 
+bool Pipe::land_striped(uint64_t seq, const wire::StripedLanding& marker) {
+  // The call's async landing, or the reply bulk its caller waits for (a synchronous copy).
+  void* dst = nullptr;
+  size_t n = 0;
+  bool async = false;
+  {
+    std::lock_guard<std::mutex> lock(wait_mu_);
+    if (auto it = landings_.find(seq); it != landings_.end() && it->second.packed()) {
+      dst = it->second.base;
+      n = it->second.bytes();
+      async = true;
+    } else if (auto w = std::find_if(waiters_.begin(), waiters_.end(), [&](const auto& p) { return p.first == seq; });
+               w != waiters_.end()) {
+      dst = w->second->bulk_dst;
+      n = w->second->bulk_len;
+    }
+  }
+  if (!Stripes::get().land(dst, n, marker.transfer, marker.count, marker.stripes)) return false;
+  if (async) {
+    std::lock_guard<std::mutex> lock(wait_mu_);
+    landings_.erase(seq);
+    wait_cv_.notify_all();
+  }
+  return true;
+}
+
 void Pipe::run_callback(uint64_t number, std::span<const uint8_t> payload) {
   wire::Decoder d(payload);
   uint64_t id = d.get<uint64_t>();
@@ -358,6 +386,13 @@ void Pipe::receive_loop() {
     auto kind = static_cast<wire::FrameKind>(h.kind);
     if (kind == wire::FrameKind::kData && h.payload_len == 0) {
       land(landings_, h.seq, h.bulk_len, true);
+      continue;
+    }
+    if (kind == wire::FrameKind::kData && h.payload_len == sizeof(wire::StripedLanding) && h.bulk_len == 0) {
+      wire::StripedLanding marker{};
+      st = conn_->recv_exact(&marker, sizeof marker);
+      if (!st.is_ok()) return fail_all(st.message());
+      if (!land_striped(h.seq, marker)) return fail_all("a striped copy's slices did not come");
       continue;
     }
     if (kind == wire::FrameKind::kMirror && h.payload_len == 0) {

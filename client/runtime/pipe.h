@@ -24,6 +24,10 @@
 #include "transports/handshake.h"
 #include "transports/transport.h"
 
+namespace rgpu::wire {
+struct StripedLanding;
+}
+
 namespace rgpu::client {
 
 // A caller blocked on one reply. Lives on the caller's stack; registered by seq before sending.
@@ -114,6 +118,8 @@ class Pipe {
   Waiter* take_waiter(uint64_t seq);
   using Landing = HostRows;
   void land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint64_t bulk_len, bool once);
+  // A striped D2H copy of call `seq` announced itself: its slices land from the stripes now.
+  bool land_striped(uint64_t seq, const wire::StripedLanding& marker);
   // Runs the callback of a kCallback frame, then acknowledges it (kCallbackReturned, same number).
   void run_callback(uint64_t number, std::span<const uint8_t> payload);
 

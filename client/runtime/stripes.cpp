@@ -18,7 +18,7 @@
 namespace rgpu::client {
 namespace {
 
-const Tunable kStripes{"RGPU_STRIPES", "12",
+const Tunable kStripes{"RGPU_STRIPES", wire::kDefaultStripes,
                        "how many TCP connections a large cudaMemcpy is spread over (1: no striping)"};
 const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "32", "smallest cudaMemcpy (MiB) that is striped"};
 
@@ -73,6 +73,7 @@ bool Stripes::use_locked(size_t n) {
     conns_.push_back(std::move(*conn));
   }
   team_ = std::make_unique<WorkerTeam>(conns_.size());
+  receive_team_ = std::make_unique<WorkerTeam>(conns_.size());
   return true;
 }
 
@@ -107,35 +108,42 @@ bool Stripes::copy_h2d(void* dst, const void* src, size_t n, int32_t* status, co
   return true;
 }
 
-bool Stripes::copy_d2h(void* dst, const void* src, size_t n, int32_t* status) {
+bool Stripes::copy_d2h(void* dst, const void* src, size_t n, int32_t* status, const uint64_t* stream) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!use_locked(n)) return false;
   wire::StripedCopy sc{};
   sc.copy = wire::Copy1D{reinterpret_cast<uint64_t>(dst), reinterpret_cast<uint64_t>(src), n,
-                         cudaMemcpyDeviceToHost, -1, 0, -1, 0};
+                         cudaMemcpyDeviceToHost, -1, stream ? *stream : 0, -1, 0};
   sc.transfer = next_transfer_++;
   sc.stripes = static_cast<uint32_t>(conns_.size());
-  // Every stripe receives one slice (empty when the copy failed), wherever it belongs.
+  sc.on_stream = stream ? 1 : 0;
+  // The receiver lands the slices where the call's reply bulk, or its async landing, would go.
+  Call call(wire::kCallStripedCopy, stream ? CallClass::kAsync : CallClass::kSync);
+  call.args().put(sc);
+  call.expect_reply_bulk(dst, n);
+  *status = stream ? call.post() : call.invoke();
+  return true;
+}
+
+bool Stripes::land(void* dst, size_t n, uint64_t transfer, uint64_t count, uint32_t stripes) {
+  if (stripes != conns_.size() || !receive_team_) return false;
+  if (n != count) dst = nullptr;
+  // Every stripe carries one slice of the copy, wherever it belongs.
   std::atomic<bool> ok{true};
   auto receive = [&](size_t k) {
     wire::FrameHeader h;
     uint64_t offset = 0;
     const bool got = conns_[k]->recv_header(h).is_ok() && h.payload_len == sizeof offset &&
-                     conns_[k]->recv_exact(&offset, sizeof offset).is_ok() && h.seq == sc.transfer &&
-                     offset <= n && h.bulk_len <= n - offset &&
-                     conns_[k]->recv_exact(static_cast<uint8_t*>(dst) + offset, h.bulk_len).is_ok();
+                     conns_[k]->recv_exact(&offset, sizeof offset).is_ok() && h.seq == transfer &&
+                     offset <= count && h.bulk_len <= count - offset &&
+                     (dst ? conns_[k]->recv_exact(static_cast<uint8_t*>(dst) + offset, h.bulk_len)
+                          : conns_[k]->skip(h.bulk_len))
+                         .is_ok();
     if (!got) ok = false;
   };
-  team_->start(conns_.size(), receive);
-  Call call(wire::kCallStripedCopy, CallClass::kSync);
-  call.args().put(sc);
-  *status = call.invoke();
-  if (*status == kStatusUnavailable) {
-    for (auto& c : conns_) c->shutdown();  // the session is gone: nothing more will come
-  }
-  team_->wait();
+  receive_team_->run(conns_.size(), receive);
   if (!ok) std::fprintf(stderr, "rgpu: a stripe connection failed during a copy\n");
-  return true;
+  return ok;
 }
 
 }  // namespace rgpu::client

@@ -20,16 +20,31 @@ struct Copy1D {
   uint32_t pad;
 };
 
-// A large cudaMemcpy (or H2D cudaMemcpyAsync) split over the session's stripe connections
-// (internal call kCallStripedCopy). The call travels on the pipe in order; its bytes travel as one
-// kData frame per stripe (seq = transfer, payload = the u64 offset of its slice in the copy, bulk =
-// the slice), H2D from the client, D2H from the server (empty bulk when the copy failed before any
-// byte moved).
+// A large cudaMemcpy or cudaMemcpyAsync split over the session's stripe connections (internal call
+// kCallStripedCopy). The call travels on the pipe in order; its bytes travel as one kData frame per
+// stripe (seq = transfer, payload = the u64 offset of its slice in the copy, bulk = the slice), H2D
+// from the client right behind the call; D2H from the server once the copy's stream has reached it,
+// announced by a StripedLanding on the pipe (none when the copy failed before any byte moved: a
+// synchronous copy's reply says so, an async one's landing ends with an empty kData frame).
 struct StripedCopy {
   Copy1D copy;
   uint64_t transfer;   // client-chosen, names the slices of this copy
   uint32_t stripes;    // how many stripes carry a slice
   uint32_t on_stream;  // 1: a cudaMemcpyAsync on copy.stream; 0: a cudaMemcpy (the legacy default stream)
+};
+
+// How many stripe connections a large copy is spread over unless RGPU_STRIPES says otherwise (the
+// client's default; `rgpu bench` probes the raw stream over as many).
+inline constexpr char kDefaultStripes[] = "12";
+
+// The payload of the kData frame (seq = the kCallStripedCopy call's) that announces a striped D2H
+// copy's slices: the client's receiver reads them off every stripe before it reads on, so whatever
+// follows on the pipe (a synchronisation's reply) finds the bytes landed.
+struct StripedLanding {
+  uint64_t transfer;
+  uint64_t count;
+  uint32_t stripes;
+  uint32_t pad;
 };
 
 // A cudaMemcpy / cudaMemcpyAsync between the device and host memory the client shares with its

@@ -12,20 +12,23 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 8;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
+inline constexpr uint32_t kProtocolVersion = 9;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
                                                  // 4: TLS, the server's proof (Hello.client_nonce, Welcome.server_proof);
                                                  // 5: kCallbackReturned (host functions wait for the client's);
                                                  // 6: shared host memory (kCallShareHost, kCallUnshareHost,
                                                  //    kCallSharedCopy) and mapped memory (kCallMapped*);
                                                  // 7: kCallMappedRead runs after the waits handed over before it
                                                  // 8: launches carry their launch attributes (launch_args.h)
+                                                 // 9: striped D2H copies, async ones too, announced on the pipe
+                                                 //    (copy_args.h StripedLanding)
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)
   kCall = 2,        // method = call id; payload = encoded arguments; bulk = input data
   kReply = 3,       // method = call id; seq = the call's; payload = i32 status + outputs; bulk = output data
   kAsyncError = 4,  // seq = the failed async call's; payload = i32 status + call id
-  kData = 5,        // seq = an async D2H copy's; bulk = its bytes, for the client to land
+  kData = 5,        // seq = an async D2H copy's; bulk = its bytes, for the client to land; or payload =
+                    // a StripedLanding (copy_args.h): its bytes come over the stripes
   kCallback = 6,    // server -> client: run host callback; seq = its number (1, 2, ... per session); payload = u64 callback id
   kOutput = 7,      // server -> client: device printf / worker stdout bytes in bulk
   kMirror = 8,      // server -> client: a captured D2H copy ran in a graph; seq = mirror id, bulk = bytes

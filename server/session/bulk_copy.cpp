@@ -117,26 +117,22 @@ bool streamed_h2d(CallContext& ctx, const wire::Copy1D& a, cudaStream_t stream, 
   return true;
 }
 
-bool streamed_d2h(CallContext& ctx, const wire::Copy1D& a, bool async, cudaStream_t stream, int32_t& status) {
+bool streamed_d2h(CallContext& ctx, const wire::Copy1D& a, cudaStream_t stream, int32_t& status) {
   wire::Encoder reply;
   reply.put<int32_t>(cudaSuccess);
-  auto h = wire::make_header(async ? wire::FrameKind::kData : wire::FrameKind::kReply, async ? 0 : ctx.method,
-                             ctx.seq, async ? 0 : static_cast<uint32_t>(reply.payload().size()), a.count);
+  auto h = wire::make_header(wire::FrameKind::kReply, ctx.method, ctx.seq, static_cast<uint32_t>(reply.payload().size()),
+                             a.count);
   int32_t late = cudaSuccess;
   status = d2h_through(ctx.session.staging_ring(), reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(a.src)),
                        a.count, stream,
                        [&](const std::function<std::span<const uint8_t>()>& next_piece) {
-                         (void)ctx.session.send_streamed(h, async ? std::span<const uint8_t>() : reply.payload(),
-                                                         next_piece);
+                         // The device's earlier work is done: async D2H copies it covers go first.
+                         ctx.session.landings().settle(ctx.seq);
+                         (void)ctx.session.send_streamed(h, reply.payload(), next_piece);
                          ctx.replied = true;
                        },
                        &late);
-  if (status != cudaSuccess) {
-    // The sync reply carries the status; an async copy's landing must still end, empty.
-    if (async) (void)ctx.session.send(wire::FrameKind::kData, 0, ctx.seq, {});
-    return true;
-  }
-  status = late;
+  if (status == cudaSuccess) status = late;  // a failure before any byte is the reply's status
   return true;
 }
 
@@ -168,13 +164,11 @@ class StripeReader final : public BulkReader {
   uint64_t left_;
 };
 
-// One stripe's part of a striped copy, on a thread of its own.
+// One stripe's part of a striped H2D copy, on a thread of its own.
 struct SliceJob {
   transport::Connection* conn;
   StagingRing* ring;
-  uint64_t offset;  // D2H: the slice this stripe sends
-  uint64_t length;
-  uint64_t received = 0;  // H2D: the length of the slice that came
+  uint64_t received = 0;  // the length of the slice that came
   int32_t status = cudaSuccess;
   Status io = Status::ok();
 };
@@ -204,58 +198,24 @@ void receive_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stre
   job.io = reader.status;
 }
 
-void send_slice(SliceJob& job, const wire::StripedCopy& sc, cudaStream_t stream) {
-  auto h = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof job.offset, job.length);
-  std::span<const uint8_t> payload{reinterpret_cast<const uint8_t*>(&job.offset), sizeof job.offset};
-  int32_t late = cudaSuccess;
-  job.status = d2h_through(*job.ring, reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(sc.copy.src)) + job.offset,
-                           job.length, stream,
-                           [&](const std::function<std::span<const uint8_t>()>& next_piece) {
-                             job.io = send_pieces(*job.conn, h, payload, next_piece);
-                           },
-                           &late);
-  if (job.status != cudaSuccess) {
-    // The slice still ends, empty: the client's stripe is waiting for it.
-    auto empty = wire::make_header(wire::FrameKind::kData, 0, sc.transfer, sizeof job.offset, 0);
-    job.io = send_pieces(*job.conn, empty, payload, {});
-    return;
-  }
-  job.status = late;
-}
-
-}  // namespace
-
-bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
-  auto sc = in.get<wire::StripedCopy>();
-  if (!in.ok() || !in.at_end() || sc.stripes == 0 || sc.stripes > 64 || !ctx.bulk_in.empty()) return false;
-  auto kind = static_cast<cudaMemcpyKind>(sc.copy.kind);
-  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost) return false;
+// The slices of a striped H2D copy, one from each stripe at once, into device memory on `stream`.
+bool striped_h2d(CallContext& ctx, const wire::StripedCopy& sc, cudaStream_t stream, bool unknown_stream,
+                 int32_t& status) {
   std::vector<transport::Connection*> conns = ctx.session.stripes().first(sc.stripes);
-  if (conns.size() != sc.stripes) return false;  // the client stripes only over stripes it was welcomed on
   int device = 0;
   if (ctx.cudart.cudaGetDevice) ctx.cudart.cudaGetDevice(&device);
-  // A synchronous copy is on the legacy default stream (per-thread default streams are per thread,
-  // and these threads are not the client's); an asynchronous one on its own stream.
-  if (sc.on_stream > 1 || (sc.on_stream && kind != cudaMemcpyHostToDevice)) return false;  // async H2D only
-  cudaStream_t stream = nullptr;
-  const bool unknown_stream = sc.on_stream && !ctx.handles.resolve(HandleKind::kStream, sc.copy.stream, &stream);
-  const uint64_t slice = ((sc.copy.count + sc.stripes - 1) / sc.stripes + 4095) & ~uint64_t{4095};
   std::vector<SliceJob> jobs(sc.stripes);
   for (uint32_t k = 0; k < sc.stripes; ++k) {
     jobs[k].conn = conns[k];
     jobs[k].ring = &ctx.session.staging_ring(static_cast<int>(k));
-    jobs[k].offset = std::min<uint64_t>(uint64_t{k} * slice, sc.copy.count);
-    jobs[k].length = std::min<uint64_t>(slice, sc.copy.count - jobs[k].offset);
   }
   auto move_slice = [&ctx, &jobs, &sc, device, stream, unknown_stream](size_t k) {
     if (ctx.cudart.cudaSetDevice) ctx.cudart.cudaSetDevice(device);
-    if (static_cast<cudaMemcpyKind>(sc.copy.kind) == cudaMemcpyHostToDevice) receive_slice(jobs[k], sc, stream, unknown_stream);
-    else send_slice(jobs[k], sc, stream);
+    receive_slice(jobs[k], sc, stream, unknown_stream);
   };
   ctx.session.stripe_team(sc.stripes).run(sc.stripes, move_slice);
   status = cudaSuccess;
-  uint64_t received = 0, sent = 0;
+  uint64_t received = 0;
   for (const SliceJob& job : jobs) {
     if (!job.io.is_ok()) {
       ctx.session.abort(job.io);
@@ -263,13 +223,40 @@ bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
     }
     if (status == cudaSuccess) status = job.status;
     received += job.received;
-    if (kind == cudaMemcpyDeviceToHost && job.status == cudaSuccess) sent += job.length;
   }
-  ctx.session.count_striped(received, sent);
-  if (kind == cudaMemcpyHostToDevice && received != sc.copy.count) {
-    ctx.session.abort(RGPU_ERROR(kProtocol, "the slices of a striped copy do not add up to it"));
-    return true;
+  ctx.session.count_striped(received, 0);
+  if (received != sc.copy.count) ctx.session.abort(RGPU_ERROR(kProtocol, "the slices of a striped copy do not add up to it"));
+  return true;
+}
+
+}  // namespace
+
+bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  auto sc = in.get<wire::StripedCopy>();
+  if (!in.ok() || !in.at_end() || sc.stripes == 0 || sc.stripes > 64 || !ctx.bulk_in.empty() || sc.on_stream > 1 ||
+      sc.copy.count == 0)
+    return false;
+  auto kind = static_cast<cudaMemcpyKind>(sc.copy.kind);
+  if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToHost) return false;
+  // The client stripes only over stripes it was welcomed on.
+  if (ctx.session.stripes().first(sc.stripes).size() != sc.stripes) return false;
+  // A synchronous copy is on the legacy default stream (per-thread default streams are per thread,
+  // and the stripes' threads are not the client's); an asynchronous one on its own stream.
+  cudaStream_t stream = nullptr;
+  const bool unknown_stream = sc.on_stream && !ctx.handles.resolve(HandleKind::kStream, sc.copy.stream, &stream);
+  if (kind == cudaMemcpyHostToDevice) return striped_h2d(ctx, sc, stream, unknown_stream, status);
+  // D2H: issued on its stream on this thread, its slices sent once the stream gets there.
+  const auto* src = reinterpret_cast<const void*>(static_cast<uintptr_t>(sc.copy.src));
+  if (unknown_stream) {
+    status = cudaErrorInvalidResourceHandle;
+  } else {
+    status = ctx.session.landings().issue(ctx.seq, ctx.method, src, sc.copy.count, stream, {sc.stripes, sc.transfer},
+                                          !sc.on_stream);
+    if (status == cudaSuccess && !sc.on_stream) status = ctx.session.landings().finish_sync(ctx.seq);
   }
+  // An async copy that failed at once still ends its landing, empty.
+  if (status != cudaSuccess && sc.on_stream) (void)ctx.session.send(wire::FrameKind::kData, 0, ctx.seq, {});
   return true;
 }
 

@@ -1,8 +1,9 @@
 // The bulk path of linear host<->device copies: from kStreamedCopyFrom bytes, H2D data is read from
 // the connection piece by piece into a staging ring and copied to the device while the next piece
-// arrives; D2H data is copied off the device piece by piece and each piece is sent while the device
-// copies the next. A striped copy (kCallStripedCopy) does the same on every stripe connection at
-// once, one slice each. Smaller copies take the plain path in memcpy.cpp.
+// arrives; a synchronous D2H copy is copied off the device piece by piece and each piece is sent
+// while the device copies the next. A striped H2D copy (kCallStripedCopy) does the same on every
+// stripe connection at once, one slice each; a striped D2H copy, like every async D2H copy, leaves
+// through async_landings.h. Smaller copies take the plain path in memcpy.cpp.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -34,7 +35,7 @@ namespace handlers {
 
 // Both set `status` (the call's CUDA status) and return false only for malformed arguments.
 bool streamed_h2d(CallContext& ctx, const wire::Copy1D& a, cudaStream_t stream, int32_t& status);
-bool streamed_d2h(CallContext& ctx, const wire::Copy1D& a, bool async, cudaStream_t stream, int32_t& status);
+bool streamed_d2h(CallContext& ctx, const wire::Copy1D& a, cudaStream_t stream, int32_t& status);  // synchronous
 // kCallStripedCopy.
 bool striped_copy(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 

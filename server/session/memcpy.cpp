@@ -53,37 +53,37 @@ bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bo
   // A synchronous copy is ordered on the default stream its variant names.
   if (!async) stream = per_thread ? cudaStreamPerThread : nullptr;
   if (kind == cudaMemcpyHostToDevice && ctx.bulk_reader) return streamed_h2d(ctx, a, stream, status);
-  if (kind == cudaMemcpyDeviceToHost && a.count >= kStreamedCopyFrom) return streamed_d2h(ctx, a, async, stream, status);
   auto dst = reinterpret_cast<void*>(static_cast<uintptr_t>(a.dst));
   auto src = reinterpret_cast<const void*>(static_cast<uintptr_t>(a.src));
+  if (kind == cudaMemcpyDeviceToHost && async) {
+    // Issued on its stream now, its bytes sent once the stream gets there (async_landings.h): the
+    // session thread does not wait for the stream.
+    status = ctx.session.landings().issue(ctx.seq, ctx.method, src, a.count, stream, {});
+    if (status != cudaSuccess) send_landing(ctx, nullptr, 0);
+    return true;
+  }
+  if (kind == cudaMemcpyDeviceToHost && a.count >= kStreamedCopyFrom) return streamed_d2h(ctx, a, stream, status);
   switch (kind) {
     case cudaMemcpyHostToDevice:
       src = ctx.bulk_in.data();
       break;
-    case cudaMemcpyDeviceToHost:
-      if (async) {
-        dst = ctx.session.staging(a.count).data();
-      } else {
-        // Pinned, which the copy engine reaches directly (faster than pageable, even for 4 bytes);
-        // a synchronous copy is complete before the reply that sends it.
-        int32_t earlier = cudaSuccess;
-        dst = ctx.session.staging_ring().acquire(0, &earlier);
-      }
+    case cudaMemcpyDeviceToHost: {
+      // Pinned, which the copy engine reaches directly (faster than pageable, even for 4 bytes);
+      // a synchronous copy is complete before the reply that sends it.
+      int32_t earlier = cudaSuccess;
+      dst = ctx.session.staging_ring().acquire(0, &earlier);
       break;
+    }
     case cudaMemcpyDeviceToDevice:
       break;
     default:
       status = cudaErrorInvalidMemcpyDirection;
       return true;
   }
-  // An async copy to or from this pageable staging memory completes before the call returns
-  // (CUDA's rule for pageable host memory), so the buffer may be reused right after.
+  // An async H2D copy from this staging memory completes before the call returns (CUDA's rule for
+  // pageable host memory), so the buffer may be reused right after.
   status = async ? async_fn(dst, src, a.count, kind, stream) : sync_fn(dst, src, a.count, kind);
-  if (kind == cudaMemcpyDeviceToHost) {
-    size_t n = status == cudaSuccess ? a.count : 0;
-    if (async) send_landing(ctx, dst, n);
-    else if (n) ctx.bulk_out->push_back(iovec{dst, n});
-  }
+  if (kind == cudaMemcpyDeviceToHost && status == cudaSuccess) ctx.bulk_out->push_back(iovec{dst, a.count});
   return true;
 }
 

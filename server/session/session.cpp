@@ -50,6 +50,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
       swap_(limits.swap),
       input_(conn),
       shared_host_(backend),
+      landings_(*this),
       blocking_([this](const wire::FrameHeader& h, std::span<const uint8_t> p) {
         bool bad = false;
         execute(h, p, {}, nullptr, &bad);
@@ -104,6 +105,7 @@ void Session::forget_device_buffers() {
     it->second->abandon();
     it = rings_.erase(it);
   }
+  landings_.forget_device(device);
 }
 
 StagingRing& Session::staging_ring(int stripe) {
@@ -156,6 +158,8 @@ Session::HostCallback* Session::keep_host_callback(uint64_t id) {
 
 void Session::run_client_callback(uint64_t id) {
   if (input_.ended()) return;  // nobody to run it: the stream goes on
+  // The function may read what a D2H copy before it on its stream brought down.
+  landings_.settle_from_host_function();
   uint64_t number = 0;
   Status st = Status::ok();
   {
@@ -194,7 +198,7 @@ Status Session::send_streamed(const wire::FrameHeader& h, std::span<const uint8_
 }
 
 void Session::count_striped(uint64_t in, uint64_t out) {
-  stats_.bytes_in.add(in);
+  if (in) stats_.bytes_in.add(in);  // the session thread's count; D2H copies count theirs elsewhere
   std::lock_guard<std::mutex> lock(send_mu_);  // bytes_out is counted by senders on other threads too
   stats_.bytes_out.add(out);
 }
@@ -409,6 +413,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   wire::Decoder in(payload);
   int32_t status = 0;
   bool internal = false;
+  if (h.method == gen::cudart::k_cudaDeviceReset) landings_.drain();
   bool ok = handlers::dispatch_internal(ctx, h.method, in, out, status, &internal);
   if (!internal) ok = dispatch_library(backend_, ctx, h.method, in, out, status);
   if (!ok) {
@@ -428,6 +433,8 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     // the call's asynchronous error.
     if (status != 0) send_async_error(h, status);
   } else if (ctx.wants_reply) {
+    // D2H copies whose stream is done go first: a synchronisation's reply promises their bytes.
+    landings_.settle(h.seq);
     // Device printf output flushed by this call goes ahead of its reply (sync calls only: an
     // async call's output follows with the next reply).
     if (output_) {

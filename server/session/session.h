@@ -20,6 +20,7 @@
 #include "common/wire/codec.h"
 #include "common/wire/frame.h"
 #include "server/backends/backend.h"
+#include "server/session/async_landings.h"
 #include "server/session/blocking_pool.h"
 #include "server/session/call_context.h"
 #include "server/session/compute_gate.h"
@@ -142,12 +143,14 @@ class Session {
   StripeSet& stripes() { return stripes_; }
   // The memory pools this session exported to other sessions, and its way to import theirs.
   PoolShares& pool_shares() { return pool_shares_; }
+  // Async and striped D2H copies whose bytes leave after their call returned.
+  AsyncLandings& landings() { return landings_; }
   // Host memory the client shares with the session (a client on this host, over a Unix socket).
   SharedHost& shared_host() { return shared_host_; }
   // The oldest descriptor the client sent with its frames (kCallShareHost's memfd), or -1.
   int take_descriptor() { return conn_.take_descriptor(); }
-  // The threads that move a striped copy's slices, at least n of them, made on the first such copy
-  // and kept for the session's life (session thread only).
+  // The threads that receive a striped H2D copy's slices, at least n of them, made on the first such
+  // copy and kept for the session's life (session thread only).
   WorkerTeam& stripe_team(size_t n);
 
   // A pinned mirror buffer behind a host copy captured into a graph (common/wire/graph_args.h).
@@ -216,6 +219,7 @@ class Session {
   PoolShares pool_shares_;
   std::unique_ptr<WorkerTeam> stripe_team_;
   SharedHost shared_host_;
+  AsyncLandings landings_;  // after the stripes and the connection it sends on, before the waits' pool
   BlockingPool blocking_;  // last: its threads may still run a wait while the rest is torn down
 };
 

@@ -70,6 +70,25 @@ rc=$?
 [[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/big4.out"
 check "large copies striped over 4 connections" $? "$(tail -3 "$WORK/big4.out")"
 
+# 1e. Async D2H copies behind a 2 s kernel: the session answers meanwhile, and every byte has landed
+# when the stream's event, the stream or the device is synchronised, on the pipe and striped (the
+# emulated backend's kernels do not run: a daemon whose kernels keep the device busy 2 s stands in).
+first_port=$PORT first_log=$LOG
+if [[ $BACKEND == emulated ]]; then
+  RGPU_EMULATED_KERNEL_MS=2000 start_daemon --backend "$BACKEND" || exit 1
+fi
+for stripes in 1 4; do
+  RGPU_SERVER=$DAEMON_HOST:$PORT RGPU_STRIPES=$stripes RGPU_STRIPE_MIN_MB=1 client timeout 120 "$BIN/rgpu" run -- \
+    "$PROGS/async_landings" 2 >"$WORK/landings$stripes.out" 2>&1
+  rc=$?
+  [[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/landings$stripes.out"
+  check "async D2H copies behind a long kernel (RGPU_STRIPES=$stripes)" $? "$(tail -3 "$WORK/landings$stripes.out")"
+done
+if [[ $BACKEND == emulated ]]; then
+  kill "${PIDS[-1]}" 2>/dev/null
+  PORT=$first_port LOG=$first_log
+fi
+
 # 2. No server: one clear line and CUDA's no-device answers, at once.
 RGPU_SERVER=127.0.0.1:1 client timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
 rc=$?
