@@ -1,6 +1,7 @@
 // rgpu-bench: `rgpu bench`, and `rgpu bench pool` (bench/cli/pool_run.h). Runs the transport probe against rgpud, then rgpu-bench-worker
 // natively (when this host has a GPU) and remotely through rgpu's shim, and prints one report
 // with both sides, their ratios and issue 3's bars. Progress goes to stderr, the report to stdout.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "bench/cli/transport_probe_client.h"
 #include "client/runtime/settings.h"
 #include "common/log.h"
+#include "common/wire/copy_args.h"
 #include "transports/unix/unix_address.h"
 
 namespace {
@@ -98,11 +100,9 @@ class Bench {
       // Copies run remotely twice: over one connection (the transport's floor applies) and
       // striped over several (the bar is native speed).
       steps.push_back({"copy, remote (1 connection)", [this, s] { return remote(s, runs_.remote, "1"); }});
-      std::string striped = options_.stripes ? std::to_string(*options_.stripes) + " connections" : "client default";
-      steps.push_back({"copy, remote (striped: " + striped + ")", [this, s] {
-                         auto n = options_.stripes ? std::optional<std::string>(std::to_string(*options_.stripes))
-                                                   : std::nullopt;
-                         return remote(s, runs_.remote_striped, n);
+      runs_.stripes = striped_connections();
+      steps.push_back({"copy, remote (striped: " + std::to_string(runs_.stripes) + " connections)", [this, s] {
+                         return remote(s, runs_.remote_striped, std::to_string(runs_.stripes));
                        }});
     };
     add("latency", options_.latency);
@@ -114,8 +114,9 @@ class Bench {
   rgpu::Status probe() {
     ProbePlan plan;
     plan.quick = options_.quick;
-    if (options_.stripes && *options_.stripes != 1 && *options_.stripes != 4)
-      plan.stream_connections.push_back(*options_.stripes);
+    // The raw stream over as many connections as the striped copies use: their bar's floor.
+    const int striped = options_.copy ? striped_connections() : options_.stripes.value_or(1);
+    if (striped != 1 && striped != 4) plan.stream_connections.push_back(striped);
     RGPU_ASSIGN_OR_RETURN(runs_.transport, run_transport_probe(server_, plan));
     return rgpu::Status::ok();
   }
@@ -141,6 +142,14 @@ class Bench {
     header_.native_device = out->device;
     runs_.native.insert(runs_.native.end(), out->metrics.begin(), out->metrics.end());
     return rgpu::Status::ok();
+  }
+
+  // The striped copy run's connections: --stripes, else the client's own setting (RGPU_STRIPES,
+  // else its default), clamped as the client clamps it.
+  int striped_connections() const {
+    const char* env = std::getenv("RGPU_STRIPES");
+    const int n = options_.stripes ? *options_.stripes : std::atoi(env && *env ? env : rgpu::wire::kDefaultStripes);
+    return std::clamp(n, 1, 64);
   }
 
   // `stripes`: RGPU_STRIPES for the client runtime; nullopt leaves the inherited setting.

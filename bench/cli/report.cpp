@@ -7,12 +7,13 @@
 namespace rgpu::bench {
 namespace {
 
-// A bar from issue 3. Three shapes: a fraction of native (throughput), native plus a number of
-// raw round trips (latency: what a remote call may add is about one trip over the wire), and a
-// fraction of the raw transport (a copy can go no faster than the connection it rides on).
+// A bar from issue 3 or 13. Four shapes: a fraction of native (throughput), native plus a number
+// of raw round trips (latency: what a remote call may add is about one trip over the wire), a
+// fraction of the raw transport (a copy can go no faster than the connection it rides on), and a
+// fraction of the raw stream over as many connections as the striped run's, in the copy's direction.
 struct Bar {
   const char* metric;
-  enum Kind { kTimesNative, kNativePlusPing, kTimesTransport } kind;
+  enum Kind { kTimesNative, kNativePlusPing, kTimesTransport, kTimesStripedStream } kind;
   double factor;
   std::string reference;  // kTimesTransport: the transport row it is held to
 };
@@ -27,6 +28,11 @@ const std::vector<Bar>& bars() {
       {"copy_d2h_pageable_256MiB/1conn", Bar::kTimesTransport, 0.9, names::source(1)},
       {"copy_h2d_pageable_256MiB/striped", Bar::kTimesNative, 1.0, {}},
       {"copy_d2h_pageable_256MiB/striped", Bar::kTimesNative, 1.0, {}},
+      // Issue 13 (TCP, pinned and async): async copies striped and pipelined like synchronous ones.
+      {"copy_h2d_pinned_256MiB/striped", Bar::kTimesStripedStream, 0.9, {}},
+      {"copy_d2h_pinned_256MiB/striped", Bar::kTimesStripedStream, 0.9, {}},
+      {"copy_h2d_pinned_16MiB/striped", Bar::kTimesStripedStream, 0.5, {}},
+      {"copy_d2h_pinned_16MiB/striped", Bar::kTimesStripedStream, 0.5, {}},
   };
   return kBars;
 }
@@ -61,7 +67,7 @@ std::string factor_text(double f) {
   return buf;
 }
 
-void apply_bar(Row& row, const Measurements& transport, bool same_host) {
+void apply_bar(Row& row, const Measurements& transport, bool same_host, int stripes) {
   const Bar* bar = bar_of(row.metric, same_host);
   if (!bar) return;
   bool higher_is_better = true;
@@ -80,6 +86,14 @@ void apply_bar(Row& row, const Measurements& transport, bool same_host) {
     case Bar::kTimesTransport: {
       row.bar = ">= " + factor_text(bar->factor) + " x " + bar->reference;
       const Measurement* ref = find(transport, bar->reference);
+      if (ref) row.limit = bar->factor * ref->value;
+      break;
+    }
+    case Bar::kTimesStripedStream: {
+      if (stripes < 1 || same_host) return;  // no striped run; or no copied byte rides the socket
+      const std::string ref_name = row.metric.starts_with("copy_h2d_") ? names::sink(stripes) : names::source(stripes);
+      row.bar = ">= " + factor_text(bar->factor) + " x " + ref_name;
+      const Measurement* ref = find(transport, ref_name);
       if (ref) row.limit = bar->factor * ref->value;
       break;
     }
@@ -124,7 +138,7 @@ std::vector<Row> build_rows(const RunSet& runs) {
                  std::optional<double> remote) {
     Row row{name, unit, native, remote, {}, {}, {}, {}};
     if (native && remote && *native > 0) row.ratio = *remote / *native;
-    apply_bar(row, runs.transport, runs.same_host);
+    apply_bar(row, runs.transport, runs.same_host, runs.stripes);
     rows.push_back(std::move(row));
   };
   for (const auto& m : order) {

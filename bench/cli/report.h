@@ -18,6 +18,7 @@ struct RunSet {
   Measurements native;          // the worker on this host's GPU (empty without one)
   Measurements remote;          // the worker through rgpud; copies with one connection (RGPU_STRIPES=1)
   Measurements remote_striped;  // the copy scenario again, striped over several connections
+  int stripes = 0;              // the connections of that striped run (0: none); the probe streams over as many
   // The runs reached rgpud over its Unix socket, on its host: pinned memory is shared with the
   // session (client/runtime/shared_host.h) and the host<->device copy rows take issue 13's bars.
   bool same_host = false;

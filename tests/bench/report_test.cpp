@@ -139,3 +139,28 @@ TEST_CASE("over a Unix socket, host<->device copies are held to native (issue 13
   CHECK(row(rows, "copy_h2d_pinned_16MiB/1conn").bar.empty());
   CHECK(row(rows, "copy_h2d_pageable_256MiB/1conn").bar == ">= 0.9 x transport_sink_1conn");
 }
+
+TEST_CASE("over TCP, striped pinned async copies are held to the raw stream over as many connections") {
+  RunSet runs = with_transport();
+  runs.stripes = 12;
+  runs.transport.push_back({names::sink(12), 20.0, "GB/s"});
+  runs.transport.push_back({names::source(12), 10.0, "GB/s"});
+  runs.remote = {{"copy_h2d_pinned_256MiB", 4.0, "GB/s"}, {"copy_d2h_pinned_16MiB", 4.0, "GB/s"}};
+  runs.remote_striped = {{"copy_h2d_pinned_256MiB", 17.0, "GB/s"}, {"copy_d2h_pinned_16MiB", 6.0, "GB/s"}};
+  auto rows = build_rows(runs);
+  const Row& h2d = row(rows, "copy_h2d_pinned_256MiB/striped");
+  CHECK(h2d.bar == ">= 0.9 x transport_sink_12conn");
+  CHECK(*h2d.limit == Approx(18.0));
+  CHECK(h2d.verdict == Verdict::kMiss);
+  const Row& d2h = row(rows, "copy_d2h_pinned_16MiB/striped");
+  CHECK(d2h.bar == ">= 0.5 x transport_source_12conn");
+  CHECK(*d2h.limit == Approx(5.0));
+  CHECK(d2h.verdict == Verdict::kOk);
+  CHECK(row(rows, "copy_h2d_pinned_256MiB/1conn").bar.empty());  // one connection: no such bar
+  // Without a striped run, or over a Unix socket (no copied byte rides it), no such bar.
+  runs.stripes = 0;
+  CHECK(row(build_rows(runs), "copy_h2d_pinned_256MiB/striped").bar.empty());
+  runs.stripes = 12;
+  runs.same_host = true;
+  CHECK(row(build_rows(runs), "copy_h2d_pinned_256MiB/striped").bar.empty());
+}
