@@ -19,8 +19,8 @@ namespace rgpu::client {
 namespace {
 
 const Tunable kStripes{"RGPU_STRIPES", wire::kDefaultStripes,
-                       "how many TCP connections a large cudaMemcpy is spread over (1: no striping)"};
-const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "32", "smallest cudaMemcpy (MiB) that is striped"};
+                       "how many TCP connections a large cudaMemcpy or cudaMemcpyAsync is spread over (1: no striping)"};
+const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "32", "smallest cudaMemcpy or cudaMemcpyAsync (MiB) that is striped"};
 
 size_t stripe_count() {
   static const size_t n = static_cast<size_t>(std::clamp<int64_t>(kStripes.get_int(), 1, 64));
