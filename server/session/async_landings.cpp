@@ -201,7 +201,6 @@ int32_t AsyncLandings::issue(uint64_t seq, uint32_t method, const void* src, uin
     if (sync) sync_failure_ = cudaSuccess;
     queue_.push_back(std::move(lp));
     pending_.store(queue_.size(), std::memory_order_release);
-    ++issued_;
     if (!thread_.joinable()) thread_ = std::thread([this] { landing_thread(); });
   }
   work_.notify_one();
@@ -275,24 +274,27 @@ void AsyncLandings::settle_here(uint64_t bound) {
 void AsyncLandings::settle_from_host_function() {
   if (pending_.load(std::memory_order_acquire) == 0) return;
   std::unique_lock lock(mu_);
-  const uint64_t mine = issued_;
-  settle_requested_ = std::max(settle_requested_, mine);
+  // A request of its own, whatever was issued meanwhile: the copies ahead of this host function are
+  // done now, and only a pass of the landing thread that begins after this request is sure to see
+  // them so (an earlier pass may have found them still on their stream). Counting issued copies
+  // instead let a later host function take an earlier pass for its own (the H100's 16_host_callbacks).
+  const uint64_t mine = ++settle_asked_;
   work_.notify_one();
-  moved_.wait(lock, [&] { return settled_ >= mine || stopping_; });
+  moved_.wait(lock, [&] { return settle_done_ >= mine || stopping_; });
 }
 
 void AsyncLandings::landing_thread() {
   auto look = kFirstLook;
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    if (settle_requested_ > settled_) {
-      // Everything issued before the host function's request that is done goes now: by the time a
-      // host function runs, the copies before it on its stream are.
-      const uint64_t upto = settle_requested_;
+    if (settle_asked_ > settle_done_) {
+      // Every copy that is done goes now: by the time a host function runs, the copies before it on
+      // its stream (and any its stream waited for) are done, and this pass began after its request.
+      const uint64_t upto = settle_asked_;
       lock.unlock();
       settle_here(UINT64_MAX);
       lock.lock();
-      settled_ = std::max(settled_, upto);
+      settle_done_ = std::max(settle_done_, upto);
       moved_.notify_all();
       continue;
     }

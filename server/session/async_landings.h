@@ -60,8 +60,10 @@ class AsyncLandings {
 
   // Before the reply to call `seq` (any thread that may call CUDA).
   void settle(uint64_t seq);
-  // The same before a host function's callback frame: a host function must not call CUDA, so the
-  // landing thread does it.
+  // Before a host function's callback frame: every copy done by now (those ahead of the function
+  // on its stream among them) is sent, a striped one announced, before this returns. A host
+  // function must not call CUDA, so the landing thread does it, in a pass that begins after this
+  // request (each request is answered by a pass of its own, never by one already under way).
   void settle_from_host_function();
 
   // Before cudaDeviceReset, which frees the staging and events of copies still pending: waits for
@@ -122,9 +124,10 @@ class AsyncLandings {
   std::atomic<size_t> pending_{0};               // queue_.size(), read without the lock on every reply
   uint64_t next_ticket_ = 0;
   uint64_t serving_ = 0;
-  uint64_t settle_requested_ = 0;  // by host functions: settle everything issued before this count
-  uint64_t settled_ = 0;
-  uint64_t issued_ = 0;
+  // Host functions' requests (settle_from_host_function), numbered; settle_done_: the last request
+  // a pass of the landing thread began after, and finished.
+  uint64_t settle_asked_ = 0;
+  uint64_t settle_done_ = 0;
   int32_t sync_failure_ = 0;  // a synchronous copy's status before its first byte (finish_sync)
   std::vector<Buffer> idle_buffers_;
   size_t idle_bytes_ = 0;
