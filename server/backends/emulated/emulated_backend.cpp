@@ -301,7 +301,7 @@ int32_t EmulatedBackend::kernel_operation(const LaunchRequest& request, Operatio
 int32_t EmulatedBackend::launch(const LaunchRequest& request) {
   Operation op;
   if (int32_t st = kernel_operation(request, &op); st != cudaSuccess) return st;
-  return state().enqueue(static_cast<cudaStream_t>(request.stream), cudaGraphNodeTypeKernel, std::move(op));
+  return state().enqueue_async(static_cast<cudaStream_t>(request.stream), cudaGraphNodeTypeKernel, std::move(op));
 }
 
 int32_t EmulatedBackend::add_kernel_node(void* graph, std::span<void* const> deps, const LaunchRequest& request,

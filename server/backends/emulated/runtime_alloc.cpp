@@ -41,6 +41,8 @@ cudaError_t cudaMallocHost(void** ptr, size_t size) {
 
 cudaError_t cudaFreeHost(void* ptr) {
   if (!ptr) return cudaSuccess;
+  // As CUDA's, it waits for the work before it: a copy deferred behind a host function may use it.
+  for (int d = 0; d < state().config.count; ++d) state().wait_deferred(d);
   {
     std::lock_guard lock(state().mu);
     if (!state().pinned.erase(reinterpret_cast<uintptr_t>(ptr))) return cudaErrorInvalidValue;

@@ -116,12 +116,15 @@ cudaError_t run_copy(const Copy& c) {
   return cudaSuccess;
 }
 
-cudaError_t issue_copy(const Copy& c, cudaStream_t stream) {
+cudaError_t issue_copy(const Copy& c, cudaStream_t stream, bool async = false) {
   Side dst, src;
   if (cudaError_t err = resolve_copy(c, &dst, &src); err != cudaSuccess) return err;
   // During a capture the session passes host memory only as a mirror buffer that lives as long as
   // the session (server/session/graph.cpp), so a graph may replay a host copy later.
-  return state().enqueue(stream, cudaGraphNodeTypeMemcpy, [c] { return run_copy(c); });
+  // An async copy may queue behind a deferred host function; any other waits for it.
+  Operation op = [c] { return run_copy(c); };
+  return async ? state().enqueue_async(stream, cudaGraphNodeTypeMemcpy, std::move(op))
+               : state().enqueue(stream, cudaGraphNodeTypeMemcpy, std::move(op));
 }
 
 cudaError_t resolve_memset(const Memset& m, Side* dst) {
@@ -139,10 +142,12 @@ cudaError_t run_memset(const Memset& m) {
   return cudaSuccess;
 }
 
-cudaError_t issue_memset(const Memset& m, cudaStream_t stream) {
+cudaError_t issue_memset(const Memset& m, cudaStream_t stream, bool async = false) {
   Side dst;
   if (cudaError_t err = resolve_memset(m, &dst); err != cudaSuccess) return err;
-  return state().enqueue(stream, cudaGraphNodeTypeMemset, [m] { return run_memset(m); });
+  Operation op = [m] { return run_memset(m); };
+  return async ? state().enqueue_async(stream, cudaGraphNodeTypeMemset, std::move(op))
+               : state().enqueue(stream, cudaGraphNodeTypeMemset, std::move(op));
 }
 
 cudaError_t issue_peer_copy(void* dst, int dstDevice, const void* src, int srcDevice, size_t count,
@@ -264,7 +269,7 @@ cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
 }
 
 cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  return issue_memset({devPtr, flat(count), value, {count}}, stream);
+  return issue_memset({devPtr, flat(count), value, {count}}, stream, true);
 }
 
 cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, size_t height) {
@@ -273,7 +278,7 @@ cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t width, si
 
 cudaError_t cudaMemset2DAsync(void* devPtr, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
-  return issue_memset({devPtr, {pitch, 0}, value, {width, height}}, stream);
+  return issue_memset({devPtr, {pitch, 0}, value, {width, height}}, stream, true);
 }
 
 cudaError_t cudaMemset3D(struct cudaPitchedPtr pitchedDevPtr, int value, struct cudaExtent extent) {
@@ -295,7 +300,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaM
   // device's work before it (its kernels' time); with pinned memory it is queued behind it.
   const void* host = kind == cudaMemcpyDeviceToHost ? dst : kind == cudaMemcpyHostToDevice ? src : nullptr;
   if (host && !state().is_pinned(host, count)) state().wait_idle(current_device());
-  return issue_copy({dst, flat(count), src, flat(count), {count}, kind}, stream);
+  return issue_copy({dst, flat(count), src, flat(count), {count}, kind}, stream, true);
 }
 
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
@@ -305,7 +310,7 @@ cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitc
 
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                               size_t height, enum cudaMemcpyKind kind, cudaStream_t stream) {
-  return issue_copy({dst, {dpitch, 0}, src, {spitch, 0}, {width, height}, kind}, stream);
+  return issue_copy({dst, {dpitch, 0}, src, {spitch, 0}, {width, height}, kind}, stream, true);
 }
 
 cudaError_t cudaMemcpy3D(const struct cudaMemcpy3DParms* p) { return issue_copy_3d(p, nullptr); }

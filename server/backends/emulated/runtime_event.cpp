@@ -1,5 +1,5 @@
-// Emulated CUDA Runtime: events. A record stamps the steady clock when it runs (at once, or at
-// each replay of the graph that captured it).
+// Emulated CUDA Runtime: events. A record stamps the steady clock when it runs (at once, behind a
+// deferred host function, or at each replay of the graph that captured it).
 #include <chrono>
 
 #include "server/backends/emulated/runtime.h"
@@ -10,22 +10,7 @@ namespace {
 
 constexpr unsigned kEventFlags = cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
 
-cudaError_t stamp(cudaEvent_t event) {
-  std::lock_guard lock(state().mu);
-  Event* e = state().find_event(event);
-  if (!e) return cudaErrorInvalidResourceHandle;  // destroyed since it was captured
-  e->recorded = true;
-  e->when = std::chrono::steady_clock::now();
-  return cudaSuccess;
-}
-
-cudaError_t known_event(cudaEvent_t event, int* device) {
-  std::lock_guard lock(state().mu);
-  const Event* e = state().find_event(event);
-  if (!e) return cudaErrorInvalidResourceHandle;
-  *device = e->device;
-  return cudaSuccess;
-}
+cudaError_t stamp(cudaEvent_t event) { return state().stamp_event(event, false); }
 
 }  // namespace
 
@@ -74,23 +59,25 @@ cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, uns
       return cudaSuccess;
     }
     e->captured_in.reset();
+    ++e->pending;  // until the record runs: at once, or behind a deferred host function
   }
-  return stamp(event);
+  cudaError_t err = s.enqueue_async(stream, cudaGraphNodeTypeEventRecord, [event] { return state().stamp_event(event, true); });
+  if (err != cudaSuccess) {
+    std::lock_guard lock(s.mu);
+    if (Event* e = s.find_event(event); e && e->pending > 0) --e->pending;
+  }
+  return err;
 }
 
-// An event completes with its device's kernels (their time, RGPU_EMULATED_KERNEL_MS).
+// An event completes once its last record has run and the kernels before it have had their time
+// (RGPU_EMULATED_KERNEL_MS).
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  int device = 0;
-  if (cudaError_t err = known_event(event, &device); err != cudaSuccess) return err;
-  return state().busy(device) ? cudaErrorNotReady : cudaSuccess;
+  cudaError_t err = cudaSuccess;
+  const bool done = state().event_done(event, &err);
+  return err != cudaSuccess ? err : done ? cudaSuccess : cudaErrorNotReady;
 }
 
-cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  int device = 0;
-  if (cudaError_t err = known_event(event, &device); err != cudaSuccess) return err;
-  state().wait_idle(device);
-  return cudaSuccess;
-}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) { return state().wait_event(event); }
 
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   if (!ms) return cudaErrorInvalidValue;

@@ -3,14 +3,19 @@
 //
 // Every handle is validated against its table before use (an unknown handle is
 // cudaErrorInvalidResourceHandle, never a dereference). Work is done eagerly when issued, except
-// on a capturing stream, where it is appended to the capture's graph instead. `mu` guards the
-// tables and is never held while an operation or a user callback runs.
+// on a capturing stream, where it is appended to the capture's graph instead, and behind a host
+// function deferred while its device was busy (enqueue_async), where it waits its turn on the
+// device's callback thread. `mu` guards the tables and is never held while an operation or a user
+// callback runs.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -92,6 +97,10 @@ struct Event {
   unsigned flags = 0;
   bool recorded = false;
   std::chrono::steady_clock::time_point when;
+  // Records issued but not yet run (behind a host function: RuntimeState::enqueue_async), and when
+  // the last one run completes: once the kernels before it have had their time.
+  int pending = 0;
+  std::chrono::steady_clock::time_point done_at{};
   std::shared_ptr<Capture> captured_in;  // the capture its last record belongs to, if any
 };
 
@@ -135,16 +144,31 @@ class RuntimeState {
   Event* find_event(cudaEvent_t handle);
 
   // Runs `op` now, or records it when `stream` is capturing. The caller has validated what the
-  // operation will touch, so that a bad argument fails at issue time even under capture.
+  // operation will touch, so that a bad argument fails at issue time even under capture. Work
+  // deferred behind a host function on the stream's device (enqueue_async) runs first.
   cudaError_t enqueue(cudaStream_t stream, cudaGraphNodeType type, Operation op);
+  // The same for the stream work CUDA issues without waiting: kernels, async copies and memsets,
+  // event records, host functions. A host function issued while its device is busy (a kernel's
+  // time) is deferred: the device's callback thread runs it once the kernels before it have had
+  // their time, as the driver runs host functions on a thread of its own when the stream reaches
+  // them; and while deferred work waits, later work of this kind queues behind it there instead of
+  // running at once, so the session issues on meanwhile (a failure of deferred work is logged).
+  cudaError_t enqueue_async(cudaStream_t stream, cudaGraphNodeType type, Operation op);
+  // Waits until `device`'s deferred work has run (at once on its callback thread itself).
+  void wait_deferred(int device);
+  // An event record that runs now or later (enqueue_async): stamps it, wakes its waiters.
+  cudaError_t stamp_event(cudaEvent_t event, bool counted);
+  // Whether an event's last record has run and completed; waits until it has. They take mu.
+  bool event_done(cudaEvent_t event, cudaError_t* err);
+  cudaError_t wait_event(cudaEvent_t event);
   // For operations a capturing stream forbids (synchronize, query, a callback): invalidates the
   // capture and returns cudaErrorStreamCaptureUnsupported; cudaSuccess when not capturing.
   cudaError_t forbid_in_capture(cudaStream_t stream);
   // A kernel of `device` ran: with a kernel time, the device is busy that much longer (kernels
   // follow one another). Takes mu.
   void occupy(int device);
-  // Whether `device` still runs a kernel; waits until it has finished. They take mu, and
-  // wait_idle sleeps without it.
+  // Whether `device` still runs a kernel or has deferred work; waits until neither. They take mu,
+  // and wait_idle sleeps without it.
   bool busy(int device);
   void wait_idle(int device);
   // Destroys every stream, event and graph of `device`, frees its memory, restores its settings.
@@ -152,6 +176,27 @@ class RuntimeState {
 
  private:
   RuntimeState();
+  // With mu held: `op` recorded into the stream's capture (*captured), or the stream's device.
+  cudaError_t locate(cudaStream_t handle, cudaGraphNodeType type, Operation& op, int* device, bool* captured);
+  bool kernels_busy(int device);
+  void callback_thread(int device);
+
+  struct Deferred {
+    cudaGraphNodeType type;
+    Operation op;
+  };
+  struct DeviceQueue {
+    std::deque<Deferred> work;  // in issue order
+    bool running = false;       // the callback thread runs an item it took off `work`
+    bool started = false;       // the callback thread exists
+    // work.size() + running, read without the lock on every issue: none is the common case, and
+    // then a launch or a copy costs no lock more.
+    std::atomic<size_t> outstanding{0};
+  };
+  std::mutex defer_mu_;
+  std::condition_variable defer_cv_;         // work queued, or an item ran
+  std::unique_ptr<DeviceQueue[]> queues_;  // by device
+  std::condition_variable stamped_;   // with mu: an event record ran
 };
 
 inline RuntimeState& state() { return RuntimeState::get(); }

@@ -128,13 +128,17 @@ cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t call
                                   unsigned int flags) {
   if (!callback || flags != 0) return cudaErrorInvalidValue;
   if (cudaError_t err = state().forbid_in_capture(stream); err != cudaSuccess) return err;
-  callback(stream, cudaSuccess, userData);  // the stream's prior work is already complete
-  return cudaSuccess;
+  return state().enqueue_async(stream, cudaGraphNodeTypeHost, [stream, callback, userData] {
+    callback(stream, cudaSuccess, userData);
+    return cudaSuccess;
+  });
 }
 
+// At once when the device is idle (the stream's prior work is complete), else on the device's
+// callback thread once it is (RuntimeState::enqueue_async).
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* userData) {
   if (!fn) return cudaErrorInvalidValue;
-  return state().enqueue(stream, cudaGraphNodeTypeHost, [fn, userData] {
+  return state().enqueue_async(stream, cudaGraphNodeTypeHost, [fn, userData] {
     fn(userData);
     return cudaSuccess;
   });

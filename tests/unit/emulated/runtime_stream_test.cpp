@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <vector>
 
+#include "server/backends/emulated/runtime_state.h"
 #include "tests/unit/emulated/emulated_test_env.h"
 
 namespace emu = rgpu::server::emulated;
@@ -106,6 +108,75 @@ TEST_CASE_METHOD(FreshDevices, "host functions and stream callbacks run when iss
   CHECK(emu::cudaStreamAddCallback(s, callback, &seen, 1) == cudaErrorInvalidValue);
   CHECK(emu::cudaLaunchHostFunc(kBogusStream, [](void*) {}, nullptr) == cudaErrorInvalidResourceHandle);
   CHECK(seen.callback == 1);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE_METHOD(FreshDevices, "with a kernel time, a host function behind a busy device runs later, on another thread, "
+                                "and the stream's later async work waits behind it",
+                 "[emulated]") {
+  auto& st = emu::state();
+  const auto kept = st.config.kernel_time;
+  st.config.kernel_time = std::chrono::milliseconds(100);
+  struct Seen {
+    std::thread::id thread;
+    const unsigned char* host = nullptr;
+    unsigned char byte = 0xff;  // the memset issued after the function, as the function found it
+    std::chrono::steady_clock::time_point ran;
+  } seen;
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  void* dev = nullptr;
+  REQUIRE(emu::cudaMalloc(&dev, 4096) == cudaSuccess);
+  REQUIRE(emu::cudaMemset(dev, 7, 4096) == cudaSuccess);
+  unsigned char* pinned = nullptr;
+  REQUIRE(emu::cudaMallocHost(reinterpret_cast<void**>(&pinned), 4096) == cudaSuccess);
+  std::memset(pinned, 0, 4096);
+  seen.host = pinned;
+  cudaEvent_t before = nullptr, after = nullptr;
+  REQUIRE(emu::cudaEventCreate(&before) == cudaSuccess);
+  REQUIRE(emu::cudaEventCreate(&after) == cudaSuccess);
+
+  const auto issued = std::chrono::steady_clock::now();
+  st.occupy(0);  // a kernel: the device is busy 100 ms
+  REQUIRE(emu::cudaEventRecord(before, s) == cudaSuccess);
+  REQUIRE(emu::cudaLaunchHostFunc(s, [](void* p) {
+            auto* x = static_cast<Seen*>(p);
+            x->thread = std::this_thread::get_id();
+            x->ran = std::chrono::steady_clock::now();
+            x->byte = x->host[0];
+          }, &seen) == cudaSuccess);
+  // Issued behind the host function: neither runs before it, and the calls return at once.
+  REQUIRE(emu::cudaMemcpyAsync(pinned, dev, 4096, cudaMemcpyDeviceToHost, s) == cudaSuccess);
+  REQUIRE(emu::cudaEventRecord(after, s) == cudaSuccess);
+  CHECK(std::chrono::steady_clock::now() - issued < std::chrono::milliseconds(100));
+  CHECK(seen.ran == std::chrono::steady_clock::time_point{});
+  CHECK(pinned[0] == 0);
+  CHECK(emu::cudaEventQuery(after) == cudaErrorNotReady);
+  CHECK(emu::cudaStreamQuery(s) == cudaErrorNotReady);
+  REQUIRE(emu::cudaEventSynchronize(before) == cudaSuccess);  // the kernel's time, not the function
+  REQUIRE(emu::cudaEventSynchronize(after) == cudaSuccess);
+  CHECK(seen.thread != std::thread::id{});
+  CHECK(seen.thread != std::this_thread::get_id());
+  CHECK(seen.ran - issued >= std::chrono::milliseconds(100));
+  CHECK(seen.byte == 0);  // the copy after it had not run
+  CHECK(pinned[4095] == 7);
+  CHECK(emu::cudaStreamQuery(s) == cudaSuccess);
+
+  // A synchronous call waits for the deferred work first.
+  std::memset(pinned, 0, 4096);
+  st.occupy(0);
+  REQUIRE(emu::cudaLaunchHostFunc(s, [](void*) {}, nullptr) == cudaSuccess);
+  REQUIRE(emu::cudaMemcpyAsync(pinned, dev, 4096, cudaMemcpyDeviceToHost, s) == cudaSuccess);
+  unsigned char back[16] = {};
+  REQUIRE(emu::cudaMemcpy(back, dev, sizeof back, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(pinned[0] == 7);
+  CHECK(back[15] == 7);
+
+  st.config.kernel_time = kept;
+  REQUIRE(emu::cudaEventDestroy(before) == cudaSuccess);
+  REQUIRE(emu::cudaEventDestroy(after) == cudaSuccess);
+  REQUIRE(emu::cudaFreeHost(pinned) == cudaSuccess);
+  REQUIRE(emu::cudaFree(dev) == cudaSuccess);
   REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
 }
 
