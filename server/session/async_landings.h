@@ -8,7 +8,15 @@
 //
 //   every copy whose device side is complete when a reply is sent has its bytes ahead of that reply
 //   on the pipe (a striped copy: its StripedLanding frame, after which the client's receiver takes
-//   the slices from the stripes before it reads on).
+//   the slices from the stripes before it reads on); and likewise ahead of a host function's
+//   callback frame, for every copy complete when the host function began.
+//
+// A host function runs on the driver's own thread when its stream reaches it, by which time the
+// session has usually issued the stream's later copies and host functions too: so each host
+// function gets a pass of the landing thread that begins after it asked (settle_from_host_function),
+// never one already under way or one asked for by an earlier host function, whose copies were
+// still on their streams then. The client runs the callback when its frame arrives, so after the
+// bytes (and stripes) ahead of it.
 //
 // Copies are sent one at a time in the order they were claimed, and claimed in issue order among
 // those whose stream has reached them, which keeps one stream's copies in its order and a striped
