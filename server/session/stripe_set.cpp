@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <exception>
+
 #include "common/auth.h"
 #include "common/log.h"
 #include "transports/descriptor_passing.h"
@@ -42,7 +44,13 @@ void StripeSet::accept_loop() {
       if (errno == EINTR) continue;
       return;  // shut down
     }
-    adopt(via);
+    // With no memory left (an address-space cap), a stripe is dropped, not the session: the client
+    // then copies on the pipe, where a copy that finds no staging fails as out of memory.
+    try {
+      adopt(via);
+    } catch (const std::exception& e) {
+      RGPU_LOG_WARN("stripe hand-over failed: %s", e.what());
+    }
     ::close(via);
   }
 }
