@@ -20,7 +20,7 @@ namespace {
 
 const Tunable kStripes{"RGPU_STRIPES", wire::kDefaultStripes,
                        "how many TCP connections a large cudaMemcpy or cudaMemcpyAsync is spread over (1: no striping)"};
-const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "32", "smallest cudaMemcpy or cudaMemcpyAsync (MiB) that is striped"};
+const Tunable kStripeMinMb{"RGPU_STRIPE_MIN_MB", "16", "smallest cudaMemcpy or cudaMemcpyAsync (MiB) that is striped"};
 
 size_t stripe_count() {
   static const size_t n = static_cast<size_t>(std::clamp<int64_t>(kStripes.get_int(), 1, 64));
