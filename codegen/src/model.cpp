@@ -399,6 +399,7 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       f.outputs_on_failure = entry->outputs_on_failure;
       f.destroys = entry->destroys;
       f.cached = entry->cached;
+      f.forgets_answers = entry->forgets_answers;
     } else {
       f.cls = spec.default_class;
       f.classified_by = "default";
@@ -466,6 +467,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
         }
         mark_described(spec, f);
         if (f.cached) check_cached(spec, f, b);
+        if (f.forgets_answers && (!spec.answers || !f.generated_stub || f.cached))
+          b.error(w, name + ": `forgets_answers: true` is for a generated stub of a spec with `answers:`, not a cached query");
       }
     }
     m.functions.push_back(std::move(f));

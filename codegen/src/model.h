@@ -66,6 +66,7 @@ struct Function {
   Returns returns = Returns::kStatus;
   std::optional<std::string> destroys;     // handle kind unbound on success
   bool cached = false;                     // answered once per distinct question (answer_cache.h)
+  bool forgets_answers = false;            // drops every cached answer of the library when called
   uint32_t id = 0;
 
   bool generated_stub = false;     // the exported symbol is generated (forwarded or unsupported)

@@ -95,8 +95,8 @@ class Loader {
 
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
     std::set<std::string> keys = {"class",  "client", "server", "blocking",           "destroys",
-                                  "params", "remote", "api",    "outputs_on_failure", "cached"};
-    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys", "params", "cached"};
+                                  "params", "remote", "api",    "outputs_on_failure", "cached", "forgets_answers"};
+    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys", "params", "cached", "forgets_answers"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
     EntrySpec e;
@@ -111,6 +111,7 @@ class Loader {
     if (n["outputs_on_failure"]) e.outputs_on_failure = boolean(n["outputs_on_failure"], "outputs_on_failure");
     if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
     if (n["cached"]) e.cached = boolean(n["cached"], "cached");
+    if (n["forgets_answers"]) e.forgets_answers = boolean(n["forgets_answers"], "forgets_answers");
     if (n["header"]) e.header = str(n["header"], "header");
     return e;
   }

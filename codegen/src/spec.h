@@ -38,6 +38,7 @@ struct EntrySpec {
   bool api = false;     // in the server's Api table although it has no call of its own (`server: none`)
   bool outputs_on_failure = false;  // its outputs travel back whatever its status (cuBLAS's host `info`)
   bool cached = false;  // a query answered once per distinct question on the client (AnswersSpec)
+  bool forgets_answers = false;  // a setter that may change any cached answer (a handle's mode)
   std::optional<std::string> destroys;  // handle kind
   std::map<std::string, ParamSpec> params;
   std::optional<std::string> header;  // a pattern's: only functions this header file declares

@@ -56,6 +56,12 @@ class AnswerCache {
     descriptions_.erase(id);
   }
 
+  // A setter changed what every answer may be (a handle's mode): they are asked again.
+  void forget_answers() {
+    std::lock_guard lock(mu_);
+    answers_.clear();
+  }
+
   // Builds the question of call `fn` into `q`, the 8-byte handle ids at `described_at` (offsets in
   // `args`) replaced by their descriptions; false when one has none.
   bool question(uint32_t fn, std::span<const uint8_t> args, std::initializer_list<size_t> described_at, std::string& q) {

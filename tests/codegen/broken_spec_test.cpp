@@ -43,8 +43,8 @@ TEST_CASE("an unknown key is rejected with the allowed keys") {
   INFO(r.output);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") && Catch::Contains("unknown key 'direction'") &&
-                           Catch::Contains("allowed keys: api, blocking, cached, class, client, destroys, outputs_on_failure, params, remote, "
-                                                           "server"));
+                           Catch::Contains("allowed keys: api, blocking, cached, class, client, destroys, forgets_answers, "
+                                                           "outputs_on_failure, params, remote, server"));
 }
 
 TEST_CASE("an unknown top-level key is rejected") {
@@ -286,7 +286,8 @@ TEST_CASE("a cached query keeps its answer per question, naming only described h
                          answers + spec_with("  fakeLookup: {class: sync, cached: true}\n"
                                              "  fakeStreamCreate: {class: async}\n"
                                              "  fakeStreamDestroy: {class: async, destroys: stream}\n"
-                                             "  fakeFill: {class: async}\n"));
+                                             "  fakeFill: {class: async}\n"
+                                             "  fakeSetValues: {class: async, forgets_answers: true}\n"));
   auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/cached.yaml --cuda-include " +
                         RGPU_FAKE_DIR + " --out " + dir + "/out");
   INFO(ok.output);
@@ -301,11 +302,17 @@ TEST_CASE("a cached query keeps its answer per question, naming only described h
   CHECK_THAT(client, Catch::Contains("rgpu_answers().update(::rgpu::gen::handle_id(stream), k_fakeFill, "));
   CHECK_THAT(client, Catch::Contains("rgpu_answers().forget(::rgpu::gen::handle_id(stream))"));
   CHECK_THAT(client, !Catch::Contains("rgpu_answers().question(k_fakeFill"));
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().forget_answers();"));  // fakeSetValues: a mode changed
 
   auto no_answers = generate(spec_with("  fakeLookup: {class: sync, cached: true}\n"));
   INFO(no_answers.output);
   CHECK(no_answers.exit_code != 0);
   CHECK_THAT(no_answers.output, Catch::Contains("fakeLookup: `cached: true` needs the spec's `answers:`"));
+  auto forgets = generate(spec_with("  fakeSetValues: {class: async, forgets_answers: true}\n"));
+  INFO(forgets.output);
+  CHECK(forgets.exit_code != 0);
+  CHECK_THAT(forgets.output, Catch::Contains("fakeSetValues: `forgets_answers: true` is for a generated stub of a spec "
+                                             "with `answers:`"));
   auto async = generate(answers + spec_with("  fakeFill: {class: async, cached: true}\n"));
   INFO(async.output);
   CHECK(async.exit_code != 0);

@@ -68,10 +68,11 @@ std::string cached_lookup(const Model& m, const Function& f) {
   return s;
 }
 
-// After the call: the descriptions of the described handles it destroyed (forgotten) or took
-// through a mutable type (changed, whatever the call's status).
+// After the call: every answer, when it may change them (a handle's mode); the descriptions of the
+// described handles it destroyed (forgotten) or took through a mutable type (changed, whatever the
+// call's status).
 std::string described_after(const Function& f) {
-  std::string s;
+  std::string s = f.forgets_answers ? "  rgpu_answers().forget_answers();\n" : "";
   for (const auto& p : f.params) {
     if (p.how != Marshal::kHandle || p.described == Described::kNo) continue;
     if (f.destroys && p.handle_kind == *f.destroys) {
