@@ -56,6 +56,8 @@ class Call {
 
   bool replied() const { return replied_; }
   wire::Decoder& results() { return results_; }
+  // The whole reply (status, then results), for a cached answer (codegen/support/answer_cache.h).
+  std::span<const uint8_t> reply() const { return buffers_->reply; }
 
  private:
   uint32_t id_;

@@ -12,6 +12,7 @@
 #include "client/runtime/arrays.h"
 #include "client/runtime/call.h"
 #include "client/runtime/cudart_errors.h"
+#include "client/runtime/freed_blocks.h"
 #include "client/runtime/memory_map.h"
 #include "client/runtime/modules.h"
 #include "client/runtime/pipe.h"
@@ -184,6 +185,7 @@ extern "C" cudaError_t cudaDeviceReset(void) {
   if (st == cudaSuccess) {
     // The reset destroyed the device's allocations and modules on the server.
     rgpu::client::MemoryMap::get().remove_device_all(rgpu::client::current_device());
+    rgpu::client::forget_freed(rgpu::client::current_device());
     rgpu::client::ModuleRegistry::get().forget_uploads();
     rgpu::client::forget_arrays(rgpu::client::current_device());
   }

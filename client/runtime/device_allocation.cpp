@@ -18,9 +18,9 @@ constexpr size_t kTries = 8;
 
 }  // namespace
 
-bool record_or_hold(void* p, size_t size, std::vector<void*>& misses) {
+bool record_or_hold(void* p, size_t size, std::vector<void*>& misses, bool reusable) {
   const bool last = misses.size() + 1 == kTries;
-  if (!MemoryMap::get().add_device(p, size, current_device(), last)) {
+  if (!MemoryMap::get().add_device(p, size, current_device(), last, reusable)) {
     misses.push_back(p);
     return false;
   }

@@ -13,9 +13,10 @@
 
 namespace rgpu::client {
 
-// Records the allocation at `p` (`size` bytes) and says true, or, when it lies on the program's
-// memory and more tries are left, holds it in `misses` and says false (ask again).
-bool record_or_hold(void* p, size_t size, std::vector<void*>& misses);
+// Records the allocation at `p` (`size` bytes; `reusable`: a cudaMalloc block, see freed_blocks.h)
+// and says true, or, when it lies on the program's memory and more tries are left, holds it in
+// `misses` and says false (ask again).
+bool record_or_hold(void* p, size_t size, std::vector<void*>& misses, bool reusable);
 // Records memory the server maps rather than allocates (opened from an IPC handle, mapped from
 // external memory): its address cannot be asked for again, so one that lies on the program's memory
 // is recorded there all the same, and said (`what` names the mapping).
@@ -26,11 +27,11 @@ cudaError_t finish_allocation(cudaError_t status, const std::vector<void*>& miss
 // `alloc(void** p, size_t* size)` makes one allocation on the server: its status, *p and the
 // allocation's extent in bytes. The result is the last allocation's status.
 template <typename Alloc>
-cudaError_t allocate_device(void** p, Alloc&& alloc) {
+cudaError_t allocate_device(void** p, Alloc&& alloc, bool reusable = false) {
   std::vector<void*> misses;  // empty unless an allocation lands on the program's memory
   cudaError_t st;
   size_t size = 0;
-  while ((st = alloc(p, &size)) == cudaSuccess && p && *p && !record_or_hold(*p, size, misses)) {
+  while ((st = alloc(p, &size)) == cudaSuccess && p && *p && !record_or_hold(*p, size, misses, reusable)) {
   }
   return finish_allocation(st, misses);
 }

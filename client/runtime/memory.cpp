@@ -13,6 +13,7 @@
 #include "client/runtime/cudart_errors.h"
 #include "client/runtime/device.h"
 #include "client/runtime/device_allocation.h"
+#include "client/runtime/freed_blocks.h"
 #include "client/runtime/managed_memory.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
@@ -41,16 +42,28 @@ cudaError_t host_alloc(void** p, size_t size, unsigned flags) {
 
 }  // namespace
 
+// A block an earlier cudaFree kept answers without a round trip (freed_blocks.h); a GPU or slice
+// found full has the kept blocks freed and is asked again.
 extern "C" cudaError_t cudaMalloc(void** devPtr, size_t size) {
-  return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
-    *extent = size;
-    return remote::cudaMalloc(p, size);
-  });
+  if (devPtr) {
+    if (void* kept = rgpu::client::take_freed(size, rgpu::client::current_device())) {
+      *devPtr = kept;
+      return cudaSuccess;
+    }
+  }
+  return rgpu::client::allocate_device(
+      devPtr,
+      [&](void** p, size_t* extent) {
+        *extent = size;
+        return rgpu::client::retry_with_freed_released(size, [&] { return remote::cudaMalloc(p, size); });
+      },
+      true);
 }
 
 extern "C" cudaError_t cudaMallocPitch(void** devPtr, size_t* pitch, size_t width, size_t height) {
   return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
-    cudaError_t st = remote::cudaMallocPitch(p, pitch, width, height);
+    cudaError_t st = rgpu::client::retry_with_freed_released(
+        width * height, [&] { return remote::cudaMallocPitch(p, pitch, width, height); });
     *extent = st == cudaSuccess && pitch ? *pitch * height : 0;
     return st;
   });
@@ -71,23 +84,26 @@ extern "C" cudaError_t cudaMalloc3D(cudaPitchedPtr* pitchedDevPtr, cudaExtent ex
 extern "C" cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t stream) {
   return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
     *extent = size;
-    return remote::cudaMallocAsync(p, size, stream);
+    return rgpu::client::retry_with_freed_released(size, [&] { return remote::cudaMallocAsync(p, size, stream); });
   });
 }
 
 extern "C" cudaError_t cudaMallocAsync_ptsz(void** devPtr, size_t size, cudaStream_t stream) {
   return rgpu::client::allocate_device(devPtr, [&](void** p, size_t* extent) {
     *extent = size;
-    return remote::cudaMallocAsync_ptsz(p, size, stream);
+    return rgpu::client::retry_with_freed_released(size, [&] { return remote::cudaMallocAsync_ptsz(p, size, stream); });
   });
 }
 
 // The client knows every allocation, so a free goes without waiting: a pointer it does not know
-// fails here, with the code CUDA's own check gives.
+// fails here, with the code CUDA's own check gives. A cudaMalloc block may be kept for the next
+// cudaMalloc of its size (freed_blocks.h).
 extern "C" cudaError_t cudaFree(void* devPtr) {
   if (!devPtr) return cudaSuccess;
   if (rgpu::client::free_managed(devPtr)) return cudaSuccess;
-  if (!MemoryMap::get().remove_device(devPtr)) return cudart_finish(cudaErrorInvalidValue);
+  auto r = MemoryMap::get().remove_device(devPtr);
+  if (!r) return cudart_finish(cudaErrorInvalidValue);
+  if (r->reusable && rgpu::client::keep_freed(devPtr, r->size, r->device)) return cudaSuccess;
   return cudart_finish(remote::cudaFree(devPtr));
 }
 
@@ -101,6 +117,12 @@ extern "C" cudaError_t cudaFreeAsync_ptsz(void* devPtr, cudaStream_t stream) {
   cudaError_t st = remote::cudaFreeAsync_ptsz(devPtr, stream);
   if (st == cudaSuccess && devPtr) MemoryMap::get().remove_device(devPtr);
   return cudart_finish(st);
+}
+
+// Memory kept for reuse is the program's free memory: it is freed before the server answers.
+extern "C" cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  rgpu::client::release_freed();
+  return cudart_finish(remote::cudaMemGetInfo(free, total));
 }
 
 extern "C" cudaError_t cudaMallocHost(void** ptr, size_t size) { return host_alloc(ptr, size, cudaHostAllocDefault); }

@@ -54,10 +54,10 @@ MemoryMap& MemoryMap::get() {
   return *map;
 }
 
-bool MemoryMap::add_device(const void* base, size_t size, int device, bool overlap_ok) {
+bool MemoryMap::add_device(const void* base, size_t size, int device, bool overlap_ok, bool reusable) {
   std::unique_lock lock(mu_);
   auto b = reinterpret_cast<uintptr_t>(base);
-  Region r{.base = b, .size = size == 0 ? 1 : size, .device = device};
+  Region r{.base = b, .size = size == 0 ? 1 : size, .device = device, .reusable = reusable};
   auto [lo, hi] = own_pages(device_, r.base, r.size);
   const Reserve got = reserve(lo, hi);
   if (got == Reserve::kTaken && !overlap_ok) return false;
@@ -66,12 +66,13 @@ bool MemoryMap::add_device(const void* base, size_t size, int device, bool overl
   return true;
 }
 
-bool MemoryMap::remove_device(const void* base) {
+std::optional<Region> MemoryMap::remove_device(const void* base) {
   std::unique_lock lock(mu_);
   auto it = device_.find(reinterpret_cast<uintptr_t>(base));
-  if (it == device_.end()) return false;
+  if (it == device_.end()) return std::nullopt;
+  const Region r = it->second;
   erase_device(it);
-  return true;
+  return r;
 }
 
 void MemoryMap::remove_device_all(int device) {

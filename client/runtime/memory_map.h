@@ -23,6 +23,7 @@ struct Region {
   uintptr_t base = 0;
   size_t size = 0;
   int device = -1;          // device allocations
+  bool reusable = false;    // a cudaMalloc block, which its cudaFree may keep for reuse (freed_blocks.h)
   unsigned host_flags = 0;  // pinned host ranges: the cudaHostAlloc / cudaHostRegister flags
   bool owned_host = false;  // allocated by us (cudaMallocHost / cudaHostAlloc), freed by cudaFreeHost
   uint64_t shared = 0;      // owned host memory shared with the session (shared_host.h): its id, else 0
@@ -37,8 +38,10 @@ class MemoryMap {
 
   // Records a device allocation and reserves its pages here. When this process has memory of its
   // own in the range: false, recording nothing, unless `overlap_ok` (then recorded unreserved).
-  [[nodiscard]] bool add_device(const void* base, size_t size, int device, bool overlap_ok = false);
-  bool remove_device(const void* base);
+  [[nodiscard]] bool add_device(const void* base, size_t size, int device, bool overlap_ok = false,
+                                bool reusable = false);
+  // Forgets the device allocation starting at `base`: what it was, or nothing if none starts there.
+  std::optional<Region> remove_device(const void* base);
   // Forgets every allocation of `device` (cudaDeviceReset freed them).
   void remove_device_all(int device);
   // The device allocation containing p, if any.

@@ -300,6 +300,39 @@ bool classify_result(Function& f, const Spec& spec, std::string* why) {
   return true;
 }
 
+// Which handle parameters are of a type `answers:` describes, and through which kind of type.
+void mark_described(const Spec& spec, Function& f) {
+  if (!spec.answers) return;
+  for (auto& p : f.params) {
+    if (p.how != Marshal::kHandle && p.how != Marshal::kNewHandle) continue;
+    if (spec.answers->described.count(p.handle_type)) p.described = Described::kMutable;
+    else if (spec.answers->read_only.count(p.handle_type)) p.described = Described::kReadOnly;
+  }
+}
+
+// A `cached` query: a sync call generated on the client, whose answer is its host outputs alone and
+// whose question names only described handles or handles named by id.
+void check_cached(const Spec& spec, const Function& f, Builder& b) {
+  const std::string& name = f.name;
+  if (!spec.answers) {
+    b.error(f.where, name + ": `cached: true` needs the spec's `answers:` (which handles are described)");
+    return;
+  }
+  if (f.cls != CallClass::kSync || !f.generated_stub || f.returns != Returns::kStatus)
+    b.error(f.where, name + ": `cached: true` is for a sync call with a generated client stub that returns a status");
+  bool has_out = false;
+  for (const auto& p : f.params) {
+    has_out |= p.how == Marshal::kOut || p.how == Marshal::kInOut;
+    if (p.how == Marshal::kScalarOut || p.how == Marshal::kNewHandle || p.how == Marshal::kScratch ||
+        p.how == Marshal::kInHandles)
+      b.error(f.where, name + ": `cached: true` cannot keep what '" + p.name + "' carries (" + marshal_name(p.how) + ")");
+    if (p.how == Marshal::kHandle && p.described == Described::kNo && !spec.answers->by_id.count(p.handle_type))
+      b.error(f.where, name + ": `cached: true` names handle '" + p.name + "' (" + p.handle_type +
+                           "), which `answers:` neither describes nor names by id");
+  }
+  if (!has_out) b.error(f.where, name + ": `cached: true` needs an output to keep");
+}
+
 }  // namespace
 
 bool build_model(const Spec& spec, const std::vector<std::string>& exports, const SignatureMap& signatures,
@@ -365,6 +398,8 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
       f.blocking = entry->blocking;
       f.outputs_on_failure = entry->outputs_on_failure;
       f.destroys = entry->destroys;
+      f.cached = entry->cached;
+      f.forgets_answers = entry->forgets_answers;
     } else {
       f.cls = spec.default_class;
       f.classified_by = "default";
@@ -430,6 +465,10 @@ bool build_model(const Spec& spec, const std::vector<std::string>& exports, cons
           });
           if (!found) b.error(w, name + ": destroys '" + *f.destroys + "' but takes no handle of that kind");
         }
+        mark_described(spec, f);
+        if (f.cached) check_cached(spec, f, b);
+        if (f.forgets_answers && (!spec.answers || !f.generated_stub || f.cached))
+          b.error(w, name + ": `forgets_answers: true` is for a generated stub of a spec with `answers:`, not a cached query");
       }
     }
     m.functions.push_back(std::move(f));

@@ -31,6 +31,9 @@ enum class Marshal {
                 // byte; the server gives the call `count` zeroed elements of its own, nothing comes back
 };
 
+// A handle parameter of a type the spec's `answers:` describes: how the call reaches the object.
+enum class Described { kNo, kMutable, kReadOnly };
+
 struct ParamPlan {
   std::string name;
   std::string type;       // declaration spelling
@@ -42,6 +45,7 @@ struct ParamPlan {
   std::string count = "1";  // element count expression over the other parameters
   std::string handle_type;  // kHandle/kInHandles/kNewHandle: e.g. cudaStream_t
   std::string handle_kind;  // e.g. stream
+  Described described = Described::kNo;  // kHandle/kNewHandle
 };
 
 // What a forwarded function returns: the library's status (the rule), or, in an API older than
@@ -61,6 +65,8 @@ struct Function {
   bool outputs_on_failure = false;         // outputs (not new handles) travel back whatever the status
   Returns returns = Returns::kStatus;
   std::optional<std::string> destroys;     // handle kind unbound on success
+  bool cached = false;                     // answered once per distinct question (answer_cache.h)
+  bool forgets_answers = false;            // drops every cached answer of the library when called
   uint32_t id = 0;
 
   bool generated_stub = false;     // the exported symbol is generated (forwarded or unsupported)

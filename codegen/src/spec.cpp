@@ -94,9 +94,9 @@ class Loader {
   }
 
   EntrySpec entry(const YAML::Node& n, const std::string& name, bool pattern) const {
-    std::set<std::string> keys = {"class",  "client", "server", "blocking",          "destroys",
-                                  "params", "remote", "api",    "outputs_on_failure"};
-    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys", "params"};
+    std::set<std::string> keys = {"class",  "client", "server", "blocking",           "destroys",
+                                  "params", "remote", "api",    "outputs_on_failure", "cached", "forgets_answers"};
+    if (pattern) keys = {"match", "class", "client", "server", "header", "destroys", "params", "cached", "forgets_answers"};
     std::string what = pattern ? "pattern '" + name + "'" : "function " + name;
     check_keys(n, what, keys);
     EntrySpec e;
@@ -110,6 +110,8 @@ class Loader {
     if (n["api"]) e.api = boolean(n["api"], "api");
     if (n["outputs_on_failure"]) e.outputs_on_failure = boolean(n["outputs_on_failure"], "outputs_on_failure");
     if (n["destroys"]) e.destroys = str(n["destroys"], "destroys");
+    if (n["cached"]) e.cached = boolean(n["cached"], "cached");
+    if (n["forgets_answers"]) e.forgets_answers = boolean(n["forgets_answers"], "forgets_answers");
     if (n["header"]) e.header = str(n["header"], "header");
     return e;
   }
@@ -146,6 +148,16 @@ class Loader {
       if (!sc["host_mode"] || !sc["header"]) fail(sc, "scalars needs 'host_mode' (a C++ expression) and 'header'");
       s.scalars = ScalarsSpec{str(sc["host_mode"], "scalars.host_mode"), str(sc["header"], "scalars.header")};
     }
+    if (const YAML::Node& an = root["answers"]) {
+      check_keys(an, "answers", {"described", "read_only", "by_id"});
+      AnswersSpec a;
+      for (const char* key : {"described", "read_only", "by_id"}) {
+        if (!an[key]) continue;
+        auto& into = std::string(key) == "described" ? a.described : std::string(key) == "read_only" ? a.read_only : a.by_id;
+        for (const auto& type : str_list(an[key], std::string("answers.") + key)) into.insert(type);
+      }
+      s.answers = a;
+    }
     if (root["marshal_header"]) s.marshal_header = str(root["marshal_header"], "marshal_header");
     if (root["proc_address_typedefs"]) s.proc_address_typedefs = str(root["proc_address_typedefs"], "proc_address_typedefs");
   }
@@ -154,7 +166,7 @@ class Loader {
     check_keys(root, "the spec", {"library", "soname", "exports", "headers", "per_thread_variants", "symbol_versions", "status",
                                   "handles", "pod_types", "functions", "patterns", "default", "client_dir",
                                   "pointer_default", "param_defaults", "type_defaults", "scalars", "marshal_header",
-                                  "proc_address_typedefs"});
+                                  "proc_address_typedefs", "answers"});
     Spec s;
     s.path = path_;
     for (const char* required : {"library", "soname", "exports", "headers", "status"}) {

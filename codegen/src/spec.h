@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct EntrySpec {
   bool remote = false;  // hand-written on both sides, but the client wants a generated remote:: forwarder
   bool api = false;     // in the server's Api table although it has no call of its own (`server: none`)
   bool outputs_on_failure = false;  // its outputs travel back whatever its status (cuBLAS's host `info`)
+  bool cached = false;  // a query answered once per distinct question on the client (AnswersSpec)
+  bool forgets_answers = false;  // a setter that may change any cached answer (a handle's mode)
   std::optional<std::string> destroys;  // handle kind
   std::map<std::string, ParamSpec> params;
   std::optional<std::string> header;  // a pattern's: only functions this header file declares
@@ -50,6 +53,14 @@ struct StatusSpec {
 struct ScalarsSpec {
   std::string host_mode;
   std::string header;  // declares what host_mode calls (client side)
+};
+
+// Handles the client describes, so that a `cached` query naming them is answered once per distinct
+// question (codegen/support/answer_cache.h).
+struct AnswersSpec {
+  std::set<std::string> described;  // types through which calls may change the object
+  std::set<std::string> read_only;  // types of the same objects through which calls only read them
+  std::set<std::string> by_id;      // handles a question names by id: nothing about them changes an answer
 };
 
 struct Spec {
@@ -71,6 +82,7 @@ struct Spec {
   // it goes by also name device addresses elsewhere. A function's params: and param_defaults win.
   std::map<std::string, ParamSpec> type_defaults;
   std::optional<ScalarsSpec> scalars;
+  std::optional<AnswersSpec> answers;
   std::string marshal_header;  // hand-written helpers (count expressions) both sides include
   std::string proc_address_typedefs;  // a header of PFN_<name>_v<version> typedefs: emit <lib>_proc_table.cpp
   std::vector<EntrySpec> functions;

@@ -43,7 +43,8 @@ TEST_CASE("an unknown key is rejected with the allowed keys") {
   INFO(r.output);
   CHECK(r.exit_code != 0);
   CHECK_THAT(r.output, Catch::Contains("broken.yaml:10:") && Catch::Contains("unknown key 'direction'") &&
-                           Catch::Contains("allowed keys: api, blocking, class, client, destroys, outputs_on_failure, params, remote, server"));
+                           Catch::Contains("allowed keys: api, blocking, cached, class, client, destroys, forgets_answers, "
+                                                           "outputs_on_failure, params, remote, server"));
 }
 
 TEST_CASE("an unknown top-level key is rejected") {
@@ -276,4 +277,50 @@ TEST_CASE("scratch memory is allocated by the server for the call and never trav
   INFO(read_only.output);
   CHECK(read_only.exit_code != 0);
   CHECK_THAT(read_only.output, Catch::Contains("scratch memory is a writable buffer of values"));
+}
+
+TEST_CASE("a cached query keeps its answer per question, naming only described handles or handles by id") {
+  const std::string answers = "answers: {described: [fakeStream_t]}\n";
+  std::string dir = rgpu::test::make_temp_dir("codegen-cached");
+  rgpu::test::write_file(dir + "/cached.yaml",
+                         answers + spec_with("  fakeLookup: {class: sync, cached: true}\n"
+                                             "  fakeStreamCreate: {class: async}\n"
+                                             "  fakeStreamDestroy: {class: async, destroys: stream}\n"
+                                             "  fakeFill: {class: async}\n"
+                                             "  fakeSetValues: {class: async, forgets_answers: true}\n"));
+  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/cached.yaml --cuda-include " +
+                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  INFO(ok.output);
+  REQUIRE(ok.exit_code == 0);
+  const std::string client = rgpu::test::read_file(dir + "/out/cudart_client.cpp");
+  // The query asks its question first and stores a successful answer; a creation describes the new
+  // handle, a mutable use changes its description, a destruction forgets it.
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().question(k_fakeLookup, rgpu_args.payload(), {}, rgpu_question)"));
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().store(rgpu_question, rgpu_call.reply())"));
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().describe(rgpu_id_stream, k_fakeStreamCreate, rgpu_args.payload(), "
+                                     "rgpu_at_stream)"));
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().update(::rgpu::gen::handle_id(stream), k_fakeFill, "));
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().forget(::rgpu::gen::handle_id(stream))"));
+  CHECK_THAT(client, !Catch::Contains("rgpu_answers().question(k_fakeFill"));
+  CHECK_THAT(client, Catch::Contains("rgpu_answers().forget_answers();"));  // fakeSetValues: a mode changed
+
+  auto no_answers = generate(spec_with("  fakeLookup: {class: sync, cached: true}\n"));
+  INFO(no_answers.output);
+  CHECK(no_answers.exit_code != 0);
+  CHECK_THAT(no_answers.output, Catch::Contains("fakeLookup: `cached: true` needs the spec's `answers:`"));
+  auto forgets = generate(spec_with("  fakeSetValues: {class: async, forgets_answers: true}\n"));
+  INFO(forgets.output);
+  CHECK(forgets.exit_code != 0);
+  CHECK_THAT(forgets.output, Catch::Contains("fakeSetValues: `forgets_answers: true` is for a generated stub of a spec "
+                                             "with `answers:`"));
+  auto async = generate(answers + spec_with("  fakeFill: {class: async, cached: true}\n"));
+  INFO(async.output);
+  CHECK(async.exit_code != 0);
+  CHECK_THAT(async.output, Catch::Contains("fakeFill: `cached: true` is for a sync call"));
+  auto by_nothing = generate("answers: {by_id: []}\n" + spec_with("  fakeStreamSync: {class: sync, cached: true}\n"));
+  INFO(by_nothing.output);
+  CHECK(by_nothing.exit_code != 0);
+  CHECK_THAT(by_nothing.output, Catch::Contains("fakeStreamSync: `cached: true` names handle 'stream' (fakeStream_t), "
+                                                "which `answers:` neither describes nor names by id") &&
+                                    Catch::Contains("fakeStreamSync: `cached: true` needs an output to keep"));
 }

@@ -62,6 +62,17 @@ rc=$?
 [[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"
 check "RGPU_SYNC=1: no call goes without waiting" $? "$(cat "$WORK/rts.out" "$WORK/rts.err" | head)"
 
+# 1c'. Scratch memory a library allocates and frees each step: a freed block comes back to the next
+# cudaMalloc of its size without a round trip (7 in all, listed in freed_blocks.cu); what CUDA's
+# cudaFree promises still holds, in a 256 MiB slice that kept blocks must not fill.
+check_round_trips "per-step scratch cudaMalloc after the first step costs no round trip" 7 \
+  "^ok: freed_blocks steps$" "$PROGS/freed_blocks" steps
+RGPU_MEMORY=256M client timeout 60 "$BIN/rgpu" run -- "$PROGS/freed_blocks" semantics >"$WORK/freed.out" 2>&1
+check "freed blocks kept for reuse: freed to the program, to cudaMemGetInfo and to a cudaMalloc that needs them" $? \
+  "$(grep -v '^ok' "$WORK/freed.out" | head -20)"
+RGPU_KEEP_FREED_MB=0 check_round_trips "RGPU_KEEP_FREED_MB=0 keeps none: a round trip per cudaMalloc" $((7 + 298)) \
+  "^ok: freed_blocks steps$" "$PROGS/freed_blocks" steps
+
 # 1d. Large copies, byte for byte: streamed through the staging ring on the pipe, and striped.
 RGPU_STRIPES=1 client timeout 120 "$BIN/rgpu" run -- "$PROGS/big_copies" >"$WORK/big1.out" 2>&1
 check "large copies on the pipe" $? "$(tail -3 "$WORK/big1.out")"

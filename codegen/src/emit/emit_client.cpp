@@ -36,6 +36,54 @@ std::string array_sizes(const Model& m, const Function& f) {
   return s;
 }
 
+// The decoding of f's host outputs from `rgpu_reply` (its reply, past the status).
+std::string decode_outputs(const Function& f) {
+  std::string s;
+  if (f.returns == Returns::kValue) s += "    rgpu_reply.get(rgpu_value);\n";
+  for (const auto& p : f.params) {
+    if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
+      s += "    ::rgpu::gen::get_out_bytes(rgpu_reply, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
+    } else if (p.how == Marshal::kScalarOut) {
+      s += "    ::rgpu::gen::get_scalar_out(rgpu_reply, rgpu_host, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
+    }
+  }
+  return s;
+}
+
+// A `cached` query: its question (answer_cache.h), and the kept answer when there is one.
+std::string cached_lookup(const Model& m, const Function& f) {
+  const StatusSpec& st = m.spec.status;
+  std::string at;
+  for (const auto& p : f.params) {
+    if (p.how == Marshal::kHandle && p.described != Described::kNo) at += (at.empty() ? "" : ", ") + ("rgpu_at_" + p.name);
+  }
+  std::string s = "  std::string& rgpu_question = ::rgpu::gen::AnswerCache::question_buffer();\n";
+  s += "  const bool rgpu_cacheable = rgpu_answers().question(" + id_name(f) + ", rgpu_args.payload(), {" + at +
+       "}, rgpu_question);\n";
+  s += "  if (std::vector<uint8_t>& rgpu_known = ::rgpu::gen::AnswerCache::answer_buffer();\n";
+  s += "      rgpu_cacheable && rgpu_answers().find(rgpu_question, rgpu_known)) {\n";
+  s += "    ::rgpu::wire::Decoder rgpu_reply(rgpu_known);\n    (void)rgpu_reply.get<int32_t>();\n";
+  s += decode_outputs(f);
+  s += "    return rgpu_reply.ok() ? " + st.success + " : " + st.bad_reply + ";\n  }\n";
+  return s;
+}
+
+// After the call: every answer, when it may change them (a handle's mode); the descriptions of the
+// described handles it destroyed (forgotten) or took through a mutable type (changed, whatever the
+// call's status).
+std::string described_after(const Function& f) {
+  std::string s = f.forgets_answers ? "  rgpu_answers().forget_answers();\n" : "";
+  for (const auto& p : f.params) {
+    if (p.how != Marshal::kHandle || p.described == Described::kNo) continue;
+    if (f.destroys && p.handle_kind == *f.destroys) {
+      s += "  rgpu_answers().forget(::rgpu::gen::handle_id(" + p.name + "));\n";
+    } else if (p.described == Described::kMutable && !f.cached) {
+      s += "  rgpu_answers().update(::rgpu::gen::handle_id(" + p.name + "), " + id_name(f) + ", rgpu_args.payload());\n";
+    }
+  }
+  return s;
+}
+
 // Body of remote::<name>: encode, send, decode the reply.
 std::string forwarder(const Model& m, const Function& f, bool sync) {
   const StatusSpec& st = m.spec.status;
@@ -53,6 +101,8 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
         s += "  rgpu_args.put(" + p.name + ");\n";
         break;
       case Marshal::kHandle:
+        if (f.cached && p.described != Described::kNo)  // where the question puts its description
+          s += "  const size_t rgpu_at_" + p.name + " = rgpu_args.payload().size();\n";
         s += "  rgpu_args.put<uint64_t>(::rgpu::gen::handle_id(" + p.name + "));\n";
         break;
       case Marshal::kDeviceAddr:
@@ -78,6 +128,7 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
         break;
       case Marshal::kNewHandle:
         s += "  const uint64_t rgpu_id_" + p.name + " = " + p.name + " ? ::rgpu::client::new_handle_id() : 0;\n";
+        if (p.described != Described::kNo) s += "  const size_t rgpu_at_" + p.name + " = rgpu_args.payload().size();\n";
         s += "  rgpu_args.put<uint64_t>(rgpu_id_" + p.name + ");\n";
         break;
       case Marshal::kScalarIn:
@@ -89,6 +140,7 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
         break;
     }
   }
+  if (f.cached) s += cached_lookup(m, f);
   // A call whose only results are scalars waits only when they go to host memory.
   bool host_outs_only = f.has(Marshal::kScalarOut) && !f.has(Marshal::kOut) && !f.has(Marshal::kInOut);
   if (sync && host_outs_only) {
@@ -96,6 +148,7 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
   } else {
     s += std::string("  const int32_t rgpu_rc = rgpu_call.") + (sync ? "invoke" : "post") + "();\n";
   }
+  s += described_after(f);
   s += "  if (rgpu_rc == ::rgpu::client::kStatusUnavailable) return " + st.unavailable + ";\n";
   bool new_handles = std::any_of(f.params.begin(), f.params.end(),
                                  [](const ParamPlan& p) { return p.how == Marshal::kNewHandle; });
@@ -111,15 +164,19 @@ std::string forwarder(const Model& m, const Function& f, bool sync) {
                                    " || !rgpu_call.results().at_end())"
                              : "rgpu_call.replied()";
     s += "  if (" + replied + ") {\n    ::rgpu::wire::Decoder& rgpu_reply = rgpu_call.results();\n";
-    if (f.returns == Returns::kValue) s += "    rgpu_reply.get(rgpu_value);\n";
-    for (const auto& p : f.params) {
-      if (p.how == Marshal::kOut || p.how == Marshal::kInOut) {
-        s += "    ::rgpu::gen::get_out_bytes(rgpu_reply, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
-      } else if (p.how == Marshal::kScalarOut) {
-        s += "    ::rgpu::gen::get_scalar_out(rgpu_reply, rgpu_host, " + p.name + ", rgpu_bytes_" + p.name + ");\n";
-      }
+    s += decode_outputs(f);
+    s += "    if (!rgpu_reply.ok()) return " + st.bad_reply + ";\n";
+    if (f.cached) {
+      s += "    if (rgpu_cacheable && static_cast<" + st.type + ">(rgpu_rc) == " + st.success +
+           ") rgpu_answers().store(rgpu_question, rgpu_call.reply());\n";
     }
-    s += "    if (!rgpu_reply.ok()) return " + st.bad_reply + ";\n  }\n";
+    s += "  }\n";
+  }
+  for (const auto& p : f.params) {
+    if (p.how == Marshal::kNewHandle && p.described != Described::kNo) {
+      s += "  rgpu_answers().describe(rgpu_id_" + p.name + ", " + id_name(f) + ", rgpu_args.payload(), rgpu_at_" + p.name +
+           ");\n";
+    }
   }
   for (const auto& p : f.params) {
     if (p.how == Marshal::kNewHandle) {
@@ -157,6 +214,12 @@ std::string emit_client(const Model& m) {
   s += marshal_include(m);
   s += "#include \"codegen/support/gen_marshal.h\"\n" + gen_include(m, "_decls.h") + gen_include(m, "_ids.h") +
        gen_include(m, "_remote.h");
+  if (m.spec.answers) {
+    s += "#include \"codegen/support/answer_cache.h\"\n\nnamespace {\n\n// This library's answers and descriptions "
+         "(codegen/support/answer_cache.h).\n::rgpu::gen::AnswerCache& rgpu_answers() {\n"
+         "  static auto* answers = new ::rgpu::gen::AnswerCache();  // outlives static destructors that still call\n"
+         "  return *answers;\n}\n\n}  // namespace\n";
+  }
   s += "\n// Some exports are deprecated in the headers; defining and referencing them is the point here.\n";
   s += "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n\n";
 

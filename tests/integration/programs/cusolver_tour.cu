@@ -7,10 +7,11 @@
 // check and "ok: cusolver_tour" last.
 //
 // `cusolver_tour async N` asks the buffer sizes once, then N times sets the handle's stream and
-// reads it back, makes and destroys generic-API parameters, uploads a matrix and factors and
-// solves it (Sgetrf, Sgetrs, Xgetrf), and synchronizes once: run with RGPU_STATS=1 its round trips
-// do not grow with N (the settings, parameters and computations are sent without waiting, the
-// stream's getter answers locally).
+// reads it back, makes and destroys generic-API parameters, asks the buffer sizes again, uploads a
+// matrix and factors and solves it (Sgetrf, Sgetrs, Xgetrf), and synchronizes once: run with
+// RGPU_STATS=1 its round trips do not grow with N (the settings, parameters and computations are
+// sent without waiting, the stream's getter answers locally, a buffer-size question asked before
+// is answered on the client).
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -267,7 +268,16 @@ int async_only(int rounds) {
     CHECK_CUDA(cudaMemcpyAsync(d_b, bf.data(), bf.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
     CHECK_SOLVER(cusolverDnSgetrf(handle, kN, kN, d_a, kN, d_work, d_ipiv, d_info));
     CHECK_SOLVER(cusolverDnSgetrs(handle, CUBLAS_OP_N, kN, 1, d_a, kN, d_ipiv, d_b, kN, d_info));
+    // The same buffer-size questions again, the second about a parameter object made alike: answered
+    // on the client.
+    int lwork_again = 0;
+    size_t device_again = 0, host_again = 0;
+    CHECK_SOLVER(cusolverDnSgetrf_bufferSize(handle, kN, kN, d_a, kN, &lwork_again));
     CHECK_SOLVER(cusolverDnCreateParams(&params));
+    CHECK_SOLVER(cusolverDnXgetrf_bufferSize(handle, params, kN, kN, CUDA_R_64F, d_a64, kN, CUDA_R_64F, &device_again,
+                                             &host_again));
+    if (lwork_again != lwork || device_again != device_bytes || host_again != host_bytes)
+      return std::printf("FAIL buffer sizes asked again\n"), 1;
     CHECK_CUDA(cudaMemcpyAsync(d_a64, a.data(), a.size() * sizeof(double), cudaMemcpyHostToDevice, stream));
     CHECK_SOLVER(cusolverDnXgetrf(handle, params, kN, kN, CUDA_R_64F, d_a64, kN, d_ipiv64, CUDA_R_64F, d_work64,
                                   device_bytes, host_work.data(), host_bytes, d_info));

@@ -7,10 +7,13 @@
 // per check and "ok: cusparse_tour" last.
 //
 // `cusparse_tour async N` asks SpMV's buffer size once, then N times sets the handle's stream and
-// pointer mode, reads them back, makes a CSR matrix and two dense vectors, multiplies with alpha
-// and beta in device memory and destroys the descriptors, and synchronizes once: run with
-// RGPU_STATS=1 its round trips do not grow with N (settings, descriptors and SpMV are sent without
-// waiting, the getters answer locally).
+// pointer mode, reads them back, asks SpMV's buffer size about the round's descriptors (with
+// device scalars: another question than the first), multiplies with alpha and beta in device
+// memory, destroys the descriptors and makes them again alike (as PyTorch does for each product);
+// then asks three questions no earlier one answers (another algorithm, a vector changed by a
+// setter) and one again, and synchronizes once. Run with RGPU_STATS=1 its round trips do not grow
+// with N: settings, descriptors and SpMV are sent without waiting, the getters answer locally, and
+// a buffer-size question asked before about descriptors made alike is answered on the client.
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
@@ -201,12 +204,26 @@ int async_only(int rounds) {
     CHECK_SPARSE(cusparseGetPointerMode(handle, &mode));
     CHECK_SPARSE(cusparseGetStream(handle, &got));
     if (mode != CUSPARSE_POINTER_MODE_DEVICE || got != stream) return std::printf("FAIL settings\n"), 1;
+    size_t again = 0;
+    CHECK_SPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, d_scalars, mat, x, d_scalars + 1, y,
+                                         CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &again));
+    if (again != size) return std::printf("FAIL buffer size %zu, then %zu\n", size, again), 1;
     CHECK_SPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, d_scalars, mat, x, d_scalars + 1, y,
                               CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, buffer));
     CHECK_SPARSE(cusparseDestroySpMat(mat));
     CHECK_SPARSE(cusparseDestroyDnVec(x));
     CHECK_SPARSE(cusparseDestroyDnVec(y));
     CHECK_SPARSE(make(&mat, &x, &y));
+  }
+  // Questions no earlier one answers go to the server: another algorithm; a vector a setter changed
+  // (then asked again: answered here).
+  size_t other = 0;
+  CHECK_SPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, d_scalars, mat, x, d_scalars + 1, y,
+                                       CUDA_R_32F, CUSPARSE_SPMV_CSR_ALG1, &other));
+  CHECK_SPARSE(cusparseDnVecSetValues(y, d_y));
+  for (int i = 0; i < 2; ++i) {
+    CHECK_SPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, d_scalars, mat, x, d_scalars + 1, y,
+                                         CUDA_R_32F, CUSPARSE_SPMV_ALG_DEFAULT, &other));
   }
   CHECK_SPARSE(cusparseDestroySpMat(mat));
   CHECK_SPARSE(cusparseDestroyDnVec(x));
