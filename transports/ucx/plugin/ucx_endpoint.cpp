@@ -73,10 +73,10 @@ constexpr uint32_t kMaxRkey = 64 << 10;  // a packed rkey is a few hundred bytes
 // The active message that acknowledges a remote record: its header is the record's id.
 constexpr unsigned kAckMessage = 0x52;
 // How long a waiting thread sleeps at most before it progresses the worker again: while a get or an
-// acknowledgement is awaited, and otherwise. UCX 1.13's TCP transport does not always make the
-// worker's descriptor readable for the messages of an emulated RMA read (its request, its reply
-// queued behind the stream's data): without the bound, a transfer in both directions at once
-// stalled for a whole idle sleep every few segments (transports/ucx/README.md).
+// acknowledgement is awaited, and otherwise. Without the bound, a transfer in both directions at
+// once stalled for a whole idle sleep every few segments, with the worker's descriptor quiet: some
+// message of an emulated RMA read (its request, or its reply queued behind the stream's data) did
+// not make UCX 1.13's descriptor readable; why was not pinned down (transports/ucx/README.md).
 constexpr int kRmaPollMs = 1;
 constexpr int kIdlePollMs = 1000;
 // The wire-up byte: a peer of another record format says another one and is refused.
@@ -235,11 +235,11 @@ struct rgpu_ucx_endpoint {
   template <typename Finished>
   void sleep_until_news(Finished finished) {
     sleepers.fetch_add(1, std::memory_order_seq_cst);
-    // UCX arms a worker only once a progress has found nothing to do: events a progress left
-    // unhandled (UCX's TCP transport reads its sockets edge-triggered, a bounded amount at a time)
-    // would wake no one. Drained first; what that completes may be another sleeper's.
+    // A worker is armed only once a progress has found nothing to do (ucp_worker_arm's contract):
+    // events a progress left unhandled might wake no one. Drained first; what that completes may be
+    // another sleeper's.
     bool progressed = false;
-    while (!finished() && ucp_worker_progress(worker) != 0) progressed = true;
+    while (!finished() && !shut_down.load(std::memory_order_acquire) && ucp_worker_progress(worker) != 0) progressed = true;
     if (progressed && sleepers.load(std::memory_order_seq_cst) > 1) wake();
     // Re-checked after announcing the sleep: a completion from here on writes the eventfd.
     if (!progressed && !finished() && !shut_down.load(std::memory_order_seq_cst) && ucp_worker_arm(worker) == UCS_OK) {
