@@ -72,12 +72,14 @@ struct RemoteRegion {
 constexpr uint32_t kMaxRkey = 64 << 10;  // a packed rkey is a few hundred bytes per memory domain
 // The active message that acknowledges a remote record: its header is the record's id.
 constexpr unsigned kAckMessage = 0x52;
-// How long a waiting thread sleeps at most before it progresses the worker again: while a get or an
-// acknowledgement is awaited, and otherwise. Without the bound, a transfer in both directions at
-// once stalled for a whole idle sleep every few segments, with the worker's descriptor quiet: some
-// message of an emulated RMA read (its request, or its reply queued behind the stream's data) did
-// not make UCX 1.13's descriptor readable; why was not pinned down (transports/ucx/README.md).
-constexpr int kRmaPollMs = 1;
+// How long a waiting thread sleeps at most before it progresses the worker again: while a send, a
+// get or an acknowledgement is awaited, and otherwise. Without the bound, a transfer in both
+// directions at once stalled for a whole idle sleep every few RMA segments, and a 256 MiB H2D copy
+// streamed over UCX's TCP transport took about a second too long, with the worker's descriptor
+// quiet: some completion (of a send queued behind full socket buffers, or of a message of an
+// emulated RMA read) did not make UCX 1.13's descriptor readable. Why was not pinned down
+// (transports/ucx/README.md). A connection with nothing in flight still sleeps kIdlePollMs.
+constexpr int kBusyPollMs = 1;
 constexpr int kIdlePollMs = 1000;
 // The wire-up byte: a peer of another record format says another one and is refused.
 constexpr uint8_t kHello = 'R';
@@ -130,7 +132,7 @@ struct rgpu_ucx_endpoint {
 
   std::atomic<bool> shut_down{false};
   std::atomic<int> sleepers{0};
-  std::atomic<int> rma_waits{0};  // threads waiting on a get or an acknowledgement (kRmaPollMs)
+  std::atomic<int> busy_waits{0};  // threads waiting on a send, a get or an acknowledgement (kBusyPollMs)
 
   // What the lifeline said: the peer's count of bytes sent (its last word), or that it is gone.
   std::mutex lifeline_mu;
@@ -246,7 +248,7 @@ struct rgpu_ucx_endpoint {
       pollfd fds[3] = {{worker_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}, {lifeline, POLLIN, 0}};
       // Once the peer is gone its lifeline reads end-of-file for ever: no use waiting on it.
       const nfds_t count = peer_gone.load(std::memory_order_acquire) ? 2 : 3;
-      (void)::poll(fds, count, rma_waits.load(std::memory_order_acquire) > 0 ? kRmaPollMs : kIdlePollMs);
+      (void)::poll(fds, count, busy_waits.load(std::memory_order_acquire) > 0 ? kBusyPollMs : kIdlePollMs);
       if (fds[1].revents & POLLIN) {
         uint64_t drained;
         (void)!::read(wake_fd, &drained, sizeof drained);
@@ -534,7 +536,9 @@ int stream_send(rgpu_ucx_endpoint* endpoint, const iovec* iov, size_t count, uin
   }
   ucs_status_t st = UCS_PTR_STATUS(request);
   if (UCS_PTR_IS_PTR(request)) {
+    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
     st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
+    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
     ucp_request_free(request);
   }
   if (st == UCS_OK) endpoint->sent.fetch_add(total, std::memory_order_relaxed);
@@ -618,11 +622,11 @@ int send_segments(rgpu_ucx_endpoint* endpoint, const iovec* segments, size_t cou
   if (result == RGPU_UCX_OK) result = stream_send(endpoint, iov.data(), iov.size(), stream_bytes, why);
   if (result == RGPU_UCX_OK && !endpoint->outgoing.empty()) {
     const uint64_t last = endpoint->outgoing.back().region.id;
-    endpoint->rma_waits.fetch_add(1, std::memory_order_acq_rel);
+    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
     const ucs_status_t st = endpoint->wait_until(rgpu_ucx_endpoint::Waiting::kAck, [&] {
       return endpoint->acknowledged.load(std::memory_order_acquire) >= last ? UCS_OK : UCS_INPROGRESS;
     });
-    endpoint->rma_waits.fetch_sub(1, std::memory_order_acq_rel);
+    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
     result = endpoint->result(st, "send (the peer reading it by RMA)", why);
   }
   release_outgoing(endpoint);
@@ -710,9 +714,9 @@ int read_remote(rgpu_ucx_endpoint* endpoint, void* dst, size_t n, rgpu_ucx_messa
   }
   ucs_status_t st = UCS_PTR_STATUS(request);
   if (UCS_PTR_IS_PTR(request)) {
-    endpoint->rma_waits.fetch_add(1, std::memory_order_acq_rel);
+    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
     st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
-    endpoint->rma_waits.fetch_sub(1, std::memory_order_acq_rel);
+    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
     ucp_request_free(request);
   }
   return endpoint->result(st, "RMA read", why);
