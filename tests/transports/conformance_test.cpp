@@ -2,7 +2,13 @@
 // run for every transport address family below. A new transport adds its listen address here.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <thread>
@@ -49,7 +55,71 @@ Status send(transport::Connection& c, uint64_t seq, const std::vector<uint8_t>& 
   return c.send_frame(h, payload, bulk);
 }
 
+// Reads a frame's bulk of `sizes` (the sender's segments) in pieces of `piece` bytes, which cross
+// the segments' boundaries, and checks it against the patterns of `seeds`.
+void check_bulk_in_pieces(transport::Connection& c, const std::vector<std::vector<uint8_t>>& want, size_t piece) {
+  std::vector<uint8_t> expected;
+  for (const auto& s : want) expected.insert(expected.end(), s.begin(), s.end());
+  std::vector<uint8_t> got(expected.size());
+  for (size_t done = 0; done < got.size();) {
+    const size_t n = std::min(piece, got.size() - done);
+    REQUIRE(c.recv_exact(got.data() + done, n).is_ok());
+    done += n;
+  }
+  CHECK(got == expected);
+}
+
+// A peer in another process (the test binary again, running the hidden case below), so that it can
+// die as a process does: its sockets closed by the kernel, nothing said.
+constexpr size_t kPeerBulk = 64 << 20;
+constexpr size_t kPeerFirstPart = 1 << 20;
+
+pid_t start_peer(const std::string& address, const char* role) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("RGPU_CONFORMANCE_PEER", address.c_str(), 1);
+    ::setenv("RGPU_CONFORMANCE_PEER_ROLE", role, 1);
+    ::execl("/proc/self/exe", "conformance-peer", "conformance: a peer process (run by the tests above)", nullptr);
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// The peer process's connection; fails the test, rather than hanging, if it never comes.
+std::unique_ptr<transport::Connection> accept_peer(transport::Listener& listener) {
+  auto accepted = std::async(std::launch::async, [&] { return listener.accept(); });
+  if (accepted.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    ::shutdown(listener.native_handle(), SHUT_RDWR);  // wakes the blocked accept
+    accepted.wait();
+    FAIL("the peer process did not connect");
+  }
+  auto connection = accepted.get();
+  REQUIRE(connection.is_ok());
+  return std::move(connection.value());
+}
+
 }  // namespace
+
+TEST_CASE("conformance: a peer process (run by the tests above)", "[.]") {
+  const char* address = std::getenv("RGPU_CONFORMANCE_PEER");
+  const char* role = std::getenv("RGPU_CONFORMANCE_PEER_ROLE");
+  REQUIRE(address);
+  REQUIRE(role);
+  auto connection = transport::connect(address);
+  REQUIRE(connection.is_ok());
+  transport::Connection& c = *connection.value();
+  if (std::string(role) == "send") {
+    // Sends one frame with a large bulk segment; the test kills this process while it is read.
+    (void)send(c, 1, {}, {pattern(kPeerBulk, 11)});
+    ::pause();
+  }
+  // "receive": reads the start of the frame's bulk, then dies without a word.
+  FrameHeader h{};
+  REQUIRE(c.recv_header(h).is_ok());
+  std::vector<uint8_t> part(kPeerFirstPart);
+  REQUIRE(c.recv_exact(part.data(), part.size()).is_ok());
+  ::_exit(0);
+}
 
 TEST_CASE("conformance: a frame with payload and several bulk segments (one of 64 MiB) round-trips") {
   const std::string address = transport_under_test();
@@ -226,4 +296,101 @@ TEST_CASE("conformance: send_frame refuses a header whose lengths disagree with 
   CHECK(pair.client->send_frame(h, payload, {}).code() == Code::kInvalidArgument);
   h = wire::make_header(FrameKind::kCall, 1, 1, 10, 5);
   CHECK(pair.client->send_frame(h, payload, {}).code() == Code::kInvalidArgument);
+}
+
+TEST_CASE("conformance: bulk segments around 256 KiB, read in pieces across their boundaries") {
+  // 256 KiB is where the UCX transport stops streaming a segment and has the peer read it by RMA:
+  // segments either side of it, read in pieces that start and end inside them.
+  const std::string address = transport_under_test();
+  auto pair = connect_pair(address);
+  const std::vector<std::vector<uint8_t>> segments = {
+      pattern(3, 1),          pattern((256 << 10) - 1, 2), pattern(256 << 10, 3), pattern((256 << 10) + 1, 4),
+      pattern(17, 5),         pattern(5 << 20, 6),         pattern(1 << 20, 7),   pattern(4093, 8)};
+  size_t total = 0;
+  for (const auto& s : segments) total += s.size();
+  for (const size_t piece : {size_t{100'003}, size_t{1} << 20, total}) {
+    auto sent = std::async(std::launch::async, [&] { return send(*pair.client, piece, pattern(40, 9), segments); });
+    FrameHeader h{};
+    REQUIRE(pair.server->recv_header(h).is_ok());
+    REQUIRE(h.seq == piece);
+    REQUIRE(h.bulk_len == total);
+    std::vector<uint8_t> payload(h.payload_len);
+    // The payload and the first bytes of bulk in one read: a read may span records too.
+    std::vector<uint8_t> head(payload.size() + 3);
+    REQUIRE(pair.server->recv_exact(head.data(), head.size()).is_ok());
+    CHECK(std::vector<uint8_t>(head.begin(), head.begin() + 40) == pattern(40, 9));
+    CHECK(std::vector<uint8_t>(head.begin() + 40, head.end()) == segments[0]);
+    check_bulk_in_pieces(*pair.server, {segments.begin() + 1, segments.end()}, piece);
+    CHECK(sent.get().is_ok());
+  }
+}
+
+TEST_CASE("conformance: many large segments in flight in one frame, then the stream goes on") {
+  const std::string address = transport_under_test();
+  auto pair = connect_pair(address);
+  std::vector<std::vector<uint8_t>> segments;
+  for (uint32_t i = 0; i < 48; ++i) segments.push_back(pattern((300 << 10) + i, 100 + i));
+  auto sent = std::async(std::launch::async, [&] {
+    for (uint64_t seq = 1; seq <= 3; ++seq) RGPU_TRY(send(*pair.client, seq, {}, segments));
+    return send(*pair.client, 4, pattern(8, 1), {});
+  });
+  for (uint64_t seq = 1; seq <= 3; ++seq) {
+    FrameHeader h{};
+    REQUIRE(pair.server->recv_header(h).is_ok());
+    REQUIRE(h.seq == seq);
+    if (seq == 2) {
+      REQUIRE(pair.server->skip(h.bulk_len).is_ok());  // skipped, not read: the sender goes on all the same
+      continue;
+    }
+    for (const auto& want : segments) {
+      std::vector<uint8_t> got(want.size());
+      REQUIRE(pair.server->recv_exact(got.data(), got.size()).is_ok());
+      CHECK(got == want);
+    }
+  }
+  FrameHeader h{};
+  REQUIRE(pair.server->recv_header(h).is_ok());
+  CHECK(h.seq == 4);
+  std::vector<uint8_t> payload(h.payload_len);
+  REQUIRE(pair.server->recv_exact(payload.data(), payload.size()).is_ok());
+  CHECK(payload == pattern(8, 1));
+  CHECK(sent.get().is_ok());
+}
+
+TEST_CASE("conformance: a peer process that dies in the middle of a large transfer gives kClosed") {
+  const std::string address = transport_under_test();
+  auto listener = transport::listen(address);
+  REQUIRE(listener.is_ok());
+
+  SECTION("the sender dies while its bulk is read") {
+    const pid_t peer = start_peer(listener.value()->address(), "send");
+    REQUIRE(peer > 0);
+    auto accepted = accept_peer(*listener.value());
+    transport::Connection& c = *accepted;
+    FrameHeader h{};
+    REQUIRE(c.recv_header(h).is_ok());
+    REQUIRE(h.bulk_len == kPeerBulk);
+    std::vector<uint8_t> got(kPeerBulk);
+    REQUIRE(c.recv_exact(got.data(), kPeerFirstPart).is_ok());
+    CHECK(std::equal(got.begin(), got.begin() + kPeerFirstPart, pattern(kPeerBulk, 11).begin()));
+    ::kill(peer, SIGKILL);
+    REQUIRE(::waitpid(peer, nullptr, 0) == peer);
+    const auto start = std::chrono::steady_clock::now();
+    Status s = c.recv_exact(got.data() + kPeerFirstPart, kPeerBulk - kPeerFirstPart);
+    CHECK(s.code() == Code::kClosed);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  }
+  SECTION("the receiver dies while it reads our bulk") {
+    const pid_t peer = start_peer(listener.value()->address(), "receive");
+    REQUIRE(peer > 0);
+    auto accepted = accept_peer(*listener.value());
+    const auto start = std::chrono::steady_clock::now();
+    Status s = send(*accepted, 1, {}, {pattern(kPeerBulk, 12)});
+    int status = 0;
+    REQUIRE(::waitpid(peer, &status, 0) == peer);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(s.code() == Code::kClosed);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  }
 }

@@ -14,6 +14,9 @@ namespace {
 const Tunable kUcxSpin{"RGPU_UCX_SPIN_US", "20",
                        "how long a UCX send or receive polls before it sleeps on the worker's descriptor, in "
                        "microseconds"};
+const Tunable kUcxRmaMin{"RGPU_UCX_RMA_MIN", "262144",
+                         "the smallest bulk segment a UCX connection sends by one-sided RMA (the peer reads it with "
+                         "ucp_get), in bytes; 0: every byte through UCX's stream"};
 
 // The address swap's bound, like a TCP connect's: a peer that does not answer is unreachable.
 constexpr int kSwapTimeoutMs = 10'000;
@@ -81,7 +84,9 @@ Result<std::unique_ptr<Connection>> upgrade(std::unique_ptr<Connection> lifeline
   RGPU_ASSIGN_OR_RETURN(const rgpu_ucx_ops* ops, plugin());
   rgpu_ucx_message why{};
   const int spin = static_cast<int>(std::clamp<int64_t>(kUcxSpin.get_int(), 0, 1'000'000));
-  rgpu_ucx_endpoint* endpoint = ops->open(lifeline->descriptor(), accepting ? 1 : 0, kSwapTimeoutMs, spin, &why);
+  const auto rma_min = static_cast<size_t>(std::max<int64_t>(kUcxRmaMin.get_int(), 0));
+  rgpu_ucx_endpoint* endpoint =
+      ops->open(lifeline->descriptor(), accepting ? 1 : 0, kSwapTimeoutMs, spin, rma_min, &why);
   if (!endpoint) return RGPU_ERROR(kUnavailable, "UCX over " + lifeline->peer() + ": " + why.text);
   return std::unique_ptr<Connection>(new UcxConnection(ops, endpoint, std::move(lifeline)));
 }

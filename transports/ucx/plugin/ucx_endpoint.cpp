@@ -24,11 +24,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -53,6 +55,36 @@ constexpr int kDrainRounds = 64;
 // How long a receive waits for bytes a closed peer said it sent, with nothing arriving, before it
 // takes them for lost (a peer whose last sends its close could not flush).
 constexpr std::chrono::seconds kLostBytesTimeout{2};
+
+// A record of the stream (see the top). kInline: `length` bytes follow. kRemote: a RemoteRegion and
+// `rkey_length` bytes of packed rkey follow, and the `length` bytes are read by get.
+constexpr uint32_t kInline = 0x49585552;  // "RUXI"
+constexpr uint32_t kRemote = 0x47585552;  // "RUXG"
+struct RecordHead {
+  uint32_t kind;
+  uint32_t rkey_length;
+  uint64_t length;
+};
+struct RemoteRegion {
+  uint64_t address;
+  uint64_t id;  // the sender's count of remote records, acknowledged with it
+};
+constexpr uint32_t kMaxRkey = 64 << 10;  // a packed rkey is a few hundred bytes per memory domain
+// The active message that acknowledges a remote record: its header is the record's id.
+constexpr unsigned kAckMessage = 0x52;
+// How long a waiting thread sleeps at most before it progresses the worker again: while a send, a
+// get or an acknowledgement is awaited, and otherwise. Without the bound, a transfer in both
+// directions at once stalled for a whole idle sleep every few RMA segments, and a 256 MiB H2D copy
+// streamed over UCX's TCP transport took about a second too long, with the worker's descriptor
+// quiet: some completion (of a send queued behind full socket buffers, or of a message of an
+// emulated RMA read) did not make UCX 1.13's descriptor readable. Why was not pinned down
+// (transports/ucx/README.md). A connection with nothing in flight still sleeps kIdlePollMs.
+constexpr int kBusyPollMs = 1;
+constexpr int kIdlePollMs = 1000;
+// The wire-up byte: a peer of another record format says another one and is refused.
+constexpr uint8_t kHello = 'R';
+// UCX's TCP segment size unless UCX_TCP_TX_SEG_SIZE / UCX_TCP_RX_SEG_SIZE say otherwise.
+constexpr const char* kTcpSegment = "64k";
 
 int fail(rgpu_ucx_message* why, int result, const char* format, ...) __attribute__((format(printf, 3, 4)));
 int fail(rgpu_ucx_message* why, int result, const char* format, ...) {
@@ -100,6 +132,7 @@ struct rgpu_ucx_endpoint {
 
   std::atomic<bool> shut_down{false};
   std::atomic<int> sleepers{0};
+  std::atomic<int> busy_waits{0};  // threads waiting on a send, a get or an acknowledgement (kBusyPollMs)
 
   // What the lifeline said: the peer's count of bytes sent (its last word), or that it is gone.
   std::mutex lifeline_mu;
@@ -109,8 +142,34 @@ struct rgpu_ucx_endpoint {
   std::atomic<bool> peer_count_known{false};
   uint64_t peer_sent = 0;
 
-  std::atomic<uint64_t> sent{0};
+  std::atomic<uint64_t> sent{0};      // bytes through the stream (records, not what was read by get)
   std::atomic<uint64_t> received{0};
+
+  // The sending side (one sender at a time): segments of at least rma_min bytes go by RMA.
+  size_t rma_min = 0;
+  uint64_t remote_records = 0;
+  std::atomic<uint64_t> acknowledged{0};  // the highest id the peer acknowledged
+  struct Outgoing {
+    RecordHead head{};
+    RemoteRegion region{};
+    ucp_mem_h memh = nullptr;
+    void* rkey = nullptr;
+    size_t rkey_size = 0;
+  };
+  std::vector<Outgoing> outgoing;  // reused from send to send: no allocation once grown
+  std::vector<RecordHead> inline_heads;
+  std::vector<iovec> send_iov;
+
+  // The receiving side (one receiver at a time): the record being read.
+  struct Incoming {
+    uint32_t kind = 0;
+    uint64_t left = 0;
+    uint64_t address = 0;
+    uint64_t id = 0;
+    ucp_rkey_h rkey = nullptr;
+  } incoming;
+  std::vector<uint8_t> rkey_buffer;
+  uint64_t ack_header = 0;  // the acknowledgement being sent (lives as long as its request)
 
   void wake() {
     const uint64_t one = 1;
@@ -178,12 +237,18 @@ struct rgpu_ucx_endpoint {
   template <typename Finished>
   void sleep_until_news(Finished finished) {
     sleepers.fetch_add(1, std::memory_order_seq_cst);
+    // A worker is armed only once a progress has found nothing to do (ucp_worker_arm's contract):
+    // events a progress left unhandled might wake no one. Drained first; what that completes may be
+    // another sleeper's.
+    bool progressed = false;
+    while (!finished() && !shut_down.load(std::memory_order_acquire) && ucp_worker_progress(worker) != 0) progressed = true;
+    if (progressed && sleepers.load(std::memory_order_seq_cst) > 1) wake();
     // Re-checked after announcing the sleep: a completion from here on writes the eventfd.
-    if (!finished() && !shut_down.load(std::memory_order_seq_cst) && ucp_worker_arm(worker) == UCS_OK) {
+    if (!progressed && !finished() && !shut_down.load(std::memory_order_seq_cst) && ucp_worker_arm(worker) == UCS_OK) {
       pollfd fds[3] = {{worker_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}, {lifeline, POLLIN, 0}};
       // Once the peer is gone its lifeline reads end-of-file for ever: no use waiting on it.
       const nfds_t count = peer_gone.load(std::memory_order_acquire) ? 2 : 3;
-      (void)::poll(fds, count, 1000);
+      (void)::poll(fds, count, busy_waits.load(std::memory_order_acquire) > 0 ? kBusyPollMs : kIdlePollMs);
       if (fds[1].revents & POLLIN) {
         uint64_t drained;
         (void)!::read(wake_fd, &drained, sizeof drained);
@@ -192,13 +257,25 @@ struct rgpu_ucx_endpoint {
     sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
 
-  // Waits for `request` (a receive's when `receiving`) and returns its status, with the length a
-  // receive got. A shutdown, or a peer gone (for a receive: once nothing more can come), closes the
-  // endpoint and, if that does not finish the request, gives up on it: UCS_ERR_CANCELED.
-  ucs_status_t wait(void* request, bool receiving, size_t* length) {
-    auto status = [&] {
-      return receiving ? ucp_stream_recv_request_test(request, length) : ucp_request_check_status(request);
-    };
+  // What a wait is for, which decides what a peer that has gone means to it.
+  enum class Waiting {
+    kSend,     // a send or a get: with the peer gone it cannot finish
+    kReceive,  // a stream receive: bytes the peer sent before it went are still read
+    kAck,      // the peer's acknowledgement of a remote record: one it sent may still be in flight
+  };
+
+  // Waits for `request` and returns its status, with the length a stream receive got.
+  ucs_status_t wait(void* request, Waiting what, size_t* length) {
+    return wait_until(what, [&] {
+      return what == Waiting::kReceive ? ucp_stream_recv_request_test(request, length) : ucp_request_check_status(request);
+    });
+  }
+
+  // Progresses and sleeps until status() is no longer UCS_INPROGRESS. A shutdown, or a peer gone
+  // (once nothing more can come from it), closes the endpoint and, if that does not finish the
+  // wait, gives up: UCS_ERR_CANCELED.
+  template <typename Status>
+  ucs_status_t wait_until(Waiting what, Status status) {
     int idle_rounds = 0;
     auto last_news = Clock::now();
     bool aborted = false;
@@ -209,8 +286,10 @@ struct rgpu_ucx_endpoint {
         progress();
         continue;
       }
-      const bool peer_done =
-          receiving ? nothing_more_to_receive(idle_rounds, last_news) : peer_gone.load(std::memory_order_acquire);
+      const bool gone = peer_gone.load(std::memory_order_acquire);
+      const bool peer_done = what == Waiting::kReceive ? nothing_more_to_receive(idle_rounds, last_news)
+                             : what == Waiting::kAck   ? gone && idle_rounds > kDrainRounds
+                                                       : gone;
       if (shut_down.load(std::memory_order_acquire) || peer_done) {
         abort_endpoint();
         aborted = true;
@@ -223,7 +302,7 @@ struct rgpu_ucx_endpoint {
         continue;
       }
       ++idle_rounds;
-      if (peer_gone.load(std::memory_order_acquire)) continue;  // draining what it sent: no sleep
+      if (gone) continue;  // draining what it sent: no sleep
       const auto spin_until = Clock::now() + std::chrono::microseconds(spin_us);
       while (status() == UCS_INPROGRESS && Clock::now() < spin_until && !progress()) {
       }
@@ -246,6 +325,7 @@ struct rgpu_ucx_endpoint {
 namespace {
 
 void free_endpoint(rgpu_ucx_endpoint* endpoint) {
+  if (endpoint->incoming.rkey) ucp_rkey_destroy(endpoint->incoming.rkey);
   if (endpoint->worker) ucp_worker_destroy(endpoint->worker);
   if (endpoint->context) ucp_cleanup(endpoint->context);
   if (endpoint->wake_fd >= 0) ::close(endpoint->wake_fd);
@@ -293,6 +373,29 @@ int swap_addresses(rgpu_ucx_endpoint* endpoint, bool accepting, int timeout_ms, 
   if (accepting) RGPU_UCX_TRY(send_address(endpoint, deadline, why));
   return RGPU_UCX_OK;
 }
+// The peer's acknowledgement of a remote record, run by whichever thread progresses the worker
+// (progress() then wakes a sender asleep on it).
+ucs_status_t on_ack(void* arg, const void* header, size_t header_length, void*, size_t, const ucp_am_recv_param_t*) {
+  auto* endpoint = static_cast<rgpu_ucx_endpoint*>(arg);
+  uint64_t id = 0;
+  if (header_length != sizeof id) return UCS_OK;  // no rgpu end sends it: the sender will time out on its peer
+  std::memcpy(&id, header, sizeof id);
+  uint64_t seen = endpoint->acknowledged.load(std::memory_order_acquire);
+  while (id > seen && !endpoint->acknowledged.compare_exchange_weak(seen, id, std::memory_order_acq_rel)) {
+  }
+  return UCS_OK;
+}
+
+// Whether UCX_TLS lets UCX use its TCP transport: unset, "all", a list naming tcp, or "^..." (all
+// but those named) not naming it.
+bool tcp_allowed() {
+  const char* tls = std::getenv("UCX_TLS");
+  if (!tls || !*tls) return true;
+  const bool names_tcp = std::strstr(tls, "tcp") != nullptr;
+  if (tls[0] == '^') return !names_tcp;
+  return names_tcp || std::strstr(tls, "all") != nullptr;
+}
+
 // UCX's own configuration (UCX_TLS, UCX_NET_DEVICES ...) picks the transports: with none set it
 // takes the best it finds, InfiniBand/RoCE verbs (rc, ud, dc) where a device exists, else TCP and
 // shared memory.
@@ -300,9 +403,21 @@ int make_worker(rgpu_ucx_endpoint* endpoint, rgpu_ucx_message* why) {
   ucp_config_t* config = nullptr;
   ucs_status_t st = ucp_config_read(nullptr, nullptr, &config);
   if (st != UCS_OK) return fail(why, RGPU_UCX_FAILED, "ucp_config_read: %s", ucs_status_string(st));
+  // UCX's TCP transport moves an RMA read's reply in segments of its TX/RX size, 8 KiB by default,
+  // at half the stream's rate here; at 64 KiB the two match (transports/ucx/README.md). Unless set.
+  // (ucp_config_modify takes a transport's field by its name without the transport's prefix.)
+  // Only where UCX_TLS lets TCP in: UCX warns of settings that no loaded transport takes.
+  for (const char* name : {"TX_SEG_SIZE", "RX_SEG_SIZE"}) {
+    if (!tcp_allowed()) break;
+    char variable[64];
+    std::snprintf(variable, sizeof variable, "UCX_TCP_%s", name);
+    if (!std::getenv(variable)) (void)ucp_config_modify(config, name, kTcpSegment);
+  }
   ucp_params_t params{};
-  params.field_mask = UCP_PARAM_FIELD_FEATURES;
-  params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP;
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  // RMA for bulk segments, active messages for their acknowledgements.
+  params.features = UCP_FEATURE_STREAM | UCP_FEATURE_WAKEUP | UCP_FEATURE_RMA | UCP_FEATURE_AM;
+  params.mt_workers_shared = 1;  // the sender maps memory while the receiver unpacks rkeys
   st = ucp_init(&params, config, &endpoint->context);
   ucp_config_release(config);
   if (st != UCS_OK) return fail(why, RGPU_UCX_FAILED, "ucp_init: %s", ucs_status_string(st));
@@ -315,6 +430,13 @@ int make_worker(rgpu_ucx_endpoint* endpoint, rgpu_ucx_message* why) {
   if (st != UCS_OK) return fail(why, RGPU_UCX_FAILED, "ucp_worker_get_efd: %s", ucs_status_string(st));
   endpoint->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (endpoint->wake_fd < 0) return fail(why, RGPU_UCX_FAILED, "eventfd: %s", std::strerror(errno));
+  ucp_am_handler_param_t handler{};
+  handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+  handler.id = kAckMessage;
+  handler.cb = on_ack;
+  handler.arg = endpoint;
+  st = ucp_worker_set_am_recv_handler(endpoint->worker, &handler);
+  if (st != UCS_OK) return fail(why, RGPU_UCX_FAILED, "ucp_worker_set_am_recv_handler: %s", ucs_status_string(st));
   return RGPU_UCX_OK;
 }
 
@@ -325,7 +447,7 @@ int make_worker(rgpu_ucx_endpoint* endpoint, rgpu_ucx_message* why) {
 // progressing until the peer says the same.
 int wire_up(rgpu_ucx_endpoint* endpoint, int timeout_ms, rgpu_ucx_message* why) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  uint8_t hello = 'H';
+  uint8_t hello = kHello;
   uint8_t peer_hello = 0;
   size_t length = 0;
   ucp_request_param_t param{};
@@ -350,8 +472,11 @@ int wire_up(rgpu_ucx_endpoint* endpoint, int timeout_ms, rgpu_ucx_message* why) 
     if (UCS_PTR_IS_PTR(request)) ucp_request_free(request);  // released when the abort completes it
   if (UCS_PTR_IS_PTR(sending) || UCS_PTR_IS_PTR(receiving))
     return fail(why, RGPU_UCX_CLOSED, "wire-up: the peer did not answer over UCX in time");
-  if (sent != UCS_OK || received != UCS_OK || peer_hello != 'H')
+  if (sent != UCS_OK || received != UCS_OK)
     return fail(why, RGPU_UCX_FAILED, "wire-up over UCX failed: %s", ucs_status_string(sent != UCS_OK ? sent : received));
+  if (peer_hello != kHello)
+    return fail(why, RGPU_UCX_PROTOCOL, "the peer speaks another rgpu UCX protocol (wire-up byte %#x; another build?)",
+                peer_hello);
   uint8_t ready = 'W';
   if (!transfer_all(endpoint->lifeline, &ready, 1, true, deadline))
     return fail(why, RGPU_UCX_CLOSED, "wire-up: %s", std::strerror(errno));
@@ -367,10 +492,12 @@ int wire_up(rgpu_ucx_endpoint* endpoint, int timeout_ms, rgpu_ucx_message* why) 
   return RGPU_UCX_OK;
 }
 
-rgpu_ucx_endpoint* open_endpoint(int lifeline_fd, int accepting, int timeout_ms, int spin_us, rgpu_ucx_message* why) {
+rgpu_ucx_endpoint* open_endpoint(int lifeline_fd, int accepting, int timeout_ms, int spin_us, size_t rma_min,
+                                 rgpu_ucx_message* why) {
   auto* endpoint = new rgpu_ucx_endpoint;
   endpoint->lifeline = lifeline_fd;
   endpoint->spin_us = spin_us;
+  endpoint->rma_min = rma_min;
   std::vector<uint8_t> peer;
   if (make_worker(endpoint, why) != RGPU_UCX_OK || swap_addresses(endpoint, accepting != 0, timeout_ms, peer, why) != RGPU_UCX_OK) {
     free_endpoint(endpoint);
@@ -396,6 +523,61 @@ rgpu_ucx_endpoint* open_endpoint(int lifeline_fd, int accepting, int timeout_ms,
   return endpoint;
 }
 
+// Sends `count` iovecs (`total` bytes) through the stream and waits until UCX no longer needs them.
+int stream_send(rgpu_ucx_endpoint* endpoint, const iovec* iov, size_t count, uint64_t total, rgpu_ucx_message* why) {
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+  param.datatype = ucp_dt_make_iov();
+  void* request;
+  {
+    std::lock_guard<std::mutex> lock(endpoint->ep_mu);
+    if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "send: the connection is closed");
+    request = ucp_stream_send_nbx(endpoint->ep, iov, count, &param);
+  }
+  ucs_status_t st = UCS_PTR_STATUS(request);
+  if (UCS_PTR_IS_PTR(request)) {
+    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
+    st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
+    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
+    ucp_request_free(request);
+  }
+  if (st == UCS_OK) endpoint->sent.fetch_add(total, std::memory_order_relaxed);
+  return endpoint->result(st, "send", why);
+}
+
+// Maps `segment` for the peer to read and makes its remote record.
+int map_segment(rgpu_ucx_endpoint* endpoint, const iovec& segment, rgpu_ucx_endpoint::Outgoing& out,
+                rgpu_ucx_message* why) {
+  ucp_mem_map_params_t params{};
+  params.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH;
+  params.address = segment.iov_base;
+  params.length = segment.iov_len;
+  ucs_status_t st = ucp_mem_map(endpoint->context, &params, &out.memh);
+  if (st != UCS_OK) {
+    out.memh = nullptr;
+    return fail(why, RGPU_UCX_FAILED, "ucp_mem_map of %zu bytes: %s", segment.iov_len, ucs_status_string(st));
+  }
+  st = ucp_rkey_pack(endpoint->context, out.memh, &out.rkey, &out.rkey_size);
+  if (st != UCS_OK || out.rkey_size == 0 || out.rkey_size > kMaxRkey) {
+    if (st == UCS_OK) ucp_rkey_buffer_release(out.rkey);
+    out.rkey = nullptr;
+    return fail(why, RGPU_UCX_FAILED, "ucp_rkey_pack: %s (%zu bytes)", ucs_status_string(st), out.rkey_size);
+  }
+  out.head = RecordHead{kRemote, static_cast<uint32_t>(out.rkey_size), segment.iov_len};
+  out.region = RemoteRegion{reinterpret_cast<uintptr_t>(segment.iov_base), ++endpoint->remote_records};
+  return RGPU_UCX_OK;
+}
+
+void release_outgoing(rgpu_ucx_endpoint* endpoint) {
+  for (rgpu_ucx_endpoint::Outgoing& out : endpoint->outgoing) {
+    if (out.rkey) ucp_rkey_buffer_release(out.rkey);
+    if (out.memh) ucp_mem_unmap(endpoint->context, out.memh);
+  }
+  endpoint->outgoing.clear();
+}
+
+// The segments in order: runs of small ones as inline records, each of at least rma_min bytes as a
+// remote record; returns once the peer has read the remote ones (their acknowledgements).
 int send_segments(rgpu_ucx_endpoint* endpoint, const iovec* segments, size_t count, rgpu_ucx_message* why) {
   uint64_t total = 0;
   for (size_t i = 0; i < count; ++i) total += segments[i].iov_len;
@@ -404,31 +586,61 @@ int send_segments(rgpu_ucx_endpoint* endpoint, const iovec* segments, size_t cou
   endpoint->check_lifeline();
   if (endpoint->peer_gone.load(std::memory_order_acquire))
     return fail(why, RGPU_UCX_CLOSED, "send: the peer closed the connection");
-  ucp_request_param_t param{};
-  param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-  param.datatype = ucp_dt_make_iov();
-  void* request;
-  {
-    std::lock_guard<std::mutex> lock(endpoint->ep_mu);
-    if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "send: the connection is closed");
-    request = ucp_stream_send_nbx(endpoint->ep, segments, count, &param);
+  std::vector<iovec>& iov = endpoint->send_iov;
+  iov.clear();
+  iov.reserve(3 * count + 1);
+  endpoint->inline_heads.clear();
+  endpoint->inline_heads.reserve(count);  // pointers into both stay put: no growth below
+  endpoint->outgoing.clear();
+  endpoint->outgoing.reserve(count);
+  uint64_t stream_bytes = 0;
+  RecordHead* run = nullptr;  // the inline record being filled
+  int result = RGPU_UCX_OK;
+  for (size_t i = 0; i < count && result == RGPU_UCX_OK; ++i) {
+    const iovec& segment = segments[i];
+    if (segment.iov_len == 0) continue;
+    if (endpoint->rma_min > 0 && segment.iov_len >= endpoint->rma_min) {
+      run = nullptr;
+      rgpu_ucx_endpoint::Outgoing& out = endpoint->outgoing.emplace_back();
+      result = map_segment(endpoint, segment, out, why);
+      if (result != RGPU_UCX_OK) break;
+      iov.push_back(iovec{&out.head, sizeof out.head});
+      iov.push_back(iovec{&out.region, sizeof out.region});
+      iov.push_back(iovec{out.rkey, out.rkey_size});
+      stream_bytes += sizeof out.head + sizeof out.region + out.rkey_size;
+      continue;
+    }
+    if (!run) {
+      run = &endpoint->inline_heads.emplace_back(RecordHead{kInline, 0, 0});
+      iov.push_back(iovec{run, sizeof *run});
+      stream_bytes += sizeof *run;
+    }
+    run->length += segment.iov_len;
+    iov.push_back(segment);
+    stream_bytes += segment.iov_len;
   }
-  ucs_status_t st = UCS_PTR_STATUS(request);
-  if (UCS_PTR_IS_PTR(request)) {
-    st = endpoint->wait(request, /*receiving=*/false, nullptr);
-    ucp_request_free(request);
+  if (result == RGPU_UCX_OK) result = stream_send(endpoint, iov.data(), iov.size(), stream_bytes, why);
+  if (result == RGPU_UCX_OK && !endpoint->outgoing.empty()) {
+    const uint64_t last = endpoint->outgoing.back().region.id;
+    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
+    const ucs_status_t st = endpoint->wait_until(rgpu_ucx_endpoint::Waiting::kAck, [&] {
+      return endpoint->acknowledged.load(std::memory_order_acquire) >= last ? UCS_OK : UCS_INPROGRESS;
+    });
+    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
+    result = endpoint->result(st, "send (the peer reading it by RMA)", why);
   }
-  if (st == UCS_OK) endpoint->sent.fetch_add(total, std::memory_order_relaxed);
-  return endpoint->result(st, "send", why);
+  release_outgoing(endpoint);
+  return result;
 }
 
-int receive_some(rgpu_ucx_endpoint* endpoint, void* dst, size_t capacity, size_t* got, rgpu_ucx_message* why) {
-  *got = 0;
-  if (endpoint->shut_down.load(std::memory_order_acquire))
-    return fail(why, RGPU_UCX_CLOSED, "receive: the connection was shut down");
-  endpoint->check_lifeline();
-  if (endpoint->nothing_more_to_receive(0, Clock::now())) return fail(why, RGPU_UCX_CLOSED, "receive: the peer closed the connection");
+// Receives at most `capacity` bytes of the stream (all of them with `all`), counting them.
+int stream_receive(rgpu_ucx_endpoint* endpoint, void* dst, size_t capacity, bool all, size_t* got,
+                   rgpu_ucx_message* why) {
   ucp_request_param_t param{};
+  if (all) {
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_STREAM_RECV_FLAG_WAITALL;
+  }
   size_t length = 0;
   void* request;
   {
@@ -438,13 +650,120 @@ int receive_some(rgpu_ucx_endpoint* endpoint, void* dst, size_t capacity, size_t
   }
   ucs_status_t st = UCS_PTR_STATUS(request);
   if (UCS_PTR_IS_PTR(request)) {
-    st = endpoint->wait(request, /*receiving=*/true, &length);
+    st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kReceive, &length);
     ucp_request_free(request);
   }
   if (st != UCS_OK) return endpoint->result(st, "receive", why);
   endpoint->received.fetch_add(length, std::memory_order_release);
   *got = length;
   return RGPU_UCX_OK;
+}
+
+int stream_receive_all(rgpu_ucx_endpoint* endpoint, void* dst, size_t n, rgpu_ucx_message* why) {
+  for (size_t done = 0; done < n;) {
+    size_t got = 0;
+    RGPU_UCX_TRY(stream_receive(endpoint, static_cast<uint8_t*>(dst) + done, n - done, true, &got, why));
+    done += got;
+  }
+  return RGPU_UCX_OK;
+}
+
+// Reads the next record's head (and a remote one's region and rkey).
+int next_record(rgpu_ucx_endpoint* endpoint, rgpu_ucx_message* why) {
+  rgpu_ucx_endpoint::Incoming& in = endpoint->incoming;
+  RecordHead head{};
+  RGPU_UCX_TRY(stream_receive_all(endpoint, &head, sizeof head, why));
+  if (head.kind == kInline && head.length > 0 && head.rkey_length == 0) {
+    in.kind = kInline;
+    in.left = head.length;
+    return RGPU_UCX_OK;
+  }
+  if (head.kind != kRemote || head.length == 0 || head.rkey_length == 0 || head.rkey_length > kMaxRkey)
+    return fail(why, RGPU_UCX_PROTOCOL, "the peer sent no rgpu UCX record (kind %#x, %llu bytes, rkey of %u)", head.kind,
+                static_cast<unsigned long long>(head.length), head.rkey_length);
+  RemoteRegion region{};
+  RGPU_UCX_TRY(stream_receive_all(endpoint, &region, sizeof region, why));
+  endpoint->rkey_buffer.resize(head.rkey_length);
+  RGPU_UCX_TRY(stream_receive_all(endpoint, endpoint->rkey_buffer.data(), head.rkey_length, why));
+  ucs_status_t st;
+  {
+    std::lock_guard<std::mutex> lock(endpoint->ep_mu);
+    if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "receive: the connection is closed");
+    st = ucp_ep_rkey_unpack(endpoint->ep, endpoint->rkey_buffer.data(), &in.rkey);
+  }
+  if (st != UCS_OK) {
+    in.rkey = nullptr;
+    return fail(why, RGPU_UCX_PROTOCOL, "the peer's rkey does not unpack: %s", ucs_status_string(st));
+  }
+  in.kind = kRemote;
+  in.left = head.length;
+  in.address = region.address;
+  in.id = region.id;
+  return RGPU_UCX_OK;
+}
+
+// Reads `n` bytes of the current remote record into `dst` by get.
+int read_remote(rgpu_ucx_endpoint* endpoint, void* dst, size_t n, rgpu_ucx_message* why) {
+  rgpu_ucx_endpoint::Incoming& in = endpoint->incoming;
+  ucp_request_param_t param{};
+  void* request;
+  {
+    std::lock_guard<std::mutex> lock(endpoint->ep_mu);
+    if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "receive: the connection is closed");
+    request = ucp_get_nbx(endpoint->ep, dst, n, in.address, in.rkey, &param);
+  }
+  ucs_status_t st = UCS_PTR_STATUS(request);
+  if (UCS_PTR_IS_PTR(request)) {
+    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
+    st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
+    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
+    ucp_request_free(request);
+  }
+  return endpoint->result(st, "RMA read", why);
+}
+
+// Tells the peer it may reuse the memory of remote record `id`.
+int acknowledge(rgpu_ucx_endpoint* endpoint, uint64_t id, rgpu_ucx_message* why) {
+  endpoint->ack_header = id;
+  ucp_request_param_t param{};
+  void* request;
+  {
+    std::lock_guard<std::mutex> lock(endpoint->ep_mu);
+    if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "receive: the connection is closed");
+    request = ucp_am_send_nbx(endpoint->ep, kAckMessage, &endpoint->ack_header, sizeof endpoint->ack_header, nullptr, 0,
+                              &param);
+  }
+  ucs_status_t st = UCS_PTR_STATUS(request);
+  if (UCS_PTR_IS_PTR(request)) {
+    st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
+    ucp_request_free(request);
+  }
+  return endpoint->result(st, "acknowledging an RMA read", why);
+}
+
+int receive_some(rgpu_ucx_endpoint* endpoint, void* dst, size_t capacity, size_t* got, rgpu_ucx_message* why) {
+  *got = 0;
+  if (endpoint->shut_down.load(std::memory_order_acquire))
+    return fail(why, RGPU_UCX_CLOSED, "receive: the connection was shut down");
+  endpoint->check_lifeline();
+  if (endpoint->nothing_more_to_receive(0, Clock::now())) return fail(why, RGPU_UCX_CLOSED, "receive: the peer closed the connection");
+  if (capacity == 0) return RGPU_UCX_OK;
+  rgpu_ucx_endpoint::Incoming& in = endpoint->incoming;
+  if (in.left == 0) RGPU_UCX_TRY(next_record(endpoint, why));
+  const size_t want = static_cast<size_t>(std::min<uint64_t>(capacity, in.left));
+  if (in.kind == kInline) {
+    RGPU_UCX_TRY(stream_receive(endpoint, dst, want, false, got, why));
+    in.left -= *got;
+    return RGPU_UCX_OK;
+  }
+  RGPU_UCX_TRY(read_remote(endpoint, dst, want, why));
+  in.address += want;
+  in.left -= want;
+  *got = want;
+  if (in.left > 0) return RGPU_UCX_OK;
+  ucp_rkey_destroy(in.rkey);
+  in.rkey = nullptr;
+  return acknowledge(endpoint, in.id, why);
 }
 
 void shutdown_endpoint(rgpu_ucx_endpoint* endpoint) {
