@@ -10,7 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -355,4 +358,39 @@ TEST_CASE("shm: a bad offer is declined and the socket goes on") {
   auto server = accepted.get();
   REQUIRE(server.is_ok());
   CHECK_FALSE(is_shm(**server));
+}
+
+// Not run by ctest ([.]): the 64-byte ping-pong between two threads of this process over a Unix
+// socket and over the rings, for a quick look at the wake-up path (rgpu bench transport measures
+// the real thing, across processes).
+TEST_CASE("shm: ping-pong figures", "[.bench]") {
+  for (const std::string& address : {test::unix_address("pp.sock"), shm_address("pp-shm.sock")}) {
+    auto pair = connect_pair(address);
+    std::atomic<bool> done{false};
+    std::thread echo([&] {
+      uint8_t payload[32];
+      for (;;) {
+        FrameHeader h{};
+        if (!pair.server->recv_header(h).is_ok()) return;
+        if (!pair.server->recv_exact(payload, sizeof payload).is_ok()) return;
+        if (!pair.server->send_frame(h, payload, {}).is_ok()) return;
+      }
+    });
+    uint8_t payload[32] = {};
+    std::vector<double> us;
+    for (int i = 0; i < 3000; ++i) {
+      const auto t0 = Clock::now();
+      REQUIRE(pair.client->send_frame(wire::make_header(FrameKind::kCall, 1, i, 32, 0), payload, {}).is_ok());
+      FrameHeader h{};
+      REQUIRE(pair.client->recv_header(h).is_ok());
+      REQUIRE(pair.client->recv_exact(payload, sizeof payload).is_ok());
+      if (i >= 500) us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+    }
+    std::sort(us.begin(), us.end());
+    std::printf("%-60s median %.2f us, p90 %.2f us\n", address.c_str(), us[us.size() / 2], us[us.size() * 9 / 10]);
+    pair.client->shutdown();
+    pair.server->shutdown();
+    echo.join();
+    done = true;
+  }
 }
