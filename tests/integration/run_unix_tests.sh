@@ -36,7 +36,8 @@ rc=$?
 [[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/big4.out"
 check "large copies striped over 4 Unix-socket connections" $? "$(tail -3 "$WORK/big4.out")"
 unset RGPU_SHARED_MEMORY
-grep -q "session [0-9]* start: .* on unix pid=[0-9]* uid=$(id -u) gid=$(id -g) (" "$LOG"
+# (Its call pipe over shared memory: "on shm, paired over unix pid=...".)
+grep -Eq "session [0-9]* start: .* on (shm, paired over )?unix pid=[0-9]* uid=$(id -u) gid=$(id -g) \(" "$LOG"
 check "the daemon's log names a Unix client by its credentials" $? "$(grep "session" "$LOG" | tail -2)"
 
 # 1'. The call pipe itself: through shared-memory rings by default (transports/shm/README.md), on
@@ -61,8 +62,8 @@ if [[ ${RGPU_SHM_PIPE:-1} != 0 ]]; then
     "rc $rc: $(grep -v '^ok' "$WORK/tour_noshm.out" | head -5; grep "pipe" "$WORK/noshm.log" | tail -2)"
   RGPU_SERVER=127.0.0.1:$PORT RGPU_LOG=info client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_tcp.out" 2>&1
   rc=$?
-  [[ $rc == 0 ]] && ! grep -q "shared memory" "$WORK/tour_tcp.out"
-  check "a TCP client is unchanged: no shared-memory pipe" $? "rc $rc: $(grep -i "shared" "$WORK/tour_tcp.out" | head -3)"
+  [[ $rc == 0 ]] && ! grep -q "call pipe" "$WORK/tour_tcp.out"
+  check "a TCP client is unchanged: no shared-memory pipe" $? "rc $rc: $(grep "call pipe" "$WORK/tour_tcp.out" | head -3)"
 else
   ! grep -q "call pipe over shared memory" "$LOG"
   check "RGPU_SHM_PIPE=0: no session's call pipe went through shared memory" $? "$(grep "call pipe" "$LOG" | tail -2)"
