@@ -17,13 +17,16 @@ namespace rgpu::transport::shm {
 // One direction's control block, at the start of its own page. Positions count bytes ever written
 // or read (they never wrap in practice: 2^64 bytes); a position's offset in the data area is
 // position & (capacity - 1). The futex words are 32-bit, as the kernel wants.
+// Each word has a cache line of its own: the one an end writes per frame (tail, head) is not the
+// one the other end reads per frame (the sleep flags), so a busy pipe moves no line back and forth
+// that it need not.
 struct RingControl {
-  alignas(64) std::atomic<uint64_t> tail;     // written by the producer: bytes published
-  std::atomic<uint32_t> producer_sleeps;      // the producer: 1 while it sleeps for room
-  alignas(64) std::atomic<uint64_t> head;     // written by the consumer: bytes taken
-  std::atomic<uint32_t> consumer_sleeps;      // the consumer: 1 while it sleeps for bytes
-  alignas(64) std::atomic<uint32_t> data_seq;   // futex the consumer sleeps on; bumped to wake it
-  alignas(64) std::atomic<uint32_t> space_seq;  // futex the producer sleeps on; bumped to wake it
+  alignas(64) std::atomic<uint64_t> tail;             // the producer's, per publish: bytes published
+  alignas(64) std::atomic<uint32_t> producer_sleeps;  // the producer: 1 while it sleeps for room
+  alignas(64) std::atomic<uint64_t> head;             // the consumer's, per read: bytes taken
+  alignas(64) std::atomic<uint32_t> consumer_sleeps;  // the consumer: 1 while it sleeps for bytes
+  alignas(64) std::atomic<uint32_t> data_seq;         // futex the consumer sleeps on; bumped to wake it
+  alignas(64) std::atomic<uint32_t> space_seq;        // futex the producer sleeps on; bumped to wake it
 };
 static_assert(std::atomic<uint64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
               "shared-memory atomics must be lock-free to work across processes");
