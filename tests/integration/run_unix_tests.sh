@@ -46,10 +46,10 @@ check "the daemon's log names a Unix client by its credentials" $? "$(grep "sess
 if [[ ${RGPU_SHM_PIPE:-1} != 0 ]]; then
   grep -q "call pipe over shared memory (2 rings of 4096 KiB) with unix" "$LOG"
   check "rgpud's log says the Unix sessions' call pipes went through shared memory" $? "$(grep "call pipe" "$LOG" | tail -2)"
-  RGPU_LOG=info client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_info.out" 2>&1
+  RGPU_LOG=debug client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_info.out" 2>&1
   rc=$?
   [[ $rc == 0 ]] && grep -q "call pipe over shared memory" "$WORK/tour_info.out"
-  check "the client says so at RGPU_LOG=info" $? "rc $rc: $(grep -i "pipe\|error" "$WORK/tour_info.out" | head -3)"
+  check "the client says so at RGPU_LOG=debug" $? "rc $rc: $(grep -i "pipe\|error" "$WORK/tour_info.out" | head -3)"
   RGPU_SHM_PIPE=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_off.out" 2>&1
   check "RGPU_SHM_PIPE=0 on the client: the API tour on the socket" $? "$(grep -v '^ok' "$WORK/tour_off.out" | head -5)"
   RGPU_SHM_PIPE=0 "$BIN/rgpud" --backend "$BACKEND" --listen "unix:$WORK/noshm.sock" >"$WORK/noshm.log" 2>&1 &
@@ -60,9 +60,9 @@ if [[ ${RGPU_SHM_PIPE:-1} != 0 ]]; then
   [[ $rc == 0 ]] && grep -q "stays on the socket: RGPU_SHM_PIPE=0 on rgpud" "$WORK/noshm.log"
   check "RGPU_SHM_PIPE=0 on rgpud: it declines, says so, and the API tour runs on the socket" $? \
     "rc $rc: $(grep -v '^ok' "$WORK/tour_noshm.out" | head -5; grep "pipe" "$WORK/noshm.log" | tail -2)"
-  RGPU_SERVER=127.0.0.1:$PORT RGPU_LOG=info client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_tcp.out" 2>&1
+  RGPU_SERVER=127.0.0.1:$PORT RGPU_LOG=debug client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_tcp.out" 2>&1
   rc=$?
-  [[ $rc == 0 ]] && ! grep -q "call pipe" "$WORK/tour_tcp.out"
+  [[ $rc == 0 ]] && ! grep -q "call pipe over shared memory\\|stays on the socket" "$WORK/tour_tcp.out"
   check "a TCP client is unchanged: no shared-memory pipe" $? "rc $rc: $(grep "call pipe" "$WORK/tour_tcp.out" | head -3)"
 else
   ! grep -q "call pipe over shared memory" "$LOG"

@@ -372,11 +372,12 @@ Result<std::unique_ptr<Connection>> upgrade(std::unique_ptr<Connection> lifeline
       if (!memory.map) {
         RGPU_LOG_WARN("the call pipe stays on the socket: no shared memory for it (%s)", memory.why.c_str());
       } else {
-        RGPU_LOG_INFO("the call pipe stays on the socket: rgpud declined shared memory (%s)", reason.c_str());
+        // Debug only: a client's info lines would land on every program's stderr.
+        RGPU_LOG_DEBUG("the call pipe stays on the socket: rgpud declined shared memory (%s)", reason.c_str());
       }
       return lifeline;
     }
-    RGPU_LOG_INFO("call pipe over shared memory (2 rings of %u KiB) with %s", ring >> 10, lifeline->peer().c_str());
+    RGPU_LOG_DEBUG("call pipe over shared memory (2 rings of %u KiB) with %s", ring >> 10, lifeline->peer().c_str());
     return std::unique_ptr<Connection>(new ShmConnection(memory.map, memory.bytes, ring, false, std::move(lifeline)));
   }
 
