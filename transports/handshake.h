@@ -47,7 +47,8 @@ struct ClientIdentity {
   uint32_t compute_request = 0;  // percent of a GPU's compute asked for (RGPU_COMPUTE); 0: all allowed
   std::string program{};         // the client program's name (as sent: clean it before printing)
   int64_t queue_timeout_ms = -1;  // longest wait in the pool's admission queue (RGPU_QUEUE_TIMEOUT); -1: the tenant's
-  std::string transport{};        // "ucx": continue over UCX after the Welcome (RGPU_TRANSPORT); empty: stay
+  std::string transport{};        // "ucx": continue over UCX after the Welcome (RGPU_TRANSPORT); "shm": offer shared
+                                  // memory after it (a Unix-socket client); empty: stay
   // Set by server_authenticate: the index in ServerIdentity::tokens of the token the client's proof
   // matched; -1 when the server requires no authentication. Never sent.
   int token_index = -1;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include "transports/socket_context.h"
 #include "transports/stream_connection.h"
+#include "transports/shm/shm_listener.h"
 #include "transports/tcp/tcp_address.h"
 #include "transports/tcp/tcp_connection.h"
 #include "transports/tls/tls_connection.h"
@@ -50,6 +52,14 @@ Status Connection::send_bytes_with_descriptor(std::span<const iovec> segments, i
   return RGPU_ERROR(kNotSupported, "connection " + peer() + " carries no descriptors");
 }
 
+bool Connection::wait_input(std::chrono::milliseconds timeout) {
+  if (input_pending()) return true;
+  const int fd = descriptor();
+  if (fd < 0) return true;
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(timeout.count())) > 0;
+}
+
 Status Connection::recv_header(wire::FrameHeader& header) {
   RGPU_TRY(recv_exact(&header, sizeof header));
   return wire::validate(header);
@@ -61,9 +71,11 @@ constexpr std::chrono::seconds kTlsHandshakeTimeout{10};
 }  // namespace
 
 // One registration line per family; "host:port" without a scheme is TCP, encrypted or not. A Unix
-// socket never leaves the host, so it carries no TLS. "ucx://..." loads UCX (ucx/README.md).
+// socket never leaves the host, so it carries no TLS. "ucx://..." loads UCX (ucx/README.md);
+// "shm://unix:PATH" is a Unix socket continued over shared memory (shm/README.md).
 Result<std::unique_ptr<Connection>> connect(const std::string& address, tls::Mode tls) {
   if (ucx::is_ucx_address(address)) return ucx::connect(address, tls);
+  if (shm::is_shm_address(address)) return shm::connect(address);
   if (unix_socket::is_unix_address(address)) return unix_socket::connect(address);
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   RGPU_ASSIGN_OR_RETURN(tcp::ConnectedSocket socket, tcp::connect_socket(a));
@@ -104,6 +116,7 @@ Result<AcceptedPeer> accepted_peer(int fd) {
 
 Result<std::unique_ptr<Listener>> listen(const std::string& address) {
   if (ucx::is_ucx_address(address)) return ucx::listen(address);
+  if (shm::is_shm_address(address)) return shm::listen(address);
   if (unix_socket::is_unix_address(address)) return unix_socket::listen(address);
   std::string a = address.starts_with("tcp://") ? address.substr(6) : address;
   return tcp::listen(a);

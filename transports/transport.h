@@ -47,6 +47,9 @@ class Connection {
   virtual std::string peer() const = 0;
   // Whether a receive would find bytes now (read ahead, or waiting in the socket).
   virtual bool input_pending() { return false; }
+  // Waits up to `timeout` for bytes to receive (or for the connection's end): true when a receive
+  // would not block now. By default a poll of descriptor(); true at once where there is none.
+  virtual bool wait_input(std::chrono::milliseconds timeout);
   // The OS descriptor, for handing the connection to another process; -1 where there is none.
   virtual int descriptor() const { return -1; }
   // Descriptors carried by the connection itself (Unix sockets, SCM_RIGHTS). send_bytes that also

@@ -37,7 +37,7 @@ Result<std::unique_ptr<Connection>> open(const ServerEndpoint& server, transport
   id.host = "rgpu-bench";
   id.pid = static_cast<uint32_t>(getpid());
   id.role = role;
-  RGPU_ASSIGN_OR_RETURN(id.transport, transport::session_transport());
+  RGPU_ASSIGN_OR_RETURN(id.transport, transport::client_session_transport(server.address));
   RGPU_TRY(transport::client_handshake(*conn, id, server.token, welcome, server.handshake_timeout));
   return transport::continue_session(std::move(conn), id.transport, /*serving=*/false);
 }

@@ -116,7 +116,8 @@ transport::ClientIdentity Pipe::identity() const {
   if (Result<uint32_t> compute = compute_request(); compute.is_ok()) id.compute_request = *compute;
   if (Result<int64_t> timeout = queue_timeout_ms(); timeout.is_ok()) id.queue_timeout_ms = *timeout;
   id.program = program_name();
-  if (Result<std::string> transport = transport::session_transport(); transport.is_ok()) id.transport = *transport;
+  if (Result<std::string> transport = transport::client_session_transport(server_address_); transport.is_ok())
+    id.transport = *transport;
   return id;
 }
 
@@ -139,7 +140,8 @@ void Pipe::connect() {
                                                  print_queue_notice(n, !queued);
                                                  queued = true;
                                                }});
-  // RGPU_TRANSPORT=ucx: the session goes on over UCX from its Welcome (the handshake asked for it).
+  // RGPU_TRANSPORT=ucx: the session goes on over UCX from its Welcome (the handshake asked for it); a
+  // Unix-socket session over shared memory, unless either end declines (transports/shm/README.md).
   if (conn.is_ok()) conn = transport::continue_session(std::move(*conn), identity().transport, /*serving=*/false);
   const Status st = conn.status();
   if (st.is_ok() && queued)
@@ -155,8 +157,9 @@ void Pipe::connect() {
     return;
   }
   conn_ = std::move(*conn);
-  // Over UCX the Unix socket is only its lifeline: no descriptor rides the session's bytes.
-  carries_descriptors_ = transport::unix_socket::is_unix_address(server_address_) && identity().transport.empty();
+  // Over UCX the Unix socket is only its lifeline: no descriptor rides the session's bytes. Over
+  // shared memory (or the socket itself) descriptors ride the socket.
+  carries_descriptors_ = transport::unix_socket::is_unix_address(server_address_) && identity().transport != "ucx";
   outbox_ = std::make_unique<Outbox>(*conn_, [this](const std::string& why) { fail_all("sending failed: " + why); });
   RGPU_LOG_DEBUG("session %llu with %s (%s backend, %zu devices)", static_cast<unsigned long long>(welcome_.session_id),
                  server_address_.c_str(), welcome_.backend.c_str(), welcome_.devices.size());

@@ -2,6 +2,7 @@
 #include "server/daemon/worker.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -25,6 +26,7 @@
 #include "transports/control_channel.h"
 #include "transports/descriptor_passing.h"
 #include "transports/handshake.h"
+#include "transports/stream_connection.h"
 #include "transports/ucx/ucx_selection.h"
 
 namespace rgpu::server {
@@ -206,6 +208,13 @@ TokenTable token_table(const pool::DaemonConfig& config) {
 // the client shows.
 Status check_transport(const transport::ClientIdentity& client, const transport::Connection& conn) {
   if (client.transport.empty()) return Status::ok();
+  // Shared memory is offered after the Welcome and may be declined then (RGPU_SHM_PIPE=0 here):
+  // only a client on another host (or not on a Unix socket) cannot ask for it.
+  if (client.transport == "shm") {
+    if (conn.encrypted() || conn.descriptor() < 0 || transport::socket_family(conn.descriptor()) != AF_UNIX)
+      return RGPU_ERROR(kNotSupported, "a shared-memory call pipe is for clients on rgpud's Unix socket");
+    return Status::ok();
+  }
   if (client.transport != "ucx") return RGPU_ERROR(kInvalidArgument, "unknown transport '" + client.transport + "'");
   Result<std::string> served = transport::session_transport();
   if (!served.is_ok() || *served != "ucx")

@@ -1,7 +1,6 @@
 // The session's input, lent to waiting host functions (see session_input.h).
 #include "server/session/session_input.h"
 
-#include <poll.h>
 
 #include <cstring>
 #include <string>
@@ -104,12 +103,7 @@ void SessionInput::pump(uint64_t lent) {
       // One frame, if one comes within a look: a waiter must not keep the input from a session
       // thread that wants it back longer than that. A connection without a descriptor (the tests'
       // scripted ones, which never block) is simply read.
-      bool ready = conn_.input_pending() || conn_.descriptor() < 0;
-      if (!ready) {
-        pollfd p{conn_.descriptor(), POLLIN, 0};
-        ready = ::poll(&p, 1, static_cast<int>(kLook.count())) > 0;
-      }
-      if (ready) st = read_one();
+      if (conn_.wait_input(kLook)) st = read_one();
     }
     if (!st.is_ok()) fail(std::move(st));
   }

@@ -92,7 +92,7 @@ assert report["server"] == sys.argv[2], report["server"]
 rows = {r["metric"]: r for r in report["rows"]}
 assert rows["launch_throughput"]["remote"] > 0, rows
 PY
-grep -q "session [0-9]* start: .* on unix pid=" "$WORK/rgpud.log" || fail "no session over the Unix socket: $(cat "$WORK/rgpud.log")"
+grep -Eq "session [0-9]* start: .* on (shm, paired over )?unix pid=" "$WORK/rgpud.log" || fail "no session over the Unix socket: $(cat "$WORK/rgpud.log")"
 RGPU_UNIX_SOCKET=$WORK/rgpud.sock client timeout 60 "$BIN/rgpu" bench transport --quick --transport unix --format csv \
   >"$WORK/unix.csv" 2>"$WORK/unix_tr.err" || fail "--transport unix probe: $(cat "$WORK/unix_tr.err")"
 grep -q "^transport_pingpong_64B,us,," "$WORK/unix.csv" && grep -q "^transport_source_4conn,GB/s,," "$WORK/unix.csv" ||

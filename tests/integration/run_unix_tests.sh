@@ -4,7 +4,7 @@
 # copies through shared memory (pinned memory shared, pageable staged) and, with sharing off, striped
 # over the socket, the pool view's pid from the kernel, clients killed idle and
 # mid-copy, the token, and the socket file's life (removed at exit, a stale one replaced, a
-# non-socket refused). run_fault_tests.sh --unix injects the server's faults over the socket.
+# non-socket refused); the call pipe through shared-memory rings, or (RGPU_SHM_PIPE=0) the socket. run_fault_tests.sh --unix injects the server's faults over the socket.
 #
 # Usage: run_unix_tests.sh <bin-dir> <programs-dir> [backend]   (as run_daemon_tests.sh)
 set -uo pipefail
@@ -36,8 +36,38 @@ rc=$?
 [[ $rc == 0 ]] && ! grep -q "not be striped\|stripe connection failed" "$WORK/big4.out"
 check "large copies striped over 4 Unix-socket connections" $? "$(tail -3 "$WORK/big4.out")"
 unset RGPU_SHARED_MEMORY
-grep -q "session [0-9]* start: .* on unix pid=[0-9]* uid=$(id -u) gid=$(id -g) (" "$LOG"
+# (Its call pipe over shared memory: "on shm, paired over unix pid=...".)
+grep -Eq "session [0-9]* start: .* on (shm, paired over )?unix pid=[0-9]* uid=$(id -u) gid=$(id -g) \(" "$LOG"
 check "the daemon's log names a Unix client by its credentials" $? "$(grep "session" "$LOG" | tail -2)"
+
+# 1'. The call pipe itself: through shared-memory rings by default (transports/shm/README.md), on
+# the socket with RGPU_SHM_PIPE=0 on either end. ctest runs this whole script a second time with
+# RGPU_SHM_PIPE=0 (integration_unix_emulated_socket_pipe), so every program above also ran there.
+if [[ ${RGPU_SHM_PIPE:-1} != 0 ]]; then
+  grep -q "call pipe over shared memory (2 rings of 4096 KiB) with unix" "$LOG"
+  check "rgpud's log says the Unix sessions' call pipes went through shared memory" $? "$(grep "call pipe" "$LOG" | tail -2)"
+  RGPU_LOG=debug client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_info.out" 2>&1
+  rc=$?
+  [[ $rc == 0 ]] && grep -q "call pipe over shared memory" "$WORK/tour_info.out"
+  check "the client says so at RGPU_LOG=debug" $? "rc $rc: $(grep -i "pipe\|error" "$WORK/tour_info.out" | head -3)"
+  RGPU_SHM_PIPE=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_off.out" 2>&1
+  check "RGPU_SHM_PIPE=0 on the client: the API tour on the socket" $? "$(grep -v '^ok' "$WORK/tour_off.out" | head -5)"
+  RGPU_SHM_PIPE=0 "$BIN/rgpud" --backend "$BACKEND" --listen "unix:$WORK/noshm.sock" >"$WORK/noshm.log" 2>&1 &
+  PIDS+=($!)
+  wait_log "$WORK/noshm.log" "listening on"
+  RGPU_SERVER=unix:$WORK/noshm.sock client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_noshm.out" 2>&1
+  rc=$?
+  [[ $rc == 0 ]] && grep -q "stays on the socket: RGPU_SHM_PIPE=0 on rgpud" "$WORK/noshm.log"
+  check "RGPU_SHM_PIPE=0 on rgpud: it declines, says so, and the API tour runs on the socket" $? \
+    "rc $rc: $(grep -v '^ok' "$WORK/tour_noshm.out" | head -5; grep "pipe" "$WORK/noshm.log" | tail -2)"
+  RGPU_SERVER=127.0.0.1:$PORT RGPU_LOG=debug client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >"$WORK/tour_tcp.out" 2>&1
+  rc=$?
+  [[ $rc == 0 ]] && ! grep -q "call pipe over shared memory\\|stays on the socket" "$WORK/tour_tcp.out"
+  check "a TCP client is unchanged: no shared-memory pipe" $? "rc $rc: $(grep "call pipe" "$WORK/tour_tcp.out" | head -3)"
+else
+  ! grep -q "call pipe over shared memory" "$LOG"
+  check "RGPU_SHM_PIPE=0: no session's call pipe went through shared memory" $? "$(grep "call pipe" "$LOG" | tail -2)"
+fi
 
 # 1a. External memory and semaphores: their descriptors reach the session over the socket, and are
 # refused over TCP (external_resources.cu says what each check is).

@@ -27,12 +27,13 @@ namespace {
 // Every transport under test, as the address its listener is opened on (port 0: any free port; a
 // socket file in the test's own directory). Built with RGPU_CONFORMANCE_UCX (transports_ucx_test),
 // the suite runs against UCX instead, over whichever of UCX's transports UCX_TLS names (ctest runs
-// it with tcp and with sm).
+// it with tcp and with sm). "shm://unix:PATH" is a Unix socket continued over shared-memory rings.
 std::string transport_under_test() {
 #ifdef RGPU_CONFORMANCE_UCX
   return GENERATE(as<std::string>{}, "ucx://127.0.0.1:0", "ucx://" + rgpu::test::unix_address("conformance-ucx.sock"));
 #else
-  return GENERATE(as<std::string>{}, "tcp://127.0.0.1:0", "[::1]:0", rgpu::test::unix_address("conformance.sock"));
+  return GENERATE(as<std::string>{}, "tcp://127.0.0.1:0", "[::1]:0", rgpu::test::unix_address("conformance.sock"),
+                  "shm://" + rgpu::test::unix_address("conformance-shm.sock"));
 #endif
 }
 
@@ -246,7 +247,8 @@ TEST_CASE("conformance: a listener reports the address it got (port 0: the port)
   REQUIRE(listener.is_ok());
   const std::string bound = listener.value()->address();
   CHECK_FALSE(bound.ends_with(":0"));
-  if (address.starts_with("unix:") || address.starts_with("ucx://unix:")) CHECK(bound == address);
+  if (address.starts_with("unix:") || address.starts_with("ucx://unix:") || address.starts_with("shm://"))
+    CHECK(bound == address);
   CHECK(listener.value()->is_loopback());
   CHECK(listener.value()->native_handle() >= 0);
   auto accepted = std::async(std::launch::async, [&] { return listener.value()->accept(); });

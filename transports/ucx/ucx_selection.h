@@ -14,8 +14,13 @@ namespace rgpu::transport {
 // an error naming the choices for anything else.
 Result<std::string> session_transport();
 
+// What a client's Hello asks for, connecting to `address`: "ucx" with RGPU_TRANSPORT=ucx; "shm"
+// for a Unix socket (unix:PATH) unless RGPU_SHM_PIPE=0 (transports/shm/README.md); else empty.
+Result<std::string> client_session_transport(const std::string& address);
+
 // The connection a session uses after its Welcome: `conn` itself when `transport` is empty, or
-// `conn` continued over UCX (both ends call this at that point; rgpud's worker is `serving`).
+// `conn` continued over UCX or shared memory (both ends call this at that point; rgpud's worker is
+// `serving`). Shared memory may be declined by either end: the session then stays on `conn`.
 Result<std::unique_ptr<Connection>> continue_session(std::unique_ptr<Connection> conn, const std::string& transport,
                                                      bool serving);
 
