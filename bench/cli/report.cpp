@@ -48,6 +48,10 @@ const std::vector<Bar>& same_host_bars() {
       {"copy_d2h_pinned_256MiB/1conn", Bar::kTimesNative, 0.95, {}},
       {"copy_h2d_pageable_256MiB/1conn", Bar::kTimesNative, 0.9, {}},
       {"copy_d2h_pageable_256MiB/1conn", Bar::kTimesNative, 0.9, {}},
+      // The call pipe through shared memory (transports/shm/): its own ping-pong is the floor.
+      {"launch_throughput", Bar::kTimesNative, 1.0, {}},
+      {"latency_launch_sync", Bar::kNativePlusPing, 1.2, {}},
+      {"latency_d2h_4B", Bar::kNativePlusPing, 1.2, {}},
   };
   return kBars;
 }

@@ -140,6 +140,24 @@ TEST_CASE("over a Unix socket, host<->device copies are held to native (issue 13
   CHECK(row(rows, "copy_h2d_pageable_256MiB/1conn").bar == ">= 0.9 x transport_sink_1conn");
 }
 
+TEST_CASE("over a Unix socket, latency and launch rate are held to the shared-memory pipe's own ping-pong") {
+  RunSet runs = with_transport();
+  runs.same_host = true;
+  runs.native = {{"latency_launch_sync", 9.0, "us"}, {"launch_throughput", 250000, "launches/s"}};
+  runs.remote = {{"latency_launch_sync", 13.0, "us"}, {"launch_throughput", 240000, "launches/s"}};
+  auto rows = build_rows(runs);
+  const Row& lat = row(rows, "latency_launch_sync");
+  CHECK(lat.bar == "<= native + 1.2 x ping-pong");
+  CHECK(lat.limit.has_value());
+  const Row& rate = row(rows, "launch_throughput");
+  CHECK(rate.bar == ">= 1 x native");
+  CHECK(rate.verdict == Verdict::kMiss);  // 240k < 250k
+  runs.same_host = false;  // over TCP, issue 3's
+  rows = build_rows(runs);
+  CHECK(row(rows, "latency_launch_sync").bar == "<= native + 1.3 x ping-pong");
+  CHECK(row(rows, "launch_throughput").bar == ">= 0.9 x native");
+}
+
 TEST_CASE("over TCP, striped pinned async copies are held to the raw stream over as many connections") {
   RunSet runs = with_transport();
   runs.stripes = 12;
