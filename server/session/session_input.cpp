@@ -1,7 +1,6 @@
 // The session's input, lent to waiting host functions (see session_input.h).
 #include "server/session/session_input.h"
 
-
 #include <cstring>
 #include <string>
 #include <utility>
