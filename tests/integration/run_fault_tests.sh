@@ -272,7 +272,12 @@ wait "$RGPUD"
 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 ASAN_OPTIONS=${ASAN_OPTIONS:-}:allocator_may_return_null=1 serve
 mkfifo "$WORK/cue"
 exec 7<>"$WORK/cue"
-start_client ready "$BIN/rgpu" run -- "$PROGS/copy_on_cue" 16 "$WORK/cue" 7>&-  # its only writer: this script
+# A 16 MiB copy is striped (RGPU_STRIPE_MIN_MB), and a stripe the capped worker cannot adopt is
+# dropped; but under ASan (the sanitizer run preloads it) the runtime itself aborts when it cannot
+# map a new thread's memory, so there this copy stays on the pipe.
+stripe_min=()
+[[ -n ${RGPU_TEST_PRELOAD:-} ]] && stripe_min=(env RGPU_STRIPE_MIN_MB=32)
+start_client ready "${stripe_min[@]}" "$BIN/rgpu" run -- "$PROGS/copy_on_cue" 16 "$WORK/cue" 7>&-  # its only writer: this script
 used=$(($(awk '/^VmSize/ {print $2}' /proc/"$worker"/status) * 1024))  # bytes: awk prints large products as floats
 prlimit --pid "$worker" --as=$((used + (4 << 20))):
 echo copy >&7
