@@ -271,6 +271,17 @@ struct rgpu_ucx_endpoint {
     });
   }
 
+  // The status of a send or a get just posted: its request waited for (counted busy, so sleeps
+  // stay short) and freed, or UCX's immediate answer.
+  ucs_status_t finish_posted(void* request) {
+    if (!UCS_PTR_IS_PTR(request)) return UCS_PTR_STATUS(request);
+    busy_waits.fetch_add(1, std::memory_order_acq_rel);
+    const ucs_status_t st = wait(request, Waiting::kSend, nullptr);
+    busy_waits.fetch_sub(1, std::memory_order_acq_rel);
+    ucp_request_free(request);
+    return st;
+  }
+
   // Progresses and sleeps until status() is no longer UCS_INPROGRESS. A shutdown, or a peer gone
   // (once nothing more can come from it), closes the endpoint and, if that does not finish the
   // wait, gives up: UCS_ERR_CANCELED.
@@ -534,13 +545,7 @@ int stream_send(rgpu_ucx_endpoint* endpoint, const iovec* iov, size_t count, uin
     if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "send: the connection is closed");
     request = ucp_stream_send_nbx(endpoint->ep, iov, count, &param);
   }
-  ucs_status_t st = UCS_PTR_STATUS(request);
-  if (UCS_PTR_IS_PTR(request)) {
-    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
-    st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
-    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
-    ucp_request_free(request);
-  }
+  const ucs_status_t st = endpoint->finish_posted(request);
   if (st == UCS_OK) endpoint->sent.fetch_add(total, std::memory_order_relaxed);
   return endpoint->result(st, "send", why);
 }
@@ -712,14 +717,7 @@ int read_remote(rgpu_ucx_endpoint* endpoint, void* dst, size_t n, rgpu_ucx_messa
     if (!endpoint->ep) return fail(why, RGPU_UCX_CLOSED, "receive: the connection is closed");
     request = ucp_get_nbx(endpoint->ep, dst, n, in.address, in.rkey, &param);
   }
-  ucs_status_t st = UCS_PTR_STATUS(request);
-  if (UCS_PTR_IS_PTR(request)) {
-    endpoint->busy_waits.fetch_add(1, std::memory_order_acq_rel);
-    st = endpoint->wait(request, rgpu_ucx_endpoint::Waiting::kSend, nullptr);
-    endpoint->busy_waits.fetch_sub(1, std::memory_order_acq_rel);
-    ucp_request_free(request);
-  }
-  return endpoint->result(st, "RMA read", why);
+  return endpoint->result(endpoint->finish_posted(request), "RMA read", why);
 }
 
 // Tells the peer it may reuse the memory of remote record `id`.
