@@ -23,8 +23,9 @@ std::string spec_with(const std::string& extra, const std::string& patterns = ""
          extra + (patterns.empty() ? "" : "patterns:\n" + patterns) + "default: unsupported\n";
 }
 
-rgpu::test::RunResult generate(const std::string& spec) {
-  std::string dir = rgpu::test::make_temp_dir("codegen-broken");
+// Runs the generator on `spec`; its outputs go to `dir`/out (a fresh folder when none is given).
+rgpu::test::RunResult generate(const std::string& spec, std::string dir = "") {
+  if (dir.empty()) dir = rgpu::test::make_temp_dir("codegen-broken");
   rgpu::test::write_file(dir + "/broken.yaml", spec);
   return run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/broken.yaml --cuda-include " +
                      RGPU_FAKE_DIR + " --out " + dir + "/out");
@@ -179,9 +180,7 @@ TEST_CASE("pointer_default takes host or device only") {
 TEST_CASE("proc_address_typedefs: the table of cuGetProcAddress, or a clear error without its header") {
   // A header without PFN typedefs: every export answers at any version.
   std::string dir = rgpu::test::make_temp_dir("codegen-proc");
-  rgpu::test::write_file(dir + "/proc.yaml", "proc_address_typedefs: fake_runtime.h\n" + spec_with(""));
-  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/proc.yaml --cuda-include " +
-                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  auto ok = generate("proc_address_typedefs: fake_runtime.h\n" + spec_with(""), dir);
   INFO(ok.output);
   REQUIRE(ok.exit_code == 0);
   CHECK_THAT(rgpu::test::read_file(dir + "/out/cudart_proc_table.cpp"),
@@ -223,10 +222,7 @@ TEST_CASE("type_defaults describe every parameter of a type; a name's rule or an
 
 TEST_CASE("a pattern may destroy handles of a kind its functions take") {
   std::string dir = rgpu::test::make_temp_dir("codegen-destroys");
-  rgpu::test::write_file(dir + "/destroys.yaml",
-                         spec_with("", "  - {match: \"fakeStream*y\", class: async, destroys: stream}\n"));
-  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/destroys.yaml --cuda-include " +
-                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  auto ok = generate(spec_with("", "  - {match: \"fakeStream*y\", class: async, destroys: stream}\n"), dir);
   INFO(ok.output);
   REQUIRE(ok.exit_code == 0);
   CHECK_THAT(rgpu::test::read_file(dir + "/out/cudart_server.cpp"), Catch::Contains("rgpu_ctx.handles.unbind("));
@@ -256,10 +252,7 @@ TEST_CASE("a pattern may describe parameters of its functions; one that none of 
 
 TEST_CASE("scratch memory is allocated by the server for the call and never travels") {
   std::string dir = rgpu::test::make_temp_dir("codegen-scratch");
-  rgpu::test::write_file(dir + "/scratch.yaml",
-                         spec_with("  fakeFill: {class: async, params: {devPtr: {dir: scratch, count: n}}}\n"));
-  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/scratch.yaml --cuda-include " +
-                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+  auto ok = generate(spec_with("  fakeFill: {class: async, params: {devPtr: {dir: scratch, count: n}}}\n"), dir);
   INFO(ok.output);
   REQUIRE(ok.exit_code == 0);  // async: nothing comes back
   const std::string client = rgpu::test::read_file(dir + "/out/cudart_client.cpp");
@@ -282,14 +275,11 @@ TEST_CASE("scratch memory is allocated by the server for the call and never trav
 TEST_CASE("a cached query keeps its answer per question, naming only described handles or handles by id") {
   const std::string answers = "answers: {described: [fakeStream_t]}\n";
   std::string dir = rgpu::test::make_temp_dir("codegen-cached");
-  rgpu::test::write_file(dir + "/cached.yaml",
-                         answers + spec_with("  fakeLookup: {class: sync, cached: true}\n"
+  auto ok = generate(answers + spec_with("  fakeLookup: {class: sync, cached: true}\n"
                                              "  fakeStreamCreate: {class: async}\n"
                                              "  fakeStreamDestroy: {class: async, destroys: stream}\n"
                                              "  fakeFill: {class: async}\n"
-                                             "  fakeSetValues: {class: async, forgets_answers: true}\n"));
-  auto ok = run_command(std::string(RGPU_CODEGEN_BIN) + " --spec " + dir + "/cached.yaml --cuda-include " +
-                        RGPU_FAKE_DIR + " --out " + dir + "/out");
+                                             "  fakeSetValues: {class: async, forgets_answers: true}\n"), dir);
   INFO(ok.output);
   REQUIRE(ok.exit_code == 0);
   const std::string client = rgpu::test::read_file(dir + "/out/cudart_client.cpp");
