@@ -343,10 +343,27 @@ int main() {
     for (size_t i = 0; i < solved.size(); ++i) solve_error = std::fmax(solve_error, std::fabs(solved[i] - lx[i]));
     say("dgetrf + dgetrs batched 8x8 x3: max abs error %.1e\n", solve_error);
     expect(solve_error < 1e-9, "dgetrf + dgetrs batched solve each system");
+    // Wrong arguments, one at a time and two at once: the status and the info naming the first
+    // (rgpu checks them on the client, so these lines are compared with the real library's).
+    struct BadSolve {
+      const char* what;
+      int trans, n, nrhs, lda, ldb, batch;
+    };
+    const BadSolve bad[] = {{"trans 99", 99, ln, 1, ln, ln, batch},    {"n -1", CUBLAS_OP_N, -1, 1, ln, ln, batch},
+                            {"nrhs -1", CUBLAS_OP_N, ln, -1, ln, ln, batch}, {"lda < n", CUBLAS_OP_N, ln, 1, ln - 1, ln, batch},
+                            {"ldb < n", CUBLAS_OP_N, ln, 1, ln, ln - 1, batch}, {"batch -1", CUBLAS_OP_N, ln, 1, ln, ln, -1},
+                            {"nrhs -1 and ldb 0", CUBLAS_OP_N, ln, -1, ln, 0, batch},
+                            {"n 0 (nothing to solve)", CUBLAS_OP_N, 0, 1, 1, 1, batch}};
+    for (const BadSolve& b : bad) {
+      info = 123;
+      const cublasStatus_t st = cublasDgetrsBatched(h, static_cast<cublasOperation_t>(b.trans), b.n, b.nrhs, dptrs,
+                                                    b.lda, dpiv, dptrs + batch, b.ldb, &info, b.batch);
+      say("dgetrs batched with %s: status %d, info %d\n", b.what, static_cast<int>(st), info);
+    }
     info = 123;
     (void)cublasDgetrsBatched(h, CUBLAS_OP_N, ln, 1, dptrs, ln - 1, dpiv, dptrs + batch, ln, &info, batch);
-    say("dgetrs batched with lda %d < n: info %d\n", ln - 1, info);
-    expect(info < 0, "dgetrs batched: a bad lda comes back as a negative info, naming it");
+    expect(info == -6, "dgetrs batched: a bad lda comes back as info -6, naming it");
+    CHECK_CUDA(cudaDeviceSynchronize());  // no failure was left behind by the refused calls
     for (void* p : {static_cast<void*>(dsa), static_cast<void*>(dsb), static_cast<void*>(dsc), static_cast<void*>(dx),
                     static_cast<void*>(dy), static_cast<void*>(dla), static_cast<void*>(dlb),
                     static_cast<void*>(dptrs), static_cast<void*>(dpiv), static_cast<void*>(dinfo)})

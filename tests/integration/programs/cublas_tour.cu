@@ -2,6 +2,7 @@
 // SGEMM, SDOT, SAXPY_64, SROT and SGETRS batched): results checked against a host loop, the pointer modes, the local getters, and
 // the not-supported answers. Prints "ok: ..." per check and "ok: cublas_tour" last.
 //
+// `cublas_tour solves N` checks that batched solves wait for nothing (see solves_only).
 // `cublas_tour settings` only creates a handle, sets and reads its settings many times and
 // destroys it, then synchronizes once: run with RGPU_STATS=1 it must make 1 round trip (the
 // cudaDeviceSynchronize): creation and setters are sent without waiting, getters answer locally.
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -60,10 +62,69 @@ int settings_only() {
   return 0;
 }
 
+// Two 2 x 2 systems already factored as getrf leaves them, A = P L U, for SGETRS batched:
+//   batch 0: no swap, L = [1 0; 0.5 1], U = [4 2; 0 3]: A = [4 2; 2 4], b = [8 10] -> x = [1 2]
+//   batch 1: rows swapped (pivots 2, 2), same L U: A = [2 4; 4 2], b = [10 8] -> x = [1 2]
+// dptrs holds both factors' addresses, then both right-hand sides'.
+struct LuSystems {
+  float* dlu = nullptr;
+  float* drhs = nullptr;
+  int* dpiv = nullptr;
+  float** dptrs = nullptr;
+};
+
+int upload_lu_systems(LuSystems* s) {
+  const float lu[2][4] = {{4, 0.5f, 2, 3}, {4, 0.5f, 2, 3}};  // column-major
+  const int pivots[4] = {1, 2, 2, 2};
+  const float rhs[2][2] = {{8, 10}, {10, 8}};
+  CHECK_CUDA(cudaMalloc(&s->dlu, sizeof lu));
+  CHECK_CUDA(cudaMalloc(&s->drhs, sizeof rhs));
+  CHECK_CUDA(cudaMalloc(&s->dpiv, sizeof pivots));
+  CHECK_CUDA(cudaMalloc(&s->dptrs, 4 * sizeof(float*)));
+  float* ptrs[4] = {s->dlu, s->dlu + 4, s->drhs, s->drhs + 2};
+  CHECK_CUDA(cudaMemcpy(s->dlu, lu, sizeof lu, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(s->drhs, rhs, sizeof rhs, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(s->dpiv, pivots, sizeof pivots, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(s->dptrs, ptrs, sizeof ptrs, cudaMemcpyHostToDevice));
+  return 0;
+}
+
+int free_lu_systems(const LuSystems& s) {
+  for (void* p : {static_cast<void*>(s.dlu), static_cast<void*>(s.drhs), static_cast<void*>(s.dpiv),
+                  static_cast<void*>(s.dptrs)})
+    CHECK_CUDA(cudaFree(p));
+  return 0;
+}
+
+// `cublas_tour solves N`: N batched solves, each with a refused twin (lda too small), then one
+// synchronize. The arguments are checked on the client and the solves posted, so the round trips
+// do not grow with N. (Solved again and again, the right-hand sides are not checked here.)
+int solves_only(int rounds) {
+  cublasHandle_t h;
+  CHECK_BLAS(cublasCreate(&h));
+  LuSystems s;
+  if (upload_lu_systems(&s)) return 1;
+  for (int i = 0; i < rounds; ++i) {
+    int info = 123;
+    CHECK_BLAS(cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, s.dptrs, 2, s.dpiv, s.dptrs + 2, 2, &info, 2));
+    if (info != 0) return std::printf("FAIL info %d\n", info), 1;
+    if (cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, s.dptrs, 1, s.dpiv, s.dptrs + 2, 2, &info, 2) !=
+            CUBLAS_STATUS_INVALID_VALUE ||
+        info != -6)
+      return std::printf("FAIL a bad lda: info %d\n", info), 1;
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_BLAS(cublasDestroy(h));
+  if (free_lu_systems(s)) return 1;
+  std::printf("ok: cublas_tour solves\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "settings")) return settings_only();
+  if (argc > 2 && !std::strcmp(argv[1], "solves")) return solves_only(std::atoi(argv[2]));
 
   cublasHandle_t h;
   CHECK_BLAS(cublasCreate(&h));
@@ -167,26 +228,13 @@ int main(int argc, char** argv) {
   }
   EXPECT(rot_err < 1e-4f, "SROT (host c and s) matches the host reference");
 
-  // A batch through device arrays of pointers, its `info` one int in host memory (sync):
-  // two 2 x 2 systems already factored as getrf leaves them, A = P L U.
-  //   batch 0: no swap, L = [1 0; 0.5 1], U = [4 2; 0 3]: A = [4 2; 2 4], b = [8 10] -> x = [1 2]
-  //   batch 1: rows swapped (pivots 2, 2), same L U: A = [2 4; 4 2], b = [10 8] -> x = [1 2]
-  const float lu[2][4] = {{4, 0.5f, 2, 3}, {4, 0.5f, 2, 3}};  // column-major
-  const int pivots[4] = {1, 2, 2, 2};
-  const float rhs[2][2] = {{8, 10}, {10, 8}};
-  float* dlu = nullptr;
-  float* drhs = nullptr;
-  int* dpiv = nullptr;
-  float** dptrs = nullptr;
-  CHECK_CUDA(cudaMalloc(&dlu, sizeof lu));
-  CHECK_CUDA(cudaMalloc(&drhs, sizeof rhs));
-  CHECK_CUDA(cudaMalloc(&dpiv, sizeof pivots));
-  CHECK_CUDA(cudaMalloc(&dptrs, 4 * sizeof(float*)));
-  float* ptrs[4] = {dlu, dlu + 4, drhs, drhs + 2};
-  CHECK_CUDA(cudaMemcpy(dlu, lu, sizeof lu, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(drhs, rhs, sizeof rhs, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(dpiv, pivots, sizeof pivots, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(dptrs, ptrs, sizeof ptrs, cudaMemcpyHostToDevice));
+  // A batch through device arrays of pointers, its `info` one int in host memory (checked on the
+  // client, the solve posted).
+  LuSystems lus;
+  if (upload_lu_systems(&lus)) return 1;
+  float** dptrs = lus.dptrs;
+  int* dpiv = lus.dpiv;
+  float* drhs = lus.drhs;
   int info = 123;
   CHECK_BLAS(cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, dptrs, 2, dpiv, dptrs + 2, 2, &info, 2));
   float solved[2][2];
@@ -200,10 +248,7 @@ int main(int argc, char** argv) {
                  CUBLAS_STATUS_INVALID_VALUE &&
              info == -6,
          "SGETRS batched: a bad lda comes back as info -6");
-  CHECK_CUDA(cudaFree(dlu));
-  CHECK_CUDA(cudaFree(drhs));
-  CHECK_CUDA(cudaFree(dpiv));
-  CHECK_CUDA(cudaFree(dptrs));
+  if (free_lu_systems(lus)) return 1;
 
   // Not supported: by the shim (not forwarded), and by the emulated backend (forwarded, sync).
   float ra = 1, rb = 2, rc = 0, rs = 0;
