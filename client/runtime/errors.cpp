@@ -1,6 +1,7 @@
 // cudaGetLastError, cudaPeekAtLastError, cudaGetErrorName, cudaGetErrorString: answered locally.
 // Errors of asynchronous calls reported by the server join the last error when they arrive, as
 // CUDA's asynchronous errors do. Error texts come from the server's own runtime, once per code.
+#include <cstdio>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -40,6 +41,7 @@ const ErrorText& error_text(cudaError_t code) {
   if (t.name.empty()) {
     if (code == cudaSuccess) t = {"cudaSuccess", "no error"};
     else if (code == cudaErrorNoDevice) t = {"cudaErrorNoDevice", "no CUDA-capable device is detected"};
+    else if (code == cudaErrorInitializationError) t = {"cudaErrorInitializationError", "initialization error"};
     else if (code == cudaErrorNotSupported) t = {"cudaErrorNotSupported", "operation not supported"};
     else if (code == cudaErrorDevicesUnavailable)
       t = {"cudaErrorDevicesUnavailable", "CUDA-capable device(s) is/are busy or unavailable"};
@@ -61,6 +63,16 @@ cudaError_t cudart_finish(cudaError_t status) {
   // No session ever: no device. A session lost (its server went away or stopped answering): the
   // devices are unavailable, as CUDA says of a GPU that is there but cannot be used.
   if (status == cudaErrorNoDevice && Pipe::get().lost()) status = cudaErrorDevicesUnavailable;
+  // A fork() child of a process that used CUDA: CUDA's own answer there, said once.
+  if (status == cudaErrorNoDevice && Pipe::get().forked_child()) {
+    static std::once_flag said;
+    std::call_once(said, [] {
+      std::fprintf(stderr,
+                   "rgpu: CUDA cannot be used in a child forked after its parent used CUDA (the session is the "
+                   "parent's): start the child with exec, or multiprocessing's 'spawn' method\n");
+    });
+    status = cudaErrorInitializationError;
+  }
   // cudaErrorNotReady (a query of unfinished work) is an answer, not an error: CUDA does not record it.
   if (status != cudaSuccess && status != cudaErrorNotReady) {
     t_last_error = status;

@@ -8,6 +8,7 @@
 
 #include "client/runtime/call.h"
 #include "client/runtime/memory_map.h"
+#include "client/runtime/pipe.h"
 #include "common/config.h"
 #include "gen/cudart/cudart_ids.h"
 #include "gen/cudart/cudart_remote.h"
@@ -108,7 +109,10 @@ bool keep_freed(void* p, size_t size, int device) {
   return true;
 }
 
-void* take_freed(size_t size, int device) { return size == 0 ? nullptr : Kept::get().take(size, device); }
+// A fork() child's kept blocks are its parent's session's: it gets none (its cudaMalloc fails).
+void* take_freed(size_t size, int device) {
+  return size == 0 || Pipe::get().forked_child() ? nullptr : Kept::get().take(size, device);
+}
 
 bool release_freed() {
   auto blocks = Kept::get().take_all(-1);

@@ -1,6 +1,7 @@
 // The call pipe: connection set-up, the send path, and the receiver thread.
 #include "client/runtime/pipe.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -166,6 +167,16 @@ void Pipe::connect() {
   std::thread([this] { receive_loop(); }).detach();
   if (transport::peer_timeout().count() > 0) std::thread([this] { watch_server(); }).detach();
   if (kStats.get_bool()) std::atexit(print_stats);
+  pthread_atfork(nullptr, nullptr, &Pipe::after_fork_in_child);
+}
+
+void Pipe::after_fork_in_child() {
+  // Only the forking thread lives on in the child: no receiver, writer or watcher. Marking the
+  // pipe broken makes every call fail before it takes a lock (another thread may have held one at
+  // the fork) and keeps fail_all from shutting down the socket the parent shares.
+  Pipe& pipe = get();
+  pipe.forked_child_ = true;
+  pipe.broken_.store(true, std::memory_order_release);
 }
 
 bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {

@@ -54,7 +54,12 @@ class Pipe {
   // False when no session could be made; the reason was printed once.
   bool available() const { return conn_ != nullptr && !broken_.load(std::memory_order_acquire); }
   // The session was made and then lost (the server went away, or stopped answering).
-  bool lost() const { return conn_ != nullptr && broken_.load(std::memory_order_acquire); }
+  bool lost() const { return conn_ != nullptr && broken_.load(std::memory_order_acquire) && !forked_child_; }
+  // This process is a fork() child of the one that made the session. The session stays the
+  // parent's: here every call fails, as CUDA's do in a child forked after initialisation
+  // (cudaErrorInitializationError), and nothing is sent, shut down or waited for on its
+  // connection, which the parent still uses.
+  bool forked_child() const { return forked_child_; }
   const transport::Welcome& welcome() const { return welcome_; }
   const std::string& server_address() const { return server_address_; }
   // Whether the call pipe runs over TLS (transports/tls/tls_session.h).
@@ -128,6 +133,9 @@ class Pipe {
   transport::Welcome welcome_;
   std::string server_address_;
   std::atomic<bool> broken_{false};
+  // Set in a fork() child (pthread_atfork), with broken_: its only writer runs before any thread.
+  bool forked_child_ = false;
+  static void after_fork_in_child();
   std::atomic<int32_t> async_error_{0};
   PipeStats stats_;
 

@@ -83,6 +83,15 @@ check "a pool shared between two processes over the Unix socket" $? "$(grep -v '
 RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/pool_sharing" >"$WORK/pools_tcp.out" 2>&1
 check "a pool shared between two processes over loopback TCP" $? "$(grep -v '^ok' "$WORK/pools_tcp.out" | head -5)"
 
+# 1a''. A child forked after its parent used CUDA: its calls fail as CUDA's do there, it exits
+# cleanly, and the parent's session, whose rings (or socket) the child inherited, goes on.
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/fork_child" >"$WORK/fork.out" 2>"$WORK/fork.err"
+rc=$?
+[[ $rc == 0 ]] && grep -q "^ok: fork_child$" "$WORK/fork.out" && grep -q "start the child with exec" "$WORK/fork.err"
+check "a forked child is refused and its parent goes on over the Unix socket" $? "$(cat "$WORK/fork.out" "$WORK/fork.err" | head -8)"
+RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/fork_child" >"$WORK/fork_tcp.out" 2>&1
+check "a forked child is refused and its parent goes on over loopback TCP" $? "$(head -8 "$WORK/fork_tcp.out")"
+
 # 1b. Pinned memory shared with the session (client/runtime/shared_host.h) and pageable copies
 # staged through shared chunks (staged_copy.h): copies come back right at every size and offset,
 # sync and async, and none of their bytes crosses the socket (the session's traffic, from its end
