@@ -1,11 +1,22 @@
 // A fixed team of threads (see worker_team.h).
 #include "common/worker_team.h"
 
+#include <algorithm>
+#include <system_error>
+
 namespace rgpu {
 
 WorkerTeam::WorkerTeam(size_t size) {
   threads_.reserve(size);
-  for (size_t k = 0; k < size; ++k) threads_.emplace_back([this, k] { member(k); });
+  for (size_t k = 0; k < size; ++k) {
+    // Where no thread can be had (an address-space or thread cap on rgpud's workers), the team has
+    // fewer members, each running several jobs: a copy goes slower rather than the process ending.
+    try {
+      threads_.emplace_back([this, k] { member(k); });
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
 }
 
 WorkerTeam::~WorkerTeam() {
@@ -18,11 +29,16 @@ WorkerTeam::~WorkerTeam() {
 }
 
 void WorkerTeam::start_erased(size_t n, void* job, void (*call)(void*, size_t)) {
+  if (threads_.empty()) {  // no member: the caller runs every job, and wait() has nothing to wait for
+    for (size_t k = 0; k < n; ++k) call(job, k);
+    return;
+  }
   {
     std::lock_guard lock(mu_);
     job_ = job;
     call_ = call;
-    active_ = running_ = n < threads_.size() ? n : threads_.size();
+    jobs_ = n;
+    active_ = running_ = std::min(n, threads_.size());
     ++generation_;
   }
   work_.notify_all();
@@ -43,8 +59,9 @@ void WorkerTeam::member(size_t k) {
     if (k >= active_) continue;
     void* job = job_;
     void (*call)(void*, size_t) = call_;
+    const size_t jobs = jobs_, stride = threads_.size();
     lock.unlock();
-    call(job, k);
+    for (size_t j = k; j < jobs; j += stride) call(job, j);
     lock.lock();
     if (--running_ == 0) done_.notify_all();
   }

@@ -22,9 +22,12 @@ class WorkerTeam {
   WorkerTeam(const WorkerTeam&) = delete;
   WorkerTeam& operator=(const WorkerTeam&) = delete;
 
+  // The members there are: `size` asked, fewer where no more threads could be made (then none
+  // may run at once with another, so a job must not wait for another job's progress).
   size_t size() const { return threads_.size(); }
 
-  // Starts job(k) for each k in [0, n) (n at most size()), each on a member of its own; wait()
+  // Starts job(k) for each k in [0, n), each on a member of its own while n <= size() (a member
+  // runs k, k + size(), ... beyond that; the caller runs them all in a team of none); wait()
   // returns once all have. One job at a time: the caller starts the next after wait(). `job` is
   // called through a reference, so it must live until wait() returns (no copy, no allocation).
   template <typename Job>
@@ -45,7 +48,8 @@ class WorkerTeam {
   std::mutex mu_;
   std::condition_variable work_, done_;
   uint64_t generation_ = 0;  // one per start(): a member runs each generation once
-  size_t active_ = 0;        // members the current job uses
+  size_t jobs_ = 0;          // the current run's n
+  size_t active_ = 0;        // members the current run uses
   size_t running_ = 0;       // of those, still running
   void* job_ = nullptr;
   void (*call_)(void*, size_t) = nullptr;

@@ -1,5 +1,6 @@
 // The worker team: each job index runs once, on members running at the same time, run after run,
-// and a job for fewer members than the team leaves the others idle.
+// a job for fewer members than the team leaves the others idle, and more jobs than members (or a
+// team of none, where no thread could be made) still run each once.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -52,4 +53,20 @@ TEST_CASE("worker team: a job for fewer members uses only those, and start lets 
   team.run(4, job);
   CHECK(ran[0] == 2);
   CHECK(ran[3] == 1);
+}
+
+TEST_CASE("worker team: more jobs than members run on the members in turn, and a team of none runs them on the caller") {
+  WorkerTeam team(2);
+  std::vector<std::atomic<int>> ran(5);
+  auto job = [&](size_t k) { ++ran[k]; };
+  team.run(5, job);
+  for (auto& r : ran) CHECK(r == 1);
+
+  WorkerTeam none(0);  // what a team is where no thread could be made
+  CHECK(none.size() == 0);
+  const auto caller = std::this_thread::get_id();
+  std::vector<int> on_caller(3, 0);
+  auto inline_job = [&](size_t k) { on_caller[k] = std::this_thread::get_id() == caller ? 1 : 0; };
+  none.run(3, inline_job);
+  CHECK(on_caller == std::vector<int>{1, 1, 1});
 }
