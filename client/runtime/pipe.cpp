@@ -49,6 +49,10 @@ const Tunable kStats{"RGPU_STATS", "0",
                      "1 prints, when the program exits, how many calls went without waiting and how many round trips "
                      "it made"};
 
+const Tunable kReplyPoll{"RGPU_REPLY_POLL_US", "100",
+                         "how long a call waiting for its reply polls before it sleeps, in microseconds (on hosts "
+                         "with four or more CPUs)"};
+
 // One line when the session joins rgpud's admission queue, one at each later notice (every 10 s).
 void print_queue_notice(const transport::QueueNotice& n, bool first) {
   const std::string gives_up = n.timeout_ms < 0 ? "it waits until there is room"
@@ -245,7 +249,8 @@ void Pipe::wait(Waiter& waiter) {
 void Pipe::wait_behind(Waiter& waiter) {
   // A reply usually comes within a network round trip: polling that long spares the caller a
   // sleep and the receiver a wake-up system call on the latency path.
-  poll_for(std::chrono::microseconds(100), [&] { return waiter.done.load(std::memory_order_acquire); });
+  static const std::chrono::microseconds budget(std::clamp<int64_t>(kReplyPoll.get_int(), 0, 1'000'000));
+  poll_for(budget, [&] { return waiter.done.load(std::memory_order_acquire); });
   std::unique_lock<std::mutex> lock(wait_mu_);
   wait_cv_.wait(lock, [&] { return waiter.done.load(std::memory_order_relaxed); });
 }
