@@ -15,14 +15,16 @@ namespace remote = rgpu::gen::cublas::remote;
 
 namespace {
 
-// What cuBLAS writes to `info` for these arguments: the position of the first wrong one, negated.
-int wrong_argument(cublasOperation_t trans, int n, int nrhs, int lda, int ldb, int batch_size) {
-  if (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) return -2;
-  if (n < 0) return -3;
-  if (nrhs < 0) return -4;
-  if (lda < std::max(1, n)) return -6;
-  if (ldb < std::max(1, n)) return -9;
-  if (batch_size < 0) return -11;
+// What cuBLAS writes to `info` for these arguments, as measured against the real library (H100,
+// cuBLAS 13): the first wrong one's position counted from trans = 1 (the handle is not counted),
+// negated. A negative batch count is not named there: cuBLAS launches nothing and answers
+// CUBLAS_STATUS_EXECUTION_FAILED with info 0 (see checked_solve).
+int wrong_argument(cublasOperation_t trans, int n, int nrhs, int lda, int ldb) {
+  if (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) return -1;
+  if (n < 0) return -2;
+  if (nrhs < 0) return -3;
+  if (lda < std::max(1, n)) return -5;
+  if (ldb < std::max(1, n)) return -8;
   return 0;
 }
 
@@ -34,8 +36,9 @@ cublasStatus_t checked_solve(cublasHandle_t handle, cublasOperation_t trans, int
   if (!rgpu::client::cublas::mirror().holds(handle, false, [](const HandleSettings&) { return true; }))
     return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!info) return CUBLAS_STATUS_INVALID_VALUE;
-  *info = wrong_argument(trans, n, nrhs, lda, ldb, batch_size);
+  *info = wrong_argument(trans, n, nrhs, lda, ldb);
   if (*info != 0) return CUBLAS_STATUS_INVALID_VALUE;
+  if (batch_size < 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   return post();
 }
 

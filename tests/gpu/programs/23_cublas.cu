@@ -362,7 +362,7 @@ int main() {
     }
     info = 123;
     (void)cublasDgetrsBatched(h, CUBLAS_OP_N, ln, 1, dptrs, ln - 1, dpiv, dptrs + batch, ln, &info, batch);
-    expect(info == -6, "dgetrs batched: a bad lda comes back as info -6, naming it");
+    expect(info == -5, "dgetrs batched: a bad lda comes back as info -5, naming it (trans is 1)");
     CHECK_CUDA(cudaDeviceSynchronize());  // no failure was left behind by the refused calls
     for (void* p : {static_cast<void*>(dsa), static_cast<void*>(dsb), static_cast<void*>(dsc), static_cast<void*>(dx),
                     static_cast<void*>(dy), static_cast<void*>(dla), static_cast<void*>(dlb),

@@ -110,7 +110,7 @@ int solves_only(int rounds) {
     if (info != 0) return std::printf("FAIL info %d\n", info), 1;
     if (cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, s.dptrs, 1, s.dpiv, s.dptrs + 2, 2, &info, 2) !=
             CUBLAS_STATUS_INVALID_VALUE ||
-        info != -6)
+        info != -5)
       return std::printf("FAIL a bad lda: info %d\n", info), 1;
   }
   CHECK_CUDA(cudaDeviceSynchronize());
@@ -246,8 +246,8 @@ int main(int argc, char** argv) {
   info = 123;
   EXPECT(cublasSgetrsBatched(h, CUBLAS_OP_N, 2, 1, dptrs, 1, dpiv, dptrs + 2, 2, &info, 2) ==
                  CUBLAS_STATUS_INVALID_VALUE &&
-             info == -6,
-         "SGETRS batched: a bad lda comes back as info -6");
+             info == -5,
+         "SGETRS batched: a bad lda comes back as info -5 (cuBLAS counts from trans = 1)");
   if (free_lu_systems(lus)) return 1;
 
   // Not supported: by the shim (not forwarded), and by the emulated backend (forwarded, sync).
