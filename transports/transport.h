@@ -12,6 +12,7 @@
 
 #include <sys/uio.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -61,6 +62,10 @@ class Connection {
   // How long the peer has been silent, as the kernel saw it (liveness.h); empty where the family
   // cannot tell.
   virtual std::optional<PeerSilence> peer_silence() const { return std::nullopt; }
+  // A hint from the reader's owner: while *nonzero is not 0, a receive that finds nothing keeps
+  // polling rather than sleeping, because a caller is polling for the reply it will bring (a sleep
+  // would add a wake-up to that caller's wait). Families whose receives sleep in the kernel ignore it.
+  virtual void spin_while(const std::atomic<uint32_t>* nonzero) { (void)nonzero; }
   // For an encrypted connection, bytes only its two ends share (tls_session.h), which the
   // handshake's proofs cover; empty for one that is not.
   virtual std::span<const uint8_t> channel_binding() const { return {}; }

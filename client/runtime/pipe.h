@@ -133,6 +133,7 @@ class Pipe {
   transport::Welcome welcome_;
   std::string server_address_;
   std::atomic<bool> broken_{false};
+  std::atomic<uint32_t> polling_{0};  // callers polling for a reply now (Connection::spin_while)
   // Set in a fork() child (pthread_atfork), with broken_: its only writer runs before any thread.
   bool forked_child_ = false;
   static void after_fork_in_child();

@@ -232,6 +232,39 @@ TEST_CASE("shm: a peer process that dies while this end sleeps ends the receive 
   CHECK((*server)->send_frame(wire::make_header(FrameKind::kCall, 1, 2, 0, 0), {}, {}).code() == Code::kClosed);
 }
 
+TEST_CASE("shm: while someone polls for the reply (spin_while), a receive spins and never sleeps on its futex") {
+  auto pair = connect_pair(shm_address("spin.sock"));
+  auto* to_client = ShmTestAccess::control(*pair.client, 1);
+  std::atomic<uint32_t> polling{0};
+  pair.client->spin_while(&polling);
+  // Whether the client's receive slept while its frame was 50 ms away.
+  auto slept_while_waiting = [&](uint64_t seq) {
+    std::atomic<bool> slept{false}, received{false};
+    std::thread watcher([&] {
+      while (!received.load()) {
+        if (to_client->consumer_sleeps.load() != 0) slept = true;
+        std::this_thread::yield();
+      }
+    });
+    auto sender = std::async(std::launch::async, [&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return pair.server->send_frame(wire::make_header(FrameKind::kReply, 1, seq, 0, 0), {}, {});
+    });
+    FrameHeader h{};
+    const bool ok = pair.client->recv_header(h).is_ok() && h.seq == seq;
+    received = true;
+    watcher.join();
+    CHECK(ok);
+    CHECK(sender.get().is_ok());
+    return slept.load();
+  };
+  CHECK(slept_while_waiting(1));  // nobody polls: after its short spin the receive sleeps
+  polling = 1;
+  CHECK_FALSE(slept_while_waiting(2));
+  polling = 0;
+  CHECK(slept_while_waiting(3));
+}
+
 TEST_CASE("shm: shutdown wakes a sender waiting for room") {
   ScopedEnv ring("RGPU_SHM_RING_KB", "64");
   auto pair = connect_pair(shm_address("room.sock"));

@@ -48,7 +48,8 @@ bool spin(const WaitPolicy& policy, Ready&& ready) {
     }
     if (ready()) return true;
     if (policy.stop && policy.stop->load(std::memory_order_acquire)) return false;
-    if (Clock::now() >= until) return false;
+    if (Clock::now() >= until && !(policy.spin_while && policy.spin_while->load(std::memory_order_relaxed) != 0))
+      return false;
   }
 }
 

@@ -41,10 +41,12 @@ inline constexpr size_t mapping_bytes(uint32_t ring_bytes) { return 2 * kControl
 inline bool valid_ring_bytes(uint64_t n) { return n >= kMinRingBytes && n <= kMaxRingBytes && (n & (n - 1)) == 0; }
 
 // What makes a wait give up: this end's shutdown or its peer's going (set by the connection, which
-// then calls wake()). Waits spin for `spin` first (0: straight to sleep).
+// then calls wake()). Waits spin for `spin` first (0: straight to sleep), and on while
+// *spin_while is not 0 (Connection::spin_while: someone polls for what this wait brings).
 struct WaitPolicy {
   const std::atomic<bool>* stop = nullptr;
   std::chrono::nanoseconds spin{0};
+  const std::atomic<uint32_t>* spin_while = nullptr;
   bool yield_while_spinning = false;  // sched_yield instead of pause: a machine with few cores
 };
 
