@@ -1,5 +1,5 @@
 // cuBLAS's batched LU solve (getrs) on the client. Its host `info` only names a wrong argument:
-// 0, or -i for the i-th, found before any work is queued. Checked here, as cuBLAS checks (the GPU
+// 0, or -i naming the i-th (from trans), found before any work is queued. Checked here, as cuBLAS checks (the GPU
 // suite's 23_cublas compares each case with the real library), the solve is then posted without
 // waiting: solvers built on it (MAGMA inside PyTorch) call it every step, and a wait each time
 // was a round trip a step. A failure of the solve itself on the server is logged, like any async
