@@ -325,6 +325,14 @@ void spin(const SpinOptions& o, cudaStream_t stream) {
     now = monotonic_ns();
   }
   const int64_t to = std::min(now, deadline);
+  if (from >= deadline) {  // nothing ran in the window: no bins to report, and no rate
+    std::fprintf(stderr,
+                 "rgpu-bench-worker: started %.0f ms after the epoch, past its %.0f ms window: its session waited in "
+                 "the pool's queue or its CUDA start-up was slow; nothing was measured (a longer --duration, or "
+                 "fewer other sessions on the pool, gives it room)\n",
+                 static_cast<double>(from - epoch) / 1e6, static_cast<double>(duration_ns) / 1e6);
+    std::exit(1);
+  }
   if (pending) {
     CHECK(cudaStreamSynchronize(stream));
     syncs.emplace_back(monotonic_ns(), pending);
