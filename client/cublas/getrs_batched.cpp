@@ -32,9 +32,7 @@ int wrong_argument(cublasOperation_t trans, int n, int nrhs, int lda, int ldb) {
 template <typename Post>
 cublasStatus_t checked_solve(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs, int lda, int ldb,
                              int* info, int batch_size, Post post) {
-  using rgpu::client::cublas::HandleSettings;
-  if (!rgpu::client::cublas::mirror().holds(handle, false, [](const HandleSettings&) { return true; }))
-    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!rgpu::client::cublas::mirror().get(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!info) return CUBLAS_STATUS_INVALID_VALUE;
   *info = wrong_argument(trans, n, nrhs, lda, ldb);
   if (*info != 0) return CUBLAS_STATUS_INVALID_VALUE;

@@ -6,7 +6,7 @@
 #
 # Skipped (exit 77) while rgpud does not take --config FILE.
 #
-# Usage: bench_pool_smoke.sh <bin-dir>   (<bin-dir> holds rgpud and rgpu; ../libexec/rgpu the worker)
+# Usage: bench_pool_smoke.sh <bin-dir>   (<bin-dir> holds rgpud and rgpu)
 set -uo pipefail
 
 BIN=$1
@@ -100,23 +100,3 @@ echo "ok: daemons stopped, temporary files removed"
 client "$BIN/rgpu" bench pool --shares 10,x >/dev/null 2>"$WORK/bad.err"
 [[ $? == 2 ]] && grep -q "shares takes a whole number" "$WORK/bad.err" || fail "bad argument: $(cat "$WORK/bad.err")"
 echo "ok: bad argument"
-
-# 5. A spin worker that starts after its window (its session queued, or a slow start-up) says so
-# and fails, rather than printing empty bins: --epoch 0 puts the window long in the past.
-WORKER=$BIN/../libexec/rgpu/rgpu-bench-worker
-if [[ -x $WORKER ]]; then
-  "$BIN/rgpud" --emulate --listen 127.0.0.1:0 >"$WORK/late.log" 2>&1 &
-  DAEMON=$!
-  for _ in $(seq 100); do
-    PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/late.log")
-    [[ -n $PORT ]] && break
-    sleep 0.05
-  done
-  RGPU_SERVER=127.0.0.1:$PORT client timeout 60 "$BIN/rgpu" run -- "$WORKER" spin --kernel-us 1000 --sync-every 8 \
-    --duration 1 --epoch 0 >"$WORK/late.out" 2>"$WORK/late.err"
-  rc=$?
-  kill "$DAEMON"; wait "$DAEMON" 2>/dev/null
-  [[ $rc == 1 ]] && grep -q "past its 1000 ms window" "$WORK/late.err" && ! grep -q "^bins" "$WORK/late.out" ||
-    fail "a late worker (rc $rc): $(cat "$WORK/late.err" "$WORK/late.out" | tail -5)"
-  echo "ok: a worker that starts after its window says so"
-fi

@@ -103,6 +103,17 @@ if [[ $BACKEND == emulated ]]; then
   PORT=$first_port LOG=$first_log
 fi
 
+# 1f. The pool bench's spin worker started after its window (its session queued, or a slow
+# start-up; --epoch 0 puts the window long in the past) says so and fails, printing no bins.
+WORKER=$BIN/../libexec/rgpu/rgpu-bench-worker
+if [[ -x $WORKER ]]; then
+  client timeout 60 "$BIN/rgpu" run -- "$WORKER" spin --kernel-us 1000 --sync-every 8 --duration 1 --epoch 0 \
+    >"$WORK/late.out" 2>"$WORK/late.err"
+  rc=$?
+  [[ $rc == 1 ]] && grep -q "past its 1000 ms window" "$WORK/late.err" && ! grep -q "^bins" "$WORK/late.out"
+  check "a spin worker that starts after its window says so" $? "(rc $rc) $(tail -3 "$WORK/late.err")"
+fi
+
 # 2. No server: one clear line and CUDA's no-device answers, at once.
 RGPU_SERVER=127.0.0.1:1 client timeout 10 "$BIN/rgpu" run -- "$PROGS/no_server" >"$WORK/none.out" 2>"$WORK/none.err"
 rc=$?
