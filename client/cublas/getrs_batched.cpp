@@ -1,32 +1,18 @@
-// cuBLAS's batched LU solve (getrs) on the client. Its host `info` only names a wrong argument:
-// 0, or -i naming the i-th (from trans), found before any work is queued. Checked here, as cuBLAS checks (the GPU
-// suite's 23_cublas compares each case with the real library), the solve is then posted without
-// waiting: solvers built on it (MAGMA inside PyTorch) call it every step, and a wait each time
-// was a round trip a step. A failure of the solve itself on the server is logged, like any async
-// cuBLAS call's.
+// cuBLAS's batched LU solve (getrs) on the client. Its host `info` only names a wrong argument,
+// found before any work is queued: checked here as cuBLAS checks (common/cublas/getrs_arguments.h;
+// the GPU suite's 23_cublas compares each case with the real library), the solve is then posted
+// without waiting. Solvers built on it (MAGMA inside PyTorch) call it every step, and a wait each
+// time was a round trip a step. A failure of the solve itself on the server is logged, like any
+// async cuBLAS call's.
 #include <cublas_api.h>
 
-#include <algorithm>
-
 #include "client/cublas/handle_mirror.h"
+#include "common/cublas/getrs_arguments.h"
 #include "gen/cublas/cublas_remote.h"
 
 namespace remote = rgpu::gen::cublas::remote;
 
 namespace {
-
-// What cuBLAS writes to `info` for these arguments, as measured against the real library (H100,
-// cuBLAS 13): the first wrong one's position counted from trans = 1 (the handle is not counted),
-// negated. A negative batch count is not named there: cuBLAS launches nothing and answers
-// CUBLAS_STATUS_EXECUTION_FAILED with info 0 (see checked_solve).
-int wrong_argument(cublasOperation_t trans, int n, int nrhs, int lda, int ldb) {
-  if (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) return -1;
-  if (n < 0) return -2;
-  if (nrhs < 0) return -3;
-  if (lda < std::max(1, n)) return -5;
-  if (ldb < std::max(1, n)) return -8;
-  return 0;
-}
 
 // Checks, writes `info`, and posts the solve through `post` when the arguments are right.
 template <typename Post>
@@ -34,7 +20,7 @@ cublasStatus_t checked_solve(cublasHandle_t handle, cublasOperation_t trans, int
                              int* info, int batch_size, Post post) {
   if (!rgpu::client::cublas::mirror().get(handle)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!info) return CUBLAS_STATUS_INVALID_VALUE;
-  *info = wrong_argument(trans, n, nrhs, lda, ldb);
+  *info = rgpu::cublas::getrs_wrong_argument(trans, n, nrhs, lda, ldb);
   if (*info != 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (batch_size < 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   return post();

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/cublas/getrs_arguments.h"
 #include "server/backends/emulated/cublas.h"
 #include "server/backends/emulated/cublas_handle.h"
 #include "server/backends/emulated/runtime_state.h"
@@ -204,15 +205,15 @@ cublasStatus_t cublasSrot_v2(cublasHandle_t handle, int n, float* x, int incx, f
 
 // Solves A X = B for each matrix of the batch, A given as getrf leaves it (L below the diagonal
 // with a unit diagonal, U on and above it, rows swapped as the 1-based pivots say). `info` is one
-// int in host memory: 0, or -i for the i-th argument found wrong, counted from trans = 1 as cuBLAS
-// counts (a negative batch count fails unnamed, as there). Only trans = N is emulated.
+// int in host memory, as cuBLAS checks the arguments (common/cublas/getrs_arguments.h). Only
+// trans = N is emulated.
 cublasStatus_t cublasSgetrsBatched(cublasHandle_t handle, cublasOperation_t trans, int n, int nrhs,
                                    const float* const Aarray[], int lda, const int* devIpiv, float* const Barray[],
                                    int ldb, int* info, int batchSize) {
   std::optional<CublasSettings> h = cublas_settings(handle);
   if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!info) return CUBLAS_STATUS_INVALID_VALUE;
-  *info = n < 0 ? -2 : nrhs < 0 ? -3 : lda < std::max(1, n) ? -5 : ldb < std::max(1, n) ? -8 : 0;
+  *info = rgpu::cublas::getrs_wrong_argument(trans, n, nrhs, lda, ldb);
   if (*info != 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (batchSize < 0) return CUBLAS_STATUS_EXECUTION_FAILED;
   if (trans != CUBLAS_OP_N) return CUBLAS_STATUS_NOT_SUPPORTED;
