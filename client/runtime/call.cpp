@@ -12,18 +12,9 @@
 #include "client/runtime/logs.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/pipe.h"
+#include "codegen/support/call_names.h"
 #include "common/config.h"
 #include "common/log.h"
-#include "common/wire/internal_calls.h"
-#include "gen/cublas/cublas_ids.h"
-#include "gen/cublasLt/cublasLt_ids.h"
-#include "gen/cudart/cudart_ids.h"
-#include "gen/cudnn/cudnn_ids.h"
-#include "gen/cufft/cufft_ids.h"
-#include "gen/cusolver/cusolver_ids.h"
-#include "gen/cusparse/cusparse_ids.h"
-#include "gen/curand/curand_ids.h"
-#include "gen/nvml/nvml_ids.h"
 
 namespace rgpu::client {
 namespace {
@@ -42,20 +33,6 @@ const Tunable kTraceWaits{"RGPU_TRACE_WAITS", "0",
 bool trace_waits() {
   static const bool on = kTraceWaits.get_bool();
   return on;
-}
-
-// The name of a call of whichever forwarded library owns its id.
-const char* call_name(uint32_t id) {
-  if (gen::cublas::has_call(id)) return gen::cublas::call_name(id);
-  if (gen::cublasLt::has_call(id)) return gen::cublasLt::call_name(id);
-  if (gen::cudnn::has_call(id)) return gen::cudnn::call_name(id);
-  if (gen::nvml::has_call(id)) return gen::nvml::call_name(id);
-  if (gen::curand::has_call(id)) return gen::curand::call_name(id);
-  if (gen::cufft::has_call(id)) return gen::cufft::call_name(id);
-  if (gen::cusparse::has_call(id)) return gen::cusparse::call_name(id);
-  if (gen::cusolver::has_call(id)) return gen::cusolver::call_name(id);
-  if (const char* internal = wire::internal_call_name(id)) return internal;
-  return gen::cudart::call_name(id);
 }
 
 // Set when the calling thread's buffers are destroyed; trivially destructible, so readable after.
@@ -90,7 +67,7 @@ void trace_wait(const char* what) {
 }
 
 int32_t Call::invoke() {
-  trace_wait(call_name(id_));
+  trace_wait(gen::any_call_name(id_));
   mapped_before_call(id_);  // any call may make the GPU read mapped host memory: the host's changes go first
   Pipe& pipe = Pipe::get();
   Waiter w;

@@ -69,9 +69,9 @@ void print_queue_notice(const transport::QueueNotice& n, bool first) {
 
 void print_stats() {
   const PipeStats& s = Pipe::get().stats();
-  std::fprintf(stderr, "rgpu: %llu calls sent without waiting, %llu round trips\n",
+  std::fprintf(stderr, "rgpu: %llu calls sent without waiting, %llu round trips, %.1f ms waiting for them\n",
                static_cast<unsigned long long>(s.async_calls.load()),
-               static_cast<unsigned long long>(s.round_trips.load()));
+               static_cast<unsigned long long>(s.round_trips.load()), static_cast<double>(s.waited_ns.load()) / 1e6);
 }
 
 std::string hostname() {
@@ -245,7 +245,14 @@ bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, i
 
 void Pipe::wait(Waiter& waiter) {
   stats_.round_trips.fetch_add(1, std::memory_order_relaxed);
+  // Timed only when asked: a remote program's time splits into its own and its waits.
+  static const bool timed = kStats.get_bool();
+  if (!timed) return wait_behind(waiter);
+  const auto began = std::chrono::steady_clock::now();
   wait_behind(waiter);
+  const auto waited = std::chrono::steady_clock::now() - began;
+  stats_.waited_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count(),
+                             std::memory_order_relaxed);
 }
 
 void Pipe::wait_behind(Waiter& waiter) {

@@ -43,6 +43,7 @@ struct Waiter {
 struct PipeStats {
   std::atomic<uint64_t> async_calls{0};  // sent without waiting
   std::atomic<uint64_t> round_trips{0};  // waited for a reply (sync calls, module loads)
+  std::atomic<uint64_t> waited_ns{0};    // the time callers spent waiting for those (RGPU_STATS=1 only)
 };
 
 class Pipe {

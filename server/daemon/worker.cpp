@@ -419,6 +419,8 @@ int run_worker(std::unique_ptr<transport::Connection> conn, uint64_t session_id,
             static_cast<unsigned long long>(session_id), how.c_str(), secs, static_cast<unsigned long long>(s.calls.get()),
             mib(s.bytes_in.get()).c_str(), mib(s.bytes_out.get()).c_str(), mib(s.peak_bytes).c_str(), mib(s.live_bytes).c_str(),
             static_cast<unsigned long long>(s.live_allocations));
+  if (const CallProfile* profile = session.call_profile())
+    RGPU_LOG_INFO("session %llu %s", static_cast<unsigned long long>(session_id), profile->report().c_str());
   // The worker ends here, without unwinding: its exit frees everything the session held (the CUDA
   // context, with any work still queued in it), and waiting for the gate's drain or for helper
   // threads stuck behind that work would only delay the end. Closing the link first returns the

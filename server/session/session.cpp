@@ -58,6 +58,7 @@ Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, Out
         if (bad) conn_.shutdown();
       }) {
   if (gate_) gate_->set_streams(&handles_);
+  if (CallProfile::wanted()) profile_ = std::make_unique<CallProfile>();
   backend_.collect_error_log([this](std::string_view line) { error_log_.append(line); });
   memory_.on_over_budget([this](uint64_t bytes) { notify_over_budget(bytes); });
 }
@@ -349,6 +350,15 @@ Status Session::dispatch(const wire::FrameHeader& h, std::span<const uint8_t> pa
 
 Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                             BulkReader* reader) {
+  if (!profile_) return serve_call(h, payload, bulk, reader);
+  const auto began = CallProfile::Clock::now();
+  Status st = serve_call(h, payload, bulk, reader);
+  profile_->add(h.method, began, CallProfile::Clock::now());
+  return st;
+}
+
+Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
+                           BulkReader* reader) {
   stats_.calls.add(1);
   if (h.flags & wire::kFlagWantsReply) stats_.round_trips.add(1);
   bool malformed = false;

@@ -23,6 +23,7 @@
 #include "server/session/async_landings.h"
 #include "server/session/blocking_pool.h"
 #include "server/session/call_context.h"
+#include "server/session/call_profile.h"
 #include "server/session/compute_gate.h"
 #include "server/session/error_log.h"
 #include "server/session/memory_slice.h"
@@ -91,6 +92,8 @@ class Session {
   // The mirrors of the client's mapped host memory.
   MappedMirrors& mapped_mirrors() { return mapped_mirrors_; }
   const SessionStats& stats() const { return stats_; }
+  // The session's call profile (null unless RGPU_CALL_PROFILE=1).
+  const CallProfile* call_profile() const { return profile_.get(); }
   // Runs `report` about once a second on the session's watcher thread while the session runs (the
   // worker's traffic report to rgpud's parent: a message a second at most, none per call). Set
   // before run().
@@ -168,6 +171,8 @@ class Session {
  private:
   Status handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                      BulkReader* reader);
+  Status serve_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
+                    BulkReader* reader);
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                BulkReader* reader, bool* malformed);
   void send_async_error(const wire::FrameHeader& h, int32_t status);
@@ -201,6 +206,7 @@ class Session {
   SwapSpace* swap_;
   HandleTable handles_;
   SessionStats stats_;
+  std::unique_ptr<CallProfile> profile_;  // session thread
   std::function<void()> report_;
   std::mutex send_mu_;
   std::mutex abort_mu_;

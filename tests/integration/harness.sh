@@ -120,13 +120,14 @@ check_no_preload() {
   check "$name through rgpu run --no-preload" $? "$(grep -v '^ok' "$WORK/$name.no_preload.out" | head)"
 }
 
-# Counted by the client's RGPU_STATS=1 line at exit ("rgpu: N calls sent without waiting, M round trips").
+# Counted by the client's RGPU_STATS=1 line at exit ("rgpu: N calls sent without waiting, M round trips, T ms waiting
+# for them").
 check_round_trips() {
   local name=$1 want=$2 ok=$3 out=$WORK/rt.$RANDOM
   shift 3
   RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$@" >"$out.out" 2>"$out.err"
   local rc=$?
-  [[ $rc == 0 ]] && grep -q "$ok" "$out.out" && grep -q ", $want round trips$" "$out.err"
+  [[ $rc == 0 ]] && grep -q "$ok" "$out.out" && grep -q ", $want round trips, " "$out.err"
   check "$name" $? "$(cat "$out.out" "$out.err" | head)"
 }
 

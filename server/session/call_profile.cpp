@@ -1,0 +1,55 @@
+// The session's call profile (see call_profile.h).
+#include "server/session/call_profile.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "codegen/support/call_names.h"
+#include "common/config.h"
+
+namespace rgpu::server {
+namespace {
+
+const Tunable kCallProfile{"RGPU_CALL_PROFILE", "0",
+                           "rgpud: 1 logs at each session's end the calls that took most of its thread's time, and "
+                           "how long it waited for the client"};
+
+double ms(CallProfile::Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+}  // namespace
+
+bool CallProfile::wanted() {
+  static const bool on = kCallProfile.get_bool();
+  return on;
+}
+
+void CallProfile::add(uint32_t method, Clock::time_point began, Clock::time_point ended) {
+  Entry& e = calls_[method];
+  e.calls += 1;
+  e.spent += ended - began;
+  busy_ += ended - began;
+  if (last_end_ != Clock::time_point{} && began > last_end_) waiting_ += began - last_end_;
+  last_end_ = ended;
+}
+
+std::string CallProfile::report(size_t top) const {
+  std::vector<std::pair<uint32_t, Entry>> rows(calls_.begin(), calls_.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.spent > b.second.spent; });
+  uint64_t calls = 0;
+  for (const auto& [method, e] : rows) calls += e.calls;
+  char line[256];
+  std::snprintf(line, sizeof line, "call profile: %llu calls, %.1f ms handling them, %.1f ms waiting for input between them",
+                static_cast<unsigned long long>(calls), ms(busy_), ms(waiting_));
+  std::string out = line;
+  rows.resize(std::min(top, rows.size()));
+  for (const auto& [method, e] : rows) {
+    std::snprintf(line, sizeof line, "\n  %-44s %10llu calls %10.2f ms %8.2f us each", gen::any_call_name(method),
+                  static_cast<unsigned long long>(e.calls), ms(e.spent),
+                  1000.0 * ms(e.spent) / static_cast<double>(e.calls));
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace rgpu::server
