@@ -48,7 +48,7 @@ int print_gpu_health(const std::string& backend_name, size_t gpus) {
   return 0;
 }
 
-Result<std::vector<bool>> probe_gpu_health(const std::string& backend, size_t gpus) {
+Result<std::vector<bool>> probe_gpu_health(ForkGate::Hold& hold, const std::string& backend, size_t gpus) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return RGPU_ERROR(kIo, std::string("GPU health: pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
@@ -70,7 +70,7 @@ Result<std::vector<bool>> probe_gpu_health(const std::string& backend, size_t gp
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     pollfd p{fds[0], POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) == 0) {
+    if (left.count() <= 0 || hold.released([&] { return ::poll(&p, 1, static_cast<int>(left.count())); }) == 0) {
       kill(pid, SIGKILL);
       text.clear();
       break;
@@ -83,7 +83,7 @@ Result<std::vector<bool>> probe_gpu_health(const std::string& backend, size_t gp
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (hold.released([&] { return waitpid(pid, &status, 0); }) < 0 && errno == EINTR) {
   }
   std::istringstream in(text);
   std::vector<bool> healthy;
@@ -93,10 +93,11 @@ Result<std::vector<bool>> probe_gpu_health(const std::string& backend, size_t gp
   return healthy;
 }
 
-void watch_gpu_health(std::string backend, size_t gpus, std::chrono::seconds interval, PoolService* pool) {
+void watch_gpu_health(ForkGate::Hold& hold, std::string backend, size_t gpus, std::chrono::seconds interval,
+                      PoolService* pool) {
   for (;;) {
-    std::this_thread::sleep_for(interval);
-    auto healthy = probe_gpu_health(backend, gpus);
+    hold.released([&] { std::this_thread::sleep_for(interval); });
+    auto healthy = probe_gpu_health(hold, backend, gpus);
     if (!healthy.is_ok()) {
       RGPU_LOG_WARN("%s; the GPUs' health stays as it was", healthy.status().message().c_str());
       continue;

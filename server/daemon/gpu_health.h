@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "server/daemon/fork_gate.h"
 #include "server/daemon/pool_service.h"
 
 namespace rgpu::server {
@@ -21,10 +22,13 @@ namespace rgpu::server {
 int print_gpu_health(const std::string& backend, size_t gpus);
 
 // rgpud's side: runs the probe and reads its answer (bounded: a probe that does not answer within
-// 10 s is killed, and the GPUs' health stays as it was).
-Result<std::vector<bool>> probe_gpu_health(const std::string& backend, size_t gpus);
+// 10 s is killed, and the GPUs' health stays as it was). `hold` (fork_gate.h) is let go while it
+// waits for the probe, so that a slow probe does not hold up a session's start.
+Result<std::vector<bool>> probe_gpu_health(ForkGate::Hold& hold, const std::string& backend, size_t gpus);
 
-// A thread's loop: probes every `interval` and tells the pool (PoolService::set_gpu_health).
-void watch_gpu_health(std::string backend, size_t gpus, std::chrono::seconds interval, PoolService* pool);
+// A helper thread's loop: probes every `interval` and tells the pool (PoolService::set_gpu_health);
+// holding the fork gate (fork_gate.h) but while it sleeps and waits for the probe.
+void watch_gpu_health(ForkGate::Hold& hold, std::string backend, size_t gpus, std::chrono::seconds interval,
+                      PoolService* pool);
 
 }  // namespace rgpu::server

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "common/config.h"
 #include "common/log_event.h"
 #include "server/daemon/daemon_settings.h"
+#include "server/daemon/fork_gate.h"
 #include "server/daemon/gpu_health.h"
 #include "server/daemon/device_inventory.h"
 #include "server/daemon/metrics_setup.h"
@@ -148,14 +150,30 @@ void raise_descriptor_limit() {
                   std::strerror(errno));
 }
 
+// Starts one of the parent's helper threads (fork_gate.h): `body` runs holding the fork gate from
+// the thread's first statement, and this returns once it does, so that the thread's start-up (ASan's
+// allocates) is over before the main thread forks a worker. A promise, whose state outlives both
+// ends, tells it: a latch on this stack could go while the thread still signals it.
+template <class Body>
+void start_helper(Body body) {
+  std::promise<void> entered;
+  std::future<void> running = entered.get_future();
+  std::thread([body = std::move(body), entered = std::move(entered)]() mutable {
+    rgpu::server::ForkGate::Hold hold(rgpu::server::parent_fork_gate());
+    entered.set_value();
+    body(hold);
+  }).detach();
+  running.wait();
+}
+
 // Logs how each worker ended when it did not end by itself (a crash is one tenant's, not ours).
-void reap_workers() {
+void reap_workers(rgpu::server::ForkGate::Hold& hold) {
   for (;;) {
     int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
+    pid_t pid = hold.released([&] { return waitpid(-1, &status, 0); });
     if (pid < 0) {
       if (errno == ECHILD) {
-        usleep(200 * 1000);
+        hold.released([] { usleep(200 * 1000); });
         continue;
       }
       if (errno == EINTR) continue;
@@ -168,11 +186,13 @@ void reap_workers() {
   }
 }
 
-void end_on_signal(std::unique_ptr<rgpu::server::MpsDaemon> mps,
+// Keeps the fork gate from the signal on: rgpud is ending, so the main thread forks no worker
+// meanwhile (it waits at the gate until the signal ends the process).
+void end_on_signal(rgpu::server::ForkGate::Hold& hold, std::unique_ptr<rgpu::server::MpsDaemon> mps,
                    std::vector<std::unique_ptr<rgpu::transport::Listener>> listeners) {
   const sigset_t set = termination_signals();
   int sig = 0;
-  while (sigwait(&set, &sig) != 0) {
+  while (hold.released([&] { return sigwait(&set, &sig); }) != 0) {
   }
   RGPU_LOG_INFO("%s: %sexiting", strsignal(sig), mps ? "stopping the MPS daemon, then " : "");
   mps.reset();
@@ -252,13 +272,14 @@ std::optional<rgpu::server::DaemonSettings> load_settings(const rgpu::server::Da
 // SIGHUP reads the configuration anew (the file, with the environment and the flags over it, as
 // at the start): tenants and policy change without dropping a session (PoolService::reload). A
 // file that no longer parses changes nothing; the error is logged.
-void reload_on_hangup(rgpu::server::DaemonFlags flags, rgpu::server::PoolService* pool) {
+void reload_on_hangup(rgpu::server::ForkGate::Hold& hold, const rgpu::server::DaemonFlags& flags,
+                      rgpu::server::PoolService* pool) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGHUP);
   for (;;) {
     int sig = 0;
-    if (sigwait(&set, &sig) != 0) continue;
+    if (hold.released([&] { return sigwait(&set, &sig); }) != 0) continue;
     std::optional<rgpu::server::DaemonSettings> settings = load_settings(flags);
     if (!settings) {
       RGPU_LOG_ERROR("SIGHUP: the configuration does not load (above); the one in force stays: fix it and send "
@@ -369,7 +390,7 @@ int main(int argc, char** argv) {
   const char* plain = tls == rgpu::transport::tls::Mode::kOff  ? "plain TCP from anywhere"
                       : tls == rgpu::transport::tls::Mode::kOn ? "TLS only"
                                                                : "TLS, plain TCP from this host";
-  std::thread(reap_workers).detach();
+  start_helper([](rgpu::server::ForkGate::Hold& hold) { reap_workers(hold); });
   rgpu::server::PoolService pool(std::make_unique<rgpu::pool::Pool>(std::move(*gpus), config));
 
   rgpu::transport::ServerIdentity identity;
@@ -398,14 +419,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   pool.start();
-  std::thread(reload_on_hangup, *flags, &pool).detach();
+  start_helper([flags = *flags, &pool](rgpu::server::ForkGate::Hold& hold) { reload_on_hangup(hold, flags, &pool); });
   if (const int64_t every = kGpuHealthEvery.get_int(); every > 0 && worker_config.gpus > 0)
-    std::thread(rgpu::server::watch_gpu_health, backend, worker_config.gpus, std::chrono::seconds(every), &pool).detach();
+    start_helper([backend, gpus = worker_config.gpus, every, &pool](rgpu::server::ForkGate::Hold& hold) {
+      rgpu::server::watch_gpu_health(hold, backend, gpus, std::chrono::seconds(every), &pool);
+    });
   // The handshake loop holds listening descriptors of its own: the listeners go to the thread that
   // ends rgpud, which closes them (a Unix listener's socket file goes with it).
-  std::thread(end_on_signal, std::move(mps), std::move(listeners)).detach();
-  // Said once everything that serves is up, so that "listening on" means ready (tests count the
-  // daemon's descriptors from it).
+  start_helper([mps = std::move(mps), listeners = std::move(listeners)](rgpu::server::ForkGate::Hold& hold) mutable {
+    end_on_signal(hold, std::move(mps), std::move(listeners));
+  });
+  // Said once everything that serves is up, every helper thread running (start_helper), so that
+  // "listening on" means ready (tests count the daemon's descriptors from it).
   RGPU_LOG_INFO("listening on %s (%s backend, %zu GPU(s), %s, %s, %zu tenant(s)%s%s)", addresses.c_str(),
                 backend.c_str(), worker_config.gpus, tokens ? "token required" : "no token", plain,
                 config.tenants.size(), config.source.empty() ? "" : " from ", config.source.c_str());

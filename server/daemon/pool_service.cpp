@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/log_event.h"
+#include "server/daemon/fork_gate.h"
 #include "server/pool/pool_admin.h"
 
 namespace rgpu::server {
@@ -101,7 +102,7 @@ pid_t PoolService::fork_parked() {
     });
     park_cv_.wait(lock, [this] { return parked_; });
   }
-  const pid_t pid = fork();
+  const pid_t pid = parent_fork_gate().fork();
   if (pid == 0) return pid;
   {
     std::lock_guard<std::mutex> lock(park_mu_);

@@ -56,8 +56,11 @@ class PoolService {
   // fork(), while the service's thread is parked between two tasks, holding no lock: a lock that
   // thread held at the fork would stay locked for ever in the child (the worker). glibc's malloc
   // guards fork itself; GCC 12's ASan allocator does not, and an ASan soak met workers stuck for
-  // good in operator new. Costs two thread hand-offs per session start. The child touches none of
-  // the parking's state (a condition variable whose waiter is not in the child may block it).
+  // good in operator new. Costs two thread hand-offs per session start. Once the thread is parked,
+  // the fork goes through the parent's fork gate (fork_gate.h), which waits for rgpud's other
+  // threads to be blocked: neither the gate's holders nor the parked thread wait on each other, and
+  // parking first keeps the gate shut for the fork alone. The child touches none of the parking's
+  // state (a condition variable whose waiter is not in the child may block it).
   pid_t fork_parked();
 
  private:
