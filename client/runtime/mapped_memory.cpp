@@ -138,14 +138,15 @@ void push_locked(Exposed& x) {
   if (run_len) batch.add(run, run_len, old.data());
 }
 
-// Stores what the GPU changed (the lock held): bytes where `mirror`, just read, differs from the
-// twin. Returns how many of them the host had changed too (kept, and sent before the next work).
-size_t merge_locked(Exposed& x, const std::vector<uint8_t>& mirror) {
+// Stores what the GPU changed (the lock held): bytes where `mirror` (x.size bytes, just read)
+// differs from the twin. Returns how many of them the host had changed too (kept, and sent before
+// the next work).
+size_t merge_locked(Exposed& x, const uint8_t* mirror) {
   auto* host = reinterpret_cast<uint8_t*>(x.base);
   size_t conflicts = 0;
   for (size_t off = 0; off < x.size; off += kBlock) {
     const size_t len = std::min(kBlock, x.size - off);
-    if (std::memcmp(mirror.data() + off, x.twin.data() + off, len) == 0) continue;
+    if (std::memcmp(mirror + off, x.twin.data() + off, len) == 0) continue;
     for (size_t i = off; i < off + len; ++i) {
       if (mirror[i] == x.twin[i]) continue;
       if (host[i] == x.twin[i])
@@ -258,19 +259,44 @@ void mapped_before_device_work() {
   push_all_locked(ex);
 }
 
-// The reads of one read-back: each exposed allocation's mirror, in pieces of at most kPiece.
+// The reads of one read-back: every exposed allocation's mirror, laid end to end in `mirrors`, read
+// in as few calls as the frame's bulk and range limits allow (usually one, whatever the number of
+// allocations: each call is a frame each way, and a program such as PyTorch's batched solve exposes
+// several small pointer arrays and synchronises several times a step).
 struct MappedReadBack::Reads {
   struct Pull {
     Exposed* x;
-    std::vector<uint8_t> mirror;
+    size_t at;  // where its bytes start in `mirrors`
   };
   struct Piece {
     Waiter waiter;
     std::vector<uint8_t> reply;
   };
   std::vector<Pull> pulls;
+  std::vector<uint8_t> mirrors;
   std::deque<Piece> pieces;  // in place: a sent piece's waiter must not move
   bool unsent = false;       // a read could not be sent (the connection is gone)
+
+  // Sends the read of mirrors[start, start + len): the ranges of the allocations it spans, in order.
+  bool send(size_t start, size_t len, const std::vector<std::pair<size_t, size_t>>& ranges) {
+    wire::Encoder e;
+    e.put<uint32_t>(static_cast<uint32_t>(ranges.size()));
+    for (auto [pull, from] : ranges) {
+      const Pull& p = pulls[pull];
+      const size_t end = std::min(p.x->size, start + len - p.at);  // where the window ends in it
+      e.put<uint64_t>(p.x->mirror);
+      e.put<uint64_t>(p.x->offset + from);
+      e.put<uint64_t>(end - from);
+    }
+    Piece& piece = pieces.emplace_back();
+    piece.waiter.payload = &piece.reply;
+    piece.waiter.bulk_dst = mirrors.data() + start;
+    piece.waiter.bulk_len = len;
+    if (Pipe::get().send_call(wire::kCallMappedRead, e, current_device(), &piece.waiter)) return true;
+    pieces.pop_back();
+    unsent = true;
+    return false;
+  }
 
   void wait_all() {
     for (Piece& p : pieces) Pipe::get().wait_behind(p.waiter);
@@ -282,26 +308,31 @@ MappedReadBack::MappedReadBack(uint32_t id) : id_(id) {
   Exposures& ex = Exposures::get();
   lock_ = std::unique_lock<std::mutex>(ex.mu);
   reads_ = std::make_unique<Reads>();
-  Pipe& pipe = Pipe::get();
+  size_t total = 0;
   for (auto& [base, x] : ex.by_base) {
-    Reads::Pull& pull = reads_->pulls.emplace_back(Reads::Pull{&x, std::vector<uint8_t>(x.size)});
-    for (size_t done = 0; done < x.size; done += kPiece) {
-      const size_t len = std::min(kPiece, x.size - done);
-      wire::Encoder e;
-      e.put<uint64_t>(x.mirror);
-      e.put<uint64_t>(x.offset + done);
-      e.put<uint64_t>(len);
-      Reads::Piece& piece = reads_->pieces.emplace_back();
-      piece.waiter.payload = &piece.reply;
-      piece.waiter.bulk_dst = pull.mirror.data() + done;
-      piece.waiter.bulk_len = len;
-      if (!pipe.send_call(wire::kCallMappedRead, e, current_device(), &piece.waiter)) {
-        reads_->pieces.pop_back();
-        reads_->unsent = true;
-        return;
+    reads_->pulls.push_back({&x, total});
+    total += x.size;
+  }
+  reads_->mirrors.resize(total);
+  // Windows of at most kPiece bytes and kMaxMappedReadRanges ranges over the allocations end to end.
+  std::vector<std::pair<size_t, size_t>> ranges;  // (pull, offset within its allocation)
+  size_t start = 0;
+  for (size_t k = 0; k < reads_->pulls.size(); ++k) {
+    const Reads::Pull& p = reads_->pulls[k];
+    for (size_t from = 0; from < p.x->size;) {
+      const size_t room = kPiece - (p.at + from - start);
+      const size_t take = std::min(room, p.x->size - from);
+      ranges.emplace_back(k, from);
+      from += take;
+      const size_t end = p.at + from;
+      if (end - start == kPiece || ranges.size() == wire::kMaxMappedReadRanges) {
+        if (!reads_->send(start, end - start, ranges)) return;
+        ranges.clear();
+        start = end;
       }
     }
   }
+  if (!ranges.empty()) (void)reads_->send(start, total - start, ranges);
 }
 
 MappedReadBack::~MappedReadBack() {
@@ -321,7 +352,7 @@ int32_t MappedReadBack::finish(int32_t status) {
   // of other streams may still write, so later synchronisations read back again.
   if (id_ == gen::cudart::k_cudaDeviceSynchronize) g_unsynced.store(false, std::memory_order_relaxed);
   for (Reads::Pull& pull : reads->pulls) {
-    const size_t conflicts = merge_locked(*pull.x, pull.mirror);
+    const size_t conflicts = merge_locked(*pull.x, reads->mirrors.data() + pull.at);
     if (conflicts == 0) continue;
     const Exposed& x = *pull.x;
     std::fprintf(stderr,

@@ -12,7 +12,7 @@
 namespace rgpu::wire {
 
 inline constexpr uint32_t kFrameMagic = 0x55504752;  // "RGPU"
-inline constexpr uint32_t kProtocolVersion = 9;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
+inline constexpr uint32_t kProtocolVersion = 10;  // 2: the admission queue (Hello.queue_timeout_ms, Queued); 3: kHeartbeat;
                                                  // 4: TLS, the server's proof (Hello.client_nonce, Welcome.server_proof);
                                                  // 5: kCallbackReturned (host functions wait for the client's);
                                                  // 6: shared host memory (kCallShareHost, kCallUnshareHost,
@@ -21,6 +21,7 @@ inline constexpr uint32_t kProtocolVersion = 9;  // 2: the admission queue (Hell
                                                  // 8: launches carry their launch attributes (launch_args.h)
                                                  // 9: striped D2H copies, async ones too, announced on the pipe
                                                  //    (copy_args.h StripedLanding)
+                                                 // 10: kCallMappedRead reads several ranges in one call
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)

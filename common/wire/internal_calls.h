@@ -40,8 +40,9 @@ enum InternalCall : uint32_t {
   // the client's page-aligned base, u64 size; out: u64 address the GPU uses, the wanted one when it
   // was free on the server); write (async; in: u64 address, u32 n, n pairs of u64 offset and u64
   // length; as bulk the bytes each run replaces, then the runs' new bytes); read
-  // (sync; in: u64 address, u64 offset, u64 length; out: the bytes as reply bulk); release (async;
-  // in: u64 address).
+  // (sync; in: u32 n, n triples of u64 address, u64 offset and u64 length, at most
+  // kMaxMappedReadRanges; out: the ranges' bytes one after the other as reply bulk: one read-back
+  // is one frame each way, however many allocations are exposed); release (async; in: u64 address).
   kCallMappedExpose = 0x52470010,
   kCallMappedWrite = 0x52470011,
   kCallMappedRead = 0x52470012,
@@ -52,6 +53,8 @@ enum InternalCall : uint32_t {
   // since the iterator that the log no longer holds, u32 n, n strings (the entries, oldest first).
   kCallLogsRead = 0x52470014,
 };
+
+inline constexpr uint32_t kMaxMappedReadRanges = 256;
 
 enum LogsRead : uint8_t {
   kLogsEnd = 0,    // only where the log ends (cudaLogsCurrent): no entries

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/wire/frame.h"
+#include "common/wire/internal_calls.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/session.h"
 
@@ -58,19 +59,27 @@ bool mapped_write(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
   return true;
 }
 
+// Ranges of mirrors, read in one call: their bytes go out as the reply's bulk, one after the other,
+// straight from the mirrors. A range outside its mirror fails the whole read, with no bytes.
 bool mapped_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
   (void)out;
-  const auto address = in.get<uint64_t>();
-  const auto offset = in.get<uint64_t>();
-  const auto length = in.get<uint64_t>();
-  if (!in.ok() || !in.at_end() || !ctx.bulk_in.empty() || length > wire::kMaxBulk) return false;
-  uint8_t* host = ctx.session.mapped_mirrors().host_range(address, offset, length);
-  if (!host) {
-    status = cudaErrorInvalidValue;
-    return true;
-  }
-  if (length) ctx.bulk_out->push_back(iovec{host, length});
+  const auto count = in.get<uint32_t>();
+  if (!in.ok() || count > wire::kMaxMappedReadRanges || !ctx.bulk_in.empty()) return false;
+  uint64_t total = 0;
   status = cudaSuccess;
+  const size_t first = ctx.bulk_out->size();
+  for (uint32_t i = 0; i < count; ++i) {
+    const auto address = in.get<uint64_t>();
+    const auto offset = in.get<uint64_t>();
+    const auto length = in.get<uint64_t>();
+    if (!in.ok() || length > wire::kMaxBulk - total) return false;
+    total += length;
+    uint8_t* host = ctx.session.mapped_mirrors().host_range(address, offset, length);
+    if (!host) status = cudaErrorInvalidValue;
+    if (host && length) ctx.bulk_out->push_back(iovec{host, length});
+  }
+  if (!in.at_end()) return false;
+  if (status != cudaSuccess) ctx.bulk_out->resize(first);
   return true;
 }
 

@@ -59,6 +59,54 @@ static int sync_rounds(int rounds) {
   return 0;
 }
 
+// Device writes into three exposed allocations, one larger than the 64 MiB a read-back call
+// carries (so one read-back spans several calls, the small ones riding in the big one's last): at a
+// synchronisation the host sees each write, at both ends of each allocation and on either side of
+// the 64 MiB boundary, and nothing else changes.
+static int read_back_windows(int* scratch) {
+  constexpr size_t kBigInts = (size_t{80} << 20) / sizeof(int) + 5;
+  int *big = nullptr, *one = nullptr, *two = nullptr;
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&big), kBigInts * sizeof(int), cudaHostAllocMapped));
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&one), kBytes, cudaHostAllocMapped));
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&two), kBytes, cudaHostAllocMapped));
+  std::memset(big, 0, kBigInts * sizeof(int));
+  std::memset(one, 0, kBytes);
+  std::memset(two, 0, kBytes);
+  int *dbig = nullptr, *done = nullptr, *dtwo = nullptr;
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dbig), big, 0));
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&done), one, 0));
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dtwo), two, 0));
+  const size_t boundary = (size_t{64} << 20) / sizeof(int);
+  const size_t big_at[] = {0, boundary - 1, boundary, kBigInts - 1};
+  const size_t small_at[] = {0, kN - 1};
+  int mark = 100;
+  auto device_writes = [&](int* dst) {
+    if (cudaMemcpy(scratch, &mark, sizeof mark, cudaMemcpyHostToDevice) != cudaSuccess) return false;
+    ++mark;
+    return cudaMemcpy(dst, scratch, sizeof mark, cudaMemcpyDeviceToDevice) == cudaSuccess;
+  };
+  bool written = true;
+  for (size_t i : big_at) written = written && device_writes(dbig + i);
+  for (size_t i : small_at) written = written && device_writes(done + i) && device_writes(dtwo + i);
+  EXPECT(written, "the device writes into the three allocations");
+  CHECK_CUDA(cudaStreamSynchronize(0));
+  int want = 100;
+  bool seen = true;
+  for (size_t i : big_at) seen = seen && big[i] == want++;
+  for (size_t i : small_at) {
+    seen = seen && one[i] == want++;
+    seen = seen && two[i] == want++;
+  }
+  size_t changed = 0;
+  for (size_t i = 0; i < kBigInts; ++i) changed += big[i] != 0;
+  for (int i = 0; i < kN; ++i) changed += (one[i] != 0) + (two[i] != 0);
+  EXPECT(seen && changed == 8, "after a stream synchronisation the host sees every device write, and only those");
+  CHECK_CUDA(cudaFreeHost(big));
+  CHECK_CUDA(cudaFreeHost(one));
+  CHECK_CUDA(cudaFreeHost(two));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 2 && !std::strcmp(argv[1], "sync_rounds")) {
     if (sync_rounds(std::atoi(argv[2]))) return 1;
@@ -137,6 +185,8 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaMemcpy(scratch, arrays_dev, sizeof copied, cudaMemcpyDeviceToDevice));
   CHECK_CUDA(cudaMemcpy(copied, scratch, sizeof copied, cudaMemcpyDeviceToHost));
   EXPECT(copied[2] == scratch + 100, "the host's change to it goes before the next launch");
+
+  if (read_back_windows(scratch)) return 1;
 
   // Pageable memory has no device address; freed memory has none any more.
   int pageable = 0;
