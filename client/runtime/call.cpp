@@ -72,6 +72,7 @@ int32_t Call::invoke() {
   Pipe& pipe = Pipe::get();
   Waiter w;
   w.payload = &buffers_->reply;
+  w.read_back_follows = mapped_read_back_follows(id_);
   // A sync call's output data comes in its reply; an async call's (posted synchronously under
   // RGPU_SYNC) lands from a data frame ahead of the reply.
   bool async_data = cls_ == CallClass::kAsync;

@@ -303,6 +303,10 @@ struct MappedReadBack::Reads {
   }
 };
 
+bool mapped_read_back_follows(uint32_t id) {
+  return g_any.load(std::memory_order_acquire) && g_unsynced.load(std::memory_order_relaxed) && completes_work(id);
+}
+
 MappedReadBack::MappedReadBack(uint32_t id) : id_(id) {
   if (!g_unsynced.load(std::memory_order_relaxed) || !completes_work(id)) return;
   Exposures& ex = Exposures::get();

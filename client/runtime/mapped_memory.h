@@ -52,6 +52,10 @@ void mapped_before_device_work();
 // calls after which a read-back follows (it merges the host's changes itself).
 void mapped_before_call(uint32_t id);
 
+// Whether a read-back will follow call `id` (MappedReadBack): its frame says so, so that the server
+// may wait for the call in place (wire::kFlagReadBackFollows).
+bool mapped_read_back_follows(uint32_t id);
+
 // The read-back of exposed memory behind a call that may complete device work. Made right after
 // the call is sent: when device work was issued since the last read-back, it sends a read of each
 // exposed allocation and holds the exposures' lock (no host change may reach a mirror between

@@ -212,7 +212,8 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   }
   auto payload = args.payload();
   auto h = wire::make_header(wire::FrameKind::kCall, id, seq, static_cast<uint32_t>(payload.size()), args.bulk_bytes(),
-                             waiter ? wire::kFlagWantsReply : 0);
+                             waiter ? wire::kFlagWantsReply | (waiter->read_back_follows ? wire::kFlagReadBackFollows : 0)
+                                    : 0);
   if (!waiter) stats_.async_calls.fetch_add(1, std::memory_order_relaxed);
   // Bulk too large to copy is written by this thread, so it is on the wire when the call returns.
   if (args.bulk_bytes() > Outbox::kInlineBulk || descriptor >= 0)

@@ -37,6 +37,7 @@ struct Waiter {
   size_t bulk_len = 0;
   std::atomic<bool> done{false};
   bool lost = false;  // the connection went away before the reply came
+  bool read_back_follows = false;  // the call's frame says so (wire::kFlagReadBackFollows)
 };
 
 // What the pipe carried, for RGPU_STATS=1 and the round-trip tests.

@@ -21,7 +21,8 @@ inline constexpr uint32_t kProtocolVersion = 10;  // 2: the admission queue (Hel
                                                  // 8: launches carry their launch attributes (launch_args.h)
                                                  // 9: striped D2H copies, async ones too, announced on the pipe
                                                  //    (copy_args.h StripedLanding)
-                                                 // 10: kCallMappedRead reads several ranges in one call
+                                                 // 10: kCallMappedRead reads several ranges in one call;
+                                                 //     kFlagReadBackFollows
 
 enum class FrameKind : uint16_t {
   kControl = 1,     // method = ControlType; payload = FlatBuffer (control.fbs)
@@ -43,6 +44,9 @@ enum class FrameKind : uint16_t {
 
 // kCall flags.
 inline constexpr uint16_t kFlagWantsReply = 1;  // the caller waits: always send a kReply
+// A synchronisation with a read-back of mapped memory right behind it (kCallMappedRead), which waits
+// for it anyway: the server may wait for it in place although that frame is already pending.
+inline constexpr uint16_t kFlagReadBackFollows = 2;
 
 struct FrameHeader {
   uint32_t magic;

@@ -12,6 +12,9 @@ namespace {
 // How long an idle thread polls for the next wait before it sleeps: about a network round trip,
 // the usual gap between a launch's sync and the next.
 constexpr auto kIdleSpin = std::chrono::microseconds(100);
+// How long the session thread polls for the pool to drain before it sleeps: about a short kernel's
+// synchronisation.
+constexpr auto kDrainSpin = std::chrono::microseconds(200);
 
 }  // namespace
 
@@ -32,7 +35,7 @@ void BlockingPool::submit(const wire::FrameHeader& h, std::span<const uint8_t> p
   }
   buf.assign(payload.begin(), payload.end());
   state_->queue.push_back(Job{h, std::move(buf)});
-  state_->unfinished++;
+  state_->unfinished.fetch_add(1, std::memory_order_relaxed);
   state_->queued.fetch_add(1, std::memory_order_release);
   if (state_->idle < state_->queue.size()) {
     // Every thread is busy with a wait of its own: this one needs a new thread.
@@ -44,6 +47,8 @@ void BlockingPool::submit(const wire::FrameHeader& h, std::span<const uint8_t> p
 }
 
 void BlockingPool::wait_for_submitted() {
+  auto drained = [&] { return state_->unfinished.load(std::memory_order_acquire) == 0; };
+  if (poll_for(kDrainSpin, drained)) return;
   std::unique_lock<std::mutex> lock(state_->mu);
   state_->drained.wait(lock, [&] { return state_->unfinished == 0 || state_->stopping; });
 }
@@ -59,7 +64,7 @@ void BlockingPool::thread_main(std::shared_ptr<State> state) {
       lock.unlock();
       state->run(job.header, job.payload);
       lock.lock();
-      if (--state->unfinished == 0) state->drained.notify_all();
+      if (state->unfinished.fetch_sub(1, std::memory_order_acq_rel) == 1) state->drained.notify_all();
       state->spare.push_back(std::move(job.payload));
       state->idle++;
       continue;

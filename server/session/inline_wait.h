@@ -1,7 +1,9 @@
 // A stream or event wait that ends within microseconds (a short kernel just launched, or nothing
 // pending at all) is answered on the session thread: handing it to a wait thread costs more than
 // the wait. The session thread polls the stream or event only while no other call is waiting to
-// be read, so no client thread is held up; anything longer goes to the BlockingPool.
+// be read, so no client thread is held up (but for a read-back of mapped memory sent right behind
+// the wait, which waits for it anyway: wire::kFlagReadBackFollows); anything longer goes to the
+// BlockingPool.
 #pragma once
 
 #include <cstdint>

@@ -367,8 +367,10 @@ Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> 
     // beside the session thread (which tells the gate when it ends). It only waits on work that
     // was already enqueued.
     if (gate_) gate_->wait_begins();
+    // A read-back of mapped memory right behind it is input that waits for this call anyway.
+    const bool reads_follow = (h.flags & wire::kFlagReadBackFollows) != 0;
     if (!wait_ends_now(backend_.cudart(), handles_, h, payload,
-                       [this] { return input_.has_stashed() || conn_.input_pending(); })) {
+                       [&] { return !reads_follow && (input_.has_stashed() || conn_.input_pending()); })) {
       blocking_.submit(h, payload);
       return Status::ok();
     }

@@ -44,7 +44,7 @@ bool spin(const WaitPolicy& policy, Ready&& ready) {
     if (policy.yield_while_spinning) {
       ::sched_yield();
     } else {
-      for (int i = 0; i < 32; ++i) cpu_relax();
+      for (int i = 0; i < 4; ++i) cpu_relax();  // a look costs a cached load: look often (spin.h)
     }
     if (ready()) return true;
     if (policy.stop && policy.stop->load(std::memory_order_acquire)) return false;
