@@ -308,7 +308,7 @@ bool mapped_read_back_follows(uint32_t id) {
 }
 
 MappedReadBack::MappedReadBack(uint32_t id) : id_(id) {
-  if (!g_unsynced.load(std::memory_order_relaxed) || !completes_work(id)) return;
+  if (!mapped_read_back_follows(id)) return;
   Exposures& ex = Exposures::get();
   lock_ = std::unique_lock<std::mutex>(ex.mu);
   reads_ = std::make_unique<Reads>();
