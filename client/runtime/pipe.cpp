@@ -208,7 +208,10 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   if (waiter || landing) {
     std::lock_guard<std::mutex> lock(wait_mu_);
     if (waiter) waiters_.emplace_back(seq, waiter);
-    if (landing) landings_[seq] = Landing::range(landing, landing_len);
+    if (landing) {
+      landings_[seq] = Landing::range(landing, landing_len);
+      landings_count_.store(landings_.size(), std::memory_order_release);
+    }
   }
   auto payload = args.payload();
   auto h = wire::make_header(wire::FrameKind::kCall, id, seq, static_cast<uint32_t>(payload.size()), args.bulk_bytes(),
@@ -272,6 +275,8 @@ void Pipe::wait_behind(Waiter& waiter) {
 }
 
 void Pipe::wait_landings(const void* p, size_t n) {
+  // Most calls find nothing in flight: they look without the lock the receiver thread takes.
+  if (landings_count_.load(std::memory_order_acquire) == 0) return;
   auto lo = reinterpret_cast<uintptr_t>(p);
   auto hi = lo + n;
   std::unique_lock<std::mutex> lock(wait_mu_);
@@ -317,6 +322,7 @@ void Pipe::fail_all(const std::string& why) {
   }
   waiters_.clear();
   landings_.clear();
+  landings_count_.store(0, std::memory_order_release);
   wait_cv_.notify_all();
 }
 
@@ -344,6 +350,7 @@ void Pipe::land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint
   if (!once) return;
   std::lock_guard<std::mutex> lock(wait_mu_);
   table.erase(key);
+  landings_count_.store(landings_.size(), std::memory_order_release);
   wait_cv_.notify_all();
 }
 
@@ -368,6 +375,7 @@ bool Pipe::land_striped(uint64_t seq, const wire::StripedLanding& marker) {
   if (async) {
     std::lock_guard<std::mutex> lock(wait_mu_);
     landings_.erase(seq);
+    landings_count_.store(landings_.size(), std::memory_order_release);
     wait_cv_.notify_all();
   }
   return true;

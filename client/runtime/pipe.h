@@ -157,6 +157,7 @@ class Pipe {
   // its capacity serves without an allocation per call.
   std::vector<std::pair<uint64_t, Waiter*>> waiters_;
   std::unordered_map<uint64_t, Landing> landings_;
+  std::atomic<size_t> landings_count_{0};  // landings_.size(), for wait_landings' look without the lock
   struct Callback {
     std::function<void()> fn;
     bool persistent;
