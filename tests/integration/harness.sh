@@ -157,6 +157,17 @@ veth_pair() {
   DAEMON_HOST=10.211.0.1
 }
 
+# The session workers among rgpud $1's children, one pid a line. rgpud also runs a short-lived
+# GPU health probe of itself every RGPU_GPU_HEALTH_S (`rgpud --gpu-health`): a test that took it for
+# a worker would kill the probe and leave the session it meant to end running.
+session_workers() {
+  local pid
+  for pid in $(pgrep -P "$1"); do
+    grep -qa -- --gpu-health /proc/"$pid"/cmdline 2>/dev/null || echo "$pid"
+  done
+  return 0
+}
+
 background() {
   local out=$1 err=$2
   shift 2

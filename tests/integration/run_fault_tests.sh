@@ -23,11 +23,11 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 start_client() {
   local ready=$1 before
   shift
-  before=$(pgrep -P "$RGPUD" | sort)
+  before=$(session_workers "$RGPUD" | sort)
   background "$WORK/c.out" "$WORK/c.err" "$@"
   client=$BG
   wait_log "$WORK/c.out" "$ready" 20
-  worker=$(comm -13 <(echo "$before") <(pgrep -P "$RGPUD" | sort) | head -1)
+  worker=$(comm -13 <(echo "$before") <(session_workers "$RGPUD" | sort) | head -1)
 }
 
 # Waits at most 20 s for $client to end (a hang is killed and reads as rc 124); sets $rc and $took (ms).
@@ -59,12 +59,12 @@ check_no_leak() {
   local fds=""
   for _ in $(seq 200); do
     fds=$(ls /proc/"$RGPUD"/fd | wc -l)
-    [[ -z $(pgrep -P "$RGPUD") && $fds == "$FDS" ]] && break
+    [[ -z $(session_workers "$RGPUD") && $fds == "$FDS" ]] && break
     sleep 0.05
   done
-  [[ -z $(pgrep -P "$RGPUD") && $fds == "$FDS" ]]
+  [[ -z $(session_workers "$RGPUD") && $fds == "$FDS" ]]
   check "$1: no worker left, rgpud's descriptors back to $FDS" $? \
-    "workers: $(pgrep -a -P "$RGPUD"); $fds descriptors: $(find /proc/"$RGPUD"/fd -mindepth 1 -printf '%l ' 2>/dev/null)"
+    "workers: $(session_workers "$RGPUD"); $fds descriptors: $(find /proc/"$RGPUD"/fd -mindepth 1 -printf '%l ' 2>/dev/null)"
 }
 
 # A new client's copies come back right (CMD... before `rgpu run`: how to reach rgpud).

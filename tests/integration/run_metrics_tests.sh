@@ -126,7 +126,7 @@ wait "$PROM" 2>/dev/null
 
 # The live session's worker killed: its session ends as one whose worker died, and its series go.
 RGPUD=${PIDS[0]}
-worker=$(pgrep -P "$RGPUD")
+worker=$(session_workers "$RGPUD")
 [[ -n $worker ]] && kill -9 $worker
 scrape_until 'rgpu_sessions_ended_total{cause="worker_died"} 1' && ! grep -q '^rgpu_session_' "$WORK/metrics"
 check "a killed worker's session counts as ended by worker_died, and its series are gone" $? \

@@ -46,7 +46,7 @@ for _ in $(seq 600); do [[ -s $WORK/flood.out ]] && break; sleep 0.05; done
 held=$(sed -n 's/^holding \([0-9]*\) idle.*/\1/p' "$WORK/flood.out")
 [[ -n $held && $held -ge 2048 ]]
 check "the flood holds ${held:-0} idle connections (asked for $FLOOD)" $? "$(cat "$WORK/flood.out")"
-workers=$(pgrep -P "$RGPUD" | wc -l)
+workers=$(session_workers "$RGPUD" | wc -l)
 [[ $workers == 0 ]]
 check "${held:-0} idle connections: no worker forked" $? "$workers children: $(pgrep -a -P "$RGPUD")"
 fds=$(ls /proc/"$RGPUD"/fd | wc -l)
@@ -75,7 +75,7 @@ holder=$BG
 for _ in $(seq 400); do grep -q holding "$WORK/hold.out" && break; sleep 0.05; done
 grep -q "holding 64 MiB" "$WORK/hold.out"
 check "a client holds a session" $? "$(cat "$WORK/hold.out" "$WORK/hold.err")"
-workers=$(pgrep -P "$RGPUD")
+workers=$(session_workers "$RGPUD")
 [[ -n $workers ]]
 check "its session has a worker" $?
 kill -9 "$RGPUD"
@@ -124,12 +124,12 @@ unset RGPU_TOKEN
 # Starts keep_calling SECONDS in the background ($caller), waits until it calls, and sets $worker
 # to its session's worker.
 start_caller() {
-  local before; before=$(pgrep -P "$RGPUD" | sort)
+  local before; before=$(session_workers "$RGPUD" | sort)
   client "$BIN/rgpu" run -- "$PROGS/keep_calling" "$1" >"$WORK/calls.out" 2>"$WORK/calls.err" &
   caller=$!
   PIDS+=($caller)
   for _ in $(seq 400); do grep -q calling "$WORK/calls.out" && break; sleep 0.05; done
-  worker=$(comm -13 <(echo "$before") <(pgrep -P "$RGPUD" | sort) | head -1)
+  worker=$(comm -13 <(echo "$before") <(session_workers "$RGPUD" | sort) | head -1)
 }
 
 # Waits (bounded) for $caller to end; sets $took (ms) and $rc.
