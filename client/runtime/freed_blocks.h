@@ -8,15 +8,15 @@
 //
 // What CUDA's cudaFree promises, and what of it holds here. The block leaves the memory map, so the
 // program sees it freed; a block is recorded again only if its pages are still clear of the
-// program's own memory. CUDA's cudaFree also synchronises the device; a kept block's does not (a
-// posted synchronisation would run beside the session thread and order nothing). On one stream,
-// stream order is enough: work on a block taken back runs after the work before its free. A
-// program that frees a block still in use by work queued on another stream and gets it back from
-// a cudaMalloc may have the new work start before the old has ended (the fix: a barrier on the
-// session thread at such a free, when the program has more than one stream). The memory stays the session's
-// until released: all of it before cudaMemGetInfo answers (free memory reads as CUDA's would), when
-// a cudaMalloc finds the GPU or the slice full (then it asks again), and a device's at
-// cudaDeviceReset, which freed it on the server.
+// program's own memory. The memory stays the session's until released: all of it before
+// cudaMemGetInfo answers (free memory reads as CUDA's would), when a cudaMalloc finds the GPU or the
+// slice full (then it asks again), and a device's at cudaDeviceReset, which freed it on the server.
+// CUDA's cudaFree also synchronises the device; a kept block's does not (a posted synchronisation
+// would run beside the session thread and order nothing). On one stream, stream order is enough:
+// work on a block taken back runs after the work before its free. A program that frees a block
+// still in use by work queued on another stream and gets it back from a cudaMalloc may have the
+// new work start before the old has ended (the fix: a barrier on the session thread at such a
+// free, when the program has more than one stream).
 #pragma once
 
 #include <cuda_runtime_api.h>
