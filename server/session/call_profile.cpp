@@ -28,9 +28,33 @@ void CallProfile::add(uint32_t method, Clock::time_point began, Clock::time_poin
   Entry& e = calls_[method];
   e.calls += 1;
   e.spent += ended - began;
+  e.buckets[bucket(ended - began)] += 1;
   busy_ += ended - began;
   if (last_end_ != Clock::time_point{} && began > last_end_) waiting_ += began - last_end_;
   last_end_ = ended;
+}
+
+size_t CallProfile::bucket(Clock::duration d) {
+  const auto ns = static_cast<uint64_t>(std::max<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(), 1));
+  const int power = 63 - __builtin_clzll(ns);
+  // The three bits after the leading one pick the eighth of [2^power, 2^(power+1)).
+  const uint64_t eighth = power >= 3 ? (ns >> (power - 3)) & 7 : 0;
+  return std::min(kBuckets - 1, static_cast<size_t>(8 * power) + eighth);
+}
+
+double CallProfile::bucket_floor_us(size_t b) {
+  const double power = static_cast<double>(uint64_t{1} << (b / 8));
+  return power * (1.0 + 0.125 * static_cast<double>(b % 8)) / 1000.0;
+}
+
+// The floor of the bucket that holds the middle call.
+double CallProfile::median_us(const Entry& e) {
+  uint64_t seen = 0;
+  for (size_t b = 0; b < kBuckets; ++b) {
+    seen += e.buckets[b];
+    if (2 * seen >= e.calls) return bucket_floor_us(b);
+  }
+  return 0;
 }
 
 std::string CallProfile::report(size_t top) const {
@@ -44,9 +68,9 @@ std::string CallProfile::report(size_t top) const {
   std::string out = line;
   rows.resize(std::min(top, rows.size()));
   for (const auto& [method, e] : rows) {
-    std::snprintf(line, sizeof line, "\n  %-44s %10llu calls %10.2f ms %8.2f us each", gen::any_call_name(method),
-                  static_cast<unsigned long long>(e.calls), ms(e.spent),
-                  1000.0 * ms(e.spent) / static_cast<double>(e.calls));
+    std::snprintf(line, sizeof line, "\n  %-44s %10llu calls %10.2f ms %8.2f us each, median %.2f us",
+                  gen::any_call_name(method), static_cast<unsigned long long>(e.calls), ms(e.spent),
+                  1000.0 * ms(e.spent) / static_cast<double>(e.calls), median_us(e));
     out += line;
   }
   return out;

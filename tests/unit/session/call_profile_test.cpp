@@ -28,8 +28,21 @@ TEST_CASE("call profile: calls by the time they took, most first, and the waits 
   REQUIRE(sync_row != std::string::npos);
   REQUIRE(launch_row != std::string::npos);
   CHECK(sync_row < launch_row);  // 50 us before 6 us
-  CHECK(report.find("3 calls       0.01 ms     2.00 us each") != std::string::npos);
-  CHECK(report.find("1 calls       0.05 ms    50.00 us each") != std::string::npos);
+  CHECK(report.find("3 calls       0.01 ms     2.00 us each, median 1.92 us") != std::string::npos);
+  CHECK(report.find("1 calls       0.05 ms    50.00 us each, median 49.15 us") != std::string::npos);
+}
+
+TEST_CASE("call profile: a call's median beside its mean, which one slow first call can dominate") {
+  CallProfile profile;
+  const CallProfile::Clock::time_point t0{};
+  const auto gemm = rgpu::gen::cudart::k_cudaLaunchKernel;
+  // A first call of 20 ms (a library loading its kernels), then nine of 8 us.
+  profile.add(gemm, t0, t0 + 20ms);
+  for (int i = 0; i < 9; ++i) profile.add(gemm, t0 + 20ms + i * 10us, t0 + 20ms + i * 10us + 8us);
+  const std::string report = profile.report();
+  INFO(report);
+  // Mean (20000 + 72) / 10 us; the median's bucket is [7.68, 8.19) us: 8 us lies in it.
+  CHECK(report.find("10 calls      20.07 ms  2007.20 us each, median 7.68 us") != std::string::npos);
 }
 
 TEST_CASE("call profile: the report keeps the top calls only") {
