@@ -35,7 +35,8 @@ void CallProfile::add(uint32_t method, Clock::time_point began, Clock::time_poin
 }
 
 size_t CallProfile::bucket(Clock::duration d) {
-  const auto ns = static_cast<uint64_t>(std::max<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(), 1));
+  const int64_t count = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  const auto ns = static_cast<uint64_t>(std::max<int64_t>(count, 1));
   const int power = 63 - __builtin_clzll(ns);
   // The three bits after the leading one pick the eighth of [2^power, 2^(power+1)).
   const uint64_t eighth = power >= 3 ? (ns >> (power - 3)) & 7 : 0;
