@@ -84,7 +84,7 @@ int32_t Call::invoke() {
                       async_data ? reply_bulk_len_ : 0, descriptor_))
     return kStatusUnavailable;
   // A synchronisation brings the GPU's changes to mapped memory back: read right behind it.
-  MappedReadBack read_back(id_);
+  MappedReadBack read_back(id_, w.read_back_follows);
   pipe.wait(w);
   if (w.lost) return kStatusUnavailable;
   results_ = wire::Decoder(buffers_->reply);

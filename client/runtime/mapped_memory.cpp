@@ -309,8 +309,8 @@ bool mapped_read_back_follows(uint32_t id) {
   return g_any.load(std::memory_order_acquire) && g_unsynced.load(std::memory_order_relaxed) && completes_work(id);
 }
 
-MappedReadBack::MappedReadBack(uint32_t id) : id_(id) {
-  if (!mapped_read_back_follows(id)) return;
+MappedReadBack::MappedReadBack(uint32_t id, bool follows) : id_(id) {
+  if (!follows) return;
   Exposures& ex = Exposures::get();
   lock_ = std::unique_lock<std::mutex>(ex.mu);
   reads_ = std::make_unique<Reads>();

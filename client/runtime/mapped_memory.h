@@ -57,12 +57,13 @@ void mapped_before_call(uint32_t id);
 bool mapped_read_back_follows(uint32_t id);
 
 // The read-back of exposed memory behind a call that may complete device work. Made right after
-// the call is sent: when device work was issued since the last read-back, it sends a read of each
-// exposed allocation and holds the exposures' lock (no host change may reach a mirror between
-// those reads and their merge) until finish().
+// the call is sent, with `follows` as mapped_read_back_follows(id) said before it was sent (the
+// call's frame carries that answer, so the read is sent exactly when the frame said it would be):
+// it then sends a read of each exposed allocation and holds the exposures' lock (no host change
+// may reach a mirror between those reads and their merge) until finish().
 class MappedReadBack {
  public:
-  explicit MappedReadBack(uint32_t id);
+  MappedReadBack(uint32_t id, bool follows);
   ~MappedReadBack();
   MappedReadBack(const MappedReadBack&) = delete;
   MappedReadBack& operator=(const MappedReadBack&) = delete;
