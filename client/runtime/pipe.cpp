@@ -210,7 +210,7 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
     if (waiter) waiters_.emplace_back(seq, waiter);
     if (landing) {
       landings_[seq] = Landing::range(landing, landing_len);
-      landings_count_.store(landings_.size(), std::memory_order_release);
+      landings_changed_locked();
     }
   }
   auto payload = args.payload();
@@ -322,7 +322,7 @@ void Pipe::fail_all(const std::string& why) {
   }
   waiters_.clear();
   landings_.clear();
-  landings_count_.store(0, std::memory_order_release);
+  landings_changed_locked();
   wait_cv_.notify_all();
 }
 
@@ -350,7 +350,7 @@ void Pipe::land(std::unordered_map<uint64_t, Landing>& table, uint64_t key, uint
   if (!once) return;
   std::lock_guard<std::mutex> lock(wait_mu_);
   table.erase(key);
-  landings_count_.store(landings_.size(), std::memory_order_release);
+  landings_changed_locked();
   wait_cv_.notify_all();
 }
 
@@ -375,7 +375,7 @@ bool Pipe::land_striped(uint64_t seq, const wire::StripedLanding& marker) {
   if (async) {
     std::lock_guard<std::mutex> lock(wait_mu_);
     landings_.erase(seq);
-    landings_count_.store(landings_.size(), std::memory_order_release);
+    landings_changed_locked();
     wait_cv_.notify_all();
   }
   return true;

@@ -158,6 +158,8 @@ class Pipe {
   std::vector<std::pair<uint64_t, Waiter*>> waiters_;
   std::unordered_map<uint64_t, Landing> landings_;
   std::atomic<size_t> landings_count_{0};  // landings_.size(), for wait_landings' look without the lock
+  // After any change to landings_ (wait_mu_ held): keeps landings_count_ its size.
+  void landings_changed_locked() { landings_count_.store(landings_.size(), std::memory_order_release); }
   struct Callback {
     std::function<void()> fn;
     bool persistent;
