@@ -11,12 +11,10 @@
 // program's own memory. The memory stays the session's until released: all of it before
 // cudaMemGetInfo answers (free memory reads as CUDA's would), when a cudaMalloc finds the GPU or the
 // slice full (then it asks again), and a device's at cudaDeviceReset, which freed it on the server.
-// CUDA's cudaFree also synchronises the device; a kept block's does not (a posted synchronisation
-// would run beside the session thread and order nothing). On one stream, stream order is enough:
-// work on a block taken back runs after the work before its free. A program that frees a block
-// still in use by work queued on another stream and gets it back from a cudaMalloc may have the
-// new work start before the old has ended (the fix: a barrier on the session thread at such a
-// free, when the program has more than one stream).
+// CUDA's cudaFree also synchronises the device, so that no work issued after it, on any stream,
+// overlaps work still using the block. A kept block's free does not; its reuse does instead: the
+// cudaMalloc that takes it back posts a barrier (wire::kCallReuseBarrier) that the session thread
+// serves by waiting for the device before it runs any later call. Neither call waits for the server.
 #pragma once
 
 #include <cuda_runtime_api.h>

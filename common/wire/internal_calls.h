@@ -52,6 +52,10 @@ enum InternalCall : uint32_t {
   // u8 LogsRead mode, u32 iterator (kLogsSince only); out: u32 iterator of the log's end, u32 entries
   // since the iterator that the log no longer holds, u32 n, n strings (the entries, oldest first).
   kCallLogsRead = 0x52470014,
+  // A kept cudaFree block handed back by a cudaMalloc (client/runtime/freed_blocks.h), async, no
+  // arguments: the session thread waits for the device, as the block's cudaFree would have, before
+  // any later call can put work on the block.
+  kCallReuseBarrier = 0x52470015,
 };
 
 inline constexpr uint32_t kMaxMappedReadRanges = 256;
@@ -80,6 +84,7 @@ inline const char* internal_call_name(uint32_t id) {
     case kCallMappedRead: return "rgpu's mapped-memory read";
     case kCallMappedRelease: return "rgpu's mapped-memory release";
     case kCallLogsRead: return "rgpu's error log read";
+    case kCallReuseBarrier: return "rgpu's barrier before a freed block's reuse";
   }
   return nullptr;
 }

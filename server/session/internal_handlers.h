@@ -38,6 +38,8 @@ bool mapped_expose(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
 bool mapped_write(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mapped_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 bool mapped_release(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallReuseBarrier (server/session/memory.cpp).
+bool reuse_barrier(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 // kCallLogsRead (server/session/logs.cpp).
 bool logs_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 

@@ -10,6 +10,7 @@
 #include "gen/cudart/cudart_api.h"
 #include "gen/cudart/cudart_handlers.h"
 #include "server/session/call_context.h"
+#include "server/session/internal_handlers.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -146,6 +147,18 @@ bool cudaFree(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& 
   if (ctx.session.host_extension().free(p, &status)) ctx.session.memory().refresh();
   else if (!swap || !swap->free(p, &status)) status = ctx.cudart.cudaFree(p);
   if (status == cudaSuccess) ctx.session.note_free(p);
+  return true;
+}
+
+// cudaFree synchronises the device; a kept block's free did not (client/runtime/freed_blocks.h), so
+// its reuse does, here on the session thread rather than handed to a wait thread like a
+// cudaDeviceSynchronize: no call after it, on any stream, starts before the work issued before the
+// block's cudaFree has ended. The client does not wait for it.
+bool reuse_barrier(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
+  (void)out;
+  if (!in.at_end()) return false;
+  if (!ctx.cudart.cudaDeviceSynchronize) return not_available(status);
+  status = ctx.cudart.cudaDeviceSynchronize();
   return true;
 }
 

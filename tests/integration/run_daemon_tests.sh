@@ -99,6 +99,11 @@ for stripes in 1 4; do
   check "async D2H copies behind a long kernel, and host functions behind them (RGPU_STRIPES=$stripes)" $? "$(tail -3 "$WORK/landings$stripes.out")"
 done
 if [[ $BACKEND == emulated ]]; then
+  # The same daemon's 2 s kernels: cudaFree's synchronisation, which a kept block's free skips,
+  # happens when a cudaMalloc takes the block back (client/runtime/freed_blocks.h).
+  RGPU_SERVER=$DAEMON_HOST:$PORT client timeout 60 "$BIN/rgpu" run -- "$PROGS/freed_blocks" reuse >"$WORK/reuse.out" 2>&1
+  check "a cudaMalloc taking back a block freed under a running kernel returns it once the kernel ended" $? \
+    "$(grep -v '^ok' "$WORK/reuse.out" | head -5)"
   kill "${PIDS[-1]}" 2>/dev/null
   PORT=$first_port LOG=$first_log
 fi

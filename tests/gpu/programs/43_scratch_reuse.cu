@@ -1,8 +1,9 @@
 // GPU suite: scratch memory allocated and freed call after call, as MAGMA does inside PyTorch's
 // solvers. cudaFree synchronises the device, so a block freed while a kernel on one stream still
 // writes it may be handed out again and written on another stream: the old kernel's writes land
-// first. rgpu keeps freed blocks for the next cudaMalloc of their size (client/runtime/freed_blocks.h)
-// and must keep that promise: here the new owner's bytes must be the ones read back.
+// first, and the block ends with the new owner's bytes. rgpu keeps freed blocks for the next
+// cudaMalloc of their size (client/runtime/freed_blocks.h) and must keep that promise: here the
+// block is read once both streams are done, and only the new owner's bytes may be there.
 #include "suite_check.h"
 
 // Spins for about `cycles` clock cycles, then fills the buffer: a late writer.
@@ -40,8 +41,10 @@ int main() {
     CHECK_CUDA(cudaMemsetAsync(fresh, 0, bytes, second));
     add<<<(n + 255) / 256, 256, 0, second>>>(fresh, n, round + 1);
     CHECK_CUDA(cudaGetLastError());
-    CHECK_CUDA(cudaMemcpyAsync(host.data(), fresh, bytes, cudaMemcpyDeviceToHost, second));
-    CHECK_CUDA(cudaStreamSynchronize(second));
+    // Both streams done: had the late writer still been running when `fresh` was handed out, its
+    // bytes would be there now, written after the new owner's.
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaMemcpy(host.data(), fresh, bytes, cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; ++i) all_new = all_new && host[i] == round + 1;
     CHECK_CUDA(cudaFree(fresh));
   }

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   const size_t small = 4099, large = (40u << 20) + 4097;
   std::vector<unsigned char> pattern(large);
   for (size_t i = 0; i < large; ++i) pattern[i] = static_cast<unsigned char>(i * 7 + (i >> 11));
-  unsigned char *dev = nullptr, *pinned = nullptr, *scratch = nullptr;
+  unsigned char *dev = nullptr, *pinned = nullptr;
   CHECK_OK(cudaMalloc(&dev, large));
   CHECK_OK(cudaMemcpy(dev, pattern.data(), large, cudaMemcpyHostToDevice));
   CHECK_OK(cudaMallocHost(&pinned, small));
@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
   CHECK_OK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
 
   const char* const syncs[] = {"cudaEventSynchronize", "cudaStreamSynchronize", "cudaDeviceSynchronize"};
+  // A cudaMalloc a round, freed only at the end: a cudaFree synchronises the device, and a cudaMalloc
+  // taking back a block freed before waits for the device in its stead (client/runtime/freed_blocks.h).
+  void* scratch[3] = {};
+  int round = 0;
   for (const char* how : syncs) {
     std::memset(pinned, 0, small);
     std::memset(pageable.data(), 0, large);
@@ -79,8 +83,7 @@ int main(int argc, char** argv) {
     // The copies wait for the kernel; the session does not wait for them.
     if (cudaStreamQuery(s) != cudaErrorNotReady)
       return std::printf("FAIL %s round: the session answered only after the stream's copies\n", how), 1;
-    CHECK_OK(cudaMalloc(&scratch, 4096));
-    CHECK_OK(cudaFree(scratch));
+    CHECK_OK(cudaMalloc(&scratch[round++], 4096));
     if (cudaStreamQuery(s) != cudaErrorNotReady)
       return std::printf("FAIL %s round: a call of no stream waited for the stream's copies\n", how), 1;
     if (how == syncs[0]) CHECK_OK(cudaEventSynchronize(after));
@@ -91,6 +94,7 @@ int main(int argc, char** argv) {
     if (std::memcmp(pageable.data(), pattern.data(), large) != 0)
       return std::printf("FAIL %s returned before a large copy landed\n", how), 1;
   }
+  for (void* p : scratch) CHECK_OK(cudaFree(p));
 
   // A host function behind a copy on its stream sees the copy's bytes.
   std::memset(pageable.data(), 0, large);

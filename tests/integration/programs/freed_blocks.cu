@@ -6,6 +6,10 @@
 //                      upload and the device snapshot at the first launch, the sync and the copy = 7
 //                      in all; with nothing kept (RGPU_KEEP_FREED_MB=0), 298 cudaMalloc more.
 //   argv[1] "semantics": what CUDA's cudaFree promises, whatever is kept (each line "ok: ...").
+//   argv[1] "reuse":     a block freed while a kernel on another stream still writes it, taken back
+//                        by a cudaMalloc: the kernel has ended before anything after that cudaMalloc
+//                        runs, as after the cudaFree natively (run against an emulated daemon whose
+//                        kernels last seconds, RGPU_EMULATED_KERNEL_MS).
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -96,11 +100,31 @@ int semantics() {
   return 0;
 }
 
+int reuse() {
+  cudaStream_t s;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const size_t bytes = 1 << 20;
+  void* block = nullptr;
+  CHECK_CUDA(cudaMalloc(&block, bytes));
+  fill<<<256, 1024, 0, s>>>(static_cast<float*>(block), 2.0f, static_cast<int>(bytes / sizeof(float)));
+  CHECK_CUDA(cudaGetLastError());
+  CHECK_CUDA(cudaFree(block));
+  void* again = nullptr;
+  CHECK_CUDA(cudaMalloc(&again, bytes));
+  EXPECT(again == block, "the cudaMalloc takes the kept block back");
+  EXPECT(cudaStreamQuery(s) == cudaSuccess, "the kernel still writing the block at its cudaFree has ended");
+  CHECK_CUDA(cudaFree(again));
+  CHECK_CUDA(cudaStreamDestroy(s));
+  std::printf("ok: freed_blocks reuse\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "steps") == 0) return steps();
   if (argc == 2 && std::strcmp(argv[1], "semantics") == 0) return semantics();
-  std::fprintf(stderr, "usage: freed_blocks steps|semantics\n");
+  if (argc == 2 && std::strcmp(argv[1], "reuse") == 0) return reuse();
+  std::fprintf(stderr, "usage: freed_blocks steps|semantics|reuse\n");
   return 2;
 }
