@@ -10,7 +10,6 @@
 #include "transports/shm/shm_ring.h"
 
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +17,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+
+#include "common/spin.h"
 
 namespace rgpu::transport::shm {
 namespace {
@@ -27,30 +28,11 @@ using Clock = std::chrono::steady_clock;
 // A sleep's slice: a wake-up the peer forgot (or a futex word it scribbled on) costs at most this.
 constexpr std::chrono::milliseconds kSleepSlice{100};
 
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Spins until `ready()` (true) or the policy's spin time is over or its stop is set (false).
 template <typename Ready>
 bool spin(const WaitPolicy& policy, Ready&& ready) {
   if (policy.spin.count() <= 0) return false;
-  const auto until = Clock::now() + policy.spin;
-  for (;;) {
-    if (policy.yield_while_spinning) {
-      ::sched_yield();
-    } else {
-      for (int i = 0; i < 4; ++i) cpu_relax();  // a look costs a cached load: look often (spin.h)
-    }
-    if (ready()) return true;
-    if (policy.stop && policy.stop->load(std::memory_order_acquire)) return false;
-    if (Clock::now() >= until && !(policy.spin_while && policy.spin_while->load(std::memory_order_relaxed) != 0))
-      return false;
-  }
+  return spin_for(policy.spin, SpinRules{policy.yield_while_spinning, policy.stop, policy.spin_while}, ready);
 }
 
 }  // namespace
