@@ -153,7 +153,7 @@ ShmConnection::ShmConnection(void* mapping, size_t mapping_bytes, uint32_t ring_
   }
   wait_.stop = &stop_;
   wait_.spin = std::chrono::microseconds(std::clamp<int64_t>(kShmSpin.get_int(), 0, 1'000'000));
-  wait_.yield_while_spinning = !polling_pays();
+  wait_.yield = !polling_pays();
   wake_fd_ = ::eventfd(0, EFD_CLOEXEC);
   watcher_ = std::thread([this] { watch_lifeline(); });
 }

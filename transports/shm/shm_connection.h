@@ -40,7 +40,7 @@ class ShmConnection final : public Connection {
   // Like a Unix socket's: bytes waiting in the ring are a sign of life; otherwise the time since
   // this end last found the ring empty after reading (stamped only then, not per frame).
   std::optional<PeerSilence> peer_silence() const override;
-  void spin_while(const std::atomic<uint32_t>* nonzero) override { wait_.spin_while = nonzero; }
+  void spin_while(const std::atomic<uint32_t>* nonzero) override { wait_.keep_while = nonzero; }
 
   uint32_t ring_bytes() const { return ring_bytes_; }
 

@@ -18,8 +18,6 @@
 #include <climits>
 #include <cstring>
 
-#include "common/spin.h"
-
 namespace rgpu::transport::shm {
 namespace {
 
@@ -32,7 +30,7 @@ constexpr std::chrono::milliseconds kSleepSlice{100};
 template <typename Ready>
 bool spin(const WaitPolicy& policy, Ready&& ready) {
   if (policy.spin.count() <= 0) return false;
-  return spin_for(policy.spin, SpinRules{policy.yield_while_spinning, policy.stop, policy.spin_while}, ready);
+  return spin_for(policy.spin, policy, ready);
 }
 
 }  // namespace

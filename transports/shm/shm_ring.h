@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/spin.h"
 #include "common/status.h"
 
 namespace rgpu::transport::shm {
@@ -40,14 +41,12 @@ inline constexpr uint32_t kMaxRingBytes = 64u << 20;
 inline constexpr size_t mapping_bytes(uint32_t ring_bytes) { return 2 * kControlBytes + 2 * size_t{ring_bytes}; }
 inline bool valid_ring_bytes(uint64_t n) { return n >= kMinRingBytes && n <= kMaxRingBytes && (n & (n - 1)) == 0; }
 
-// What makes a wait give up: this end's shutdown or its peer's going (set by the connection, which
-// then calls wake()). Waits spin for `spin` first (0: straight to sleep), and on while
-// *spin_while is not 0 (Connection::spin_while: someone polls for what this wait brings).
-struct WaitPolicy {
-  const std::atomic<bool>* stop = nullptr;
+// What makes a wait give up: this end's shutdown or its peer's going (`stop`, set by the
+// connection, which then calls wake()). Waits spin for `spin` first (0: straight to sleep), by the
+// rules of common/spin.h: on while *keep_while is not 0 (Connection::spin_while: someone polls for
+// what this wait brings), yielding between looks on a machine with few cores.
+struct WaitPolicy : SpinRules {
   std::chrono::nanoseconds spin{0};
-  const std::atomic<uint32_t>* spin_while = nullptr;
-  bool yield_while_spinning = false;  // sched_yield instead of pause: a machine with few cores
 };
 
 // Futex calls on shared (not process-private) words.
