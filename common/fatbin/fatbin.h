@@ -57,6 +57,10 @@ Result<std::vector<Container>> parse_wrapper(const void* wrapper,
 // The payload, decompressed if needed.
 Result<std::vector<uint8_t>> decompress(const Entry& entry);
 
+// Whether a module image (a container, an ELF or PTX text) may call device printf: true when an
+// entry names vprintf, or when the image or an entry cannot be read (assumed to print).
+bool may_print(std::span<const uint8_t> image);
+
 // A new container holding only the entries useful to a GPU of compute capability `arch`
 // (e.g. 90): the best ELF with arch <= `arch` of the same major family, and the newest PTX with
 // arch <= `arch` as a JIT fallback. Returns the full container when nothing matches.
