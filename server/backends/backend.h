@@ -212,6 +212,17 @@ class Backend {
     (void)address;
     return 801;
   }
+  // Stream marks (stream_marks.h): mark_stream puts a mark behind the work queued on `stream` so
+  // far and returns its number, or 0 when it cannot (no marks in this backend, a capturing stream,
+  // a driver error); mark_passed reads memory only. Called from the session thread.
+  virtual uint32_t mark_stream(void* stream) {
+    (void)stream;
+    return 0;
+  }
+  virtual bool mark_passed(uint32_t mark) const {
+    (void)mark;
+    return false;
+  }
   // Pins host memory the process mapped itself, for copies at the bus's speed (a swapped session's
   // host copy). The emulated backend, whose device memory is host memory, needs none.
   virtual int32_t host_register(void* host, uint64_t size) {

@@ -1,9 +1,15 @@
 // A stream or event wait that ends within microseconds (a short kernel just launched, or nothing
 // pending at all) is answered on the session thread: handing it to a wait thread costs more than
-// the wait. The session thread polls the stream or event only while no other call is waiting to
+// the wait. The session thread watches the stream or event only while no other call is waiting to
 // be read, so no client thread is held up (but for a read-back of mapped memory sent right behind
 // the wait, which waits for it anyway: wire::kFlagReadBackFollows); anything longer goes to the
 // BlockingPool.
+//
+// A stream is watched through a mark (server/backends/stream_marks.h) where the backend can put
+// one: memory, not the driver, says when its work is done, and the driver is asked only now and
+// then. Work that is done without error needs no synchronising call in a session none of whose
+// kernels prints (one costs 1.4-1.8 us even on an idle stream, and only such calls empty the
+// device printf buffer), so the caller can answer the wait at once (Session::serve_call).
 #pragma once
 
 #include <cstdint>
@@ -13,16 +19,20 @@
 #include "common/wire/frame.h"
 #include "server/session/handle_table.h"
 
-namespace rgpu::gen::cudart {
-struct Api;
-}
-
 namespace rgpu::server {
 
-// True when the blocking call `h` (stream or event synchronisation) has nothing left to wait for,
-// found by polling its stream or event until `input_pending()` says another call has arrived or the
-// budget is spent. Other blocking calls (cudaDeviceSynchronize) are never served inline.
-bool wait_ends_now(const gen::cudart::Api& rt, const HandleTable& handles, const wire::FrameHeader& h,
-                   std::span<const uint8_t> payload, const std::function<bool()>& input_pending);
+class Backend;
+
+enum class InlineWait {
+  kHandOver,  // still waiting when the budget ran out or another call came: a wait thread takes it
+  kDone,      // the work is complete and nothing failed: the mark came back, or the driver said so
+  kAnswered,  // the driver answered with an error: the call runs, to return it
+};
+
+// Watches the blocking call `h` (stream or event synchronisation) until it has nothing left to wait
+// for, `input_pending()` says another call has arrived, or the budget is spent. Other blocking
+// calls (cudaDeviceSynchronize) are never served inline: kHandOver.
+InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire::FrameHeader& h,
+                       std::span<const uint8_t> payload, const std::function<bool()>& input_pending);
 
 }  // namespace rgpu::server

@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/fatbin/fatbin.h"
 #include "common/log_event.h"
 #include "common/spin.h"
 #include "common/wire/control_generated.h"
@@ -369,12 +370,18 @@ Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> 
     if (gate_) gate_->wait_begins();
     // A read-back of mapped memory right behind it is input that waits for this call anyway.
     const bool reads_follow = (h.flags & wire::kFlagReadBackFollows) != 0;
-    if (!wait_ends_now(backend_.cudart(), handles_, h, payload,
-                       [&] { return !reads_follow && (input_.has_stashed() || conn_.input_pending()); })) {
+    const InlineWait waited = wait_inline(backend_, handles_, h, payload, [&] {
+      return !reads_follow && (input_.has_stashed() || conn_.input_pending());
+    });
+    if (waited == InlineWait::kHandOver) {
       blocking_.submit(h, payload);
       return Status::ok();
     }
     if (gate_) gate_->wait_ends();
+    if (waited == InlineWait::kDone && !may_print_) {
+      reply_done_wait(h);
+      return Status::ok();
+    }
   }
   // From here the call may wait for the GPU, and with it for a host function that waits for the
   // client's acknowledgement: the input is lent meanwhile, so that function can read it
@@ -462,6 +469,13 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   }
 }
 
+void Session::reply_done_wait(const wire::FrameHeader& h) {
+  if (!(h.flags & wire::kFlagWantsReply)) return;
+  landings_.settle(h.seq);  // as execute(): the reply promises the bytes of D2H copies now done
+  const int32_t success = cudaSuccess;
+  (void)send(wire::FrameKind::kReply, h.method, h.seq, {reinterpret_cast<const uint8_t*>(&success), sizeof success});
+}
+
 void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
   wire::Encoder e;
   e.put<int32_t>(status);
@@ -532,6 +546,7 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
   // allocation, then read again.
   int32_t status = memory_.admit(image.size()) ? backend_.load_module(image, fnames, vnames, &module)
                                                : static_cast<int32_t>(cudaErrorMemoryAllocation);
+  if (status == 0 && !may_print_) may_print_ = fatbin::may_print(image);
   if (memory_.enforced()) memory_.refresh();
 
   flatbuffers::FlatBufferBuilder fbb;

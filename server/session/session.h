@@ -176,6 +176,8 @@ class Session {
   void execute(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                BulkReader* reader, bool* malformed);
   void send_async_error(const wire::FrameHeader& h, int32_t status);
+  // The success of a wait whose work is done (inline_wait.h), without the synchronising call.
+  void reply_done_wait(const wire::FrameHeader& h);
   // A kNotification frame: an allocation would take the session `bytes` past its slice.
   void notify_over_budget(uint64_t bytes);
   // Until `wake` is readable: aborts the session the moment the client's end closes, even while
@@ -216,6 +218,9 @@ class Session {
   std::unordered_map<uintptr_t, uint64_t> allocations_;
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::unordered_map<uint64_t, void*> modules_;  // by client module id: backend handles
+  // Whether a module the session loaded may call device printf (fatbin::may_print): its waits then
+  // always make the synchronising call, which empties the printf buffer ahead of the reply.
+  bool may_print_ = false;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::deque<HostCallback> kept_callbacks_;  // under state_mu_

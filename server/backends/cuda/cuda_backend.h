@@ -24,6 +24,7 @@
 #include "server/backends/cuda/launch_config.h"
 #include "server/backends/cuda/on_demand_library.h"
 #include "server/backends/cuda/shared_library.h"
+#include "server/backends/stream_marks.h"
 
 namespace rgpu::server::cuda {
 
@@ -90,6 +91,8 @@ class CudaBackend final : public Backend {
   int32_t host_mapped_free(uint64_t address) override;
   int32_t host_register(void* host, uint64_t size) override;
   int32_t host_unregister(void* host) override;
+  uint32_t mark_stream(void* stream) override;  // cuda_backend_marks.cpp
+  bool mark_passed(uint32_t mark) const override;
 
  private:
   // A movable range (cuda_backend_movable.cpp): its size and, while backed, its physical handle.
@@ -113,6 +116,9 @@ class CudaBackend final : public Backend {
                                  const std::vector<std::string>& variables, LoadedModule* out);
   cudaError_t read_param_layout(CUfunction function, std::vector<KernelParam>* params);
 
+  // Stream marks in mapped host memory, made at the first mark; null when that failed.
+  std::unique_ptr<MarkRing> marks_;
+  bool marks_tried_ = false;
   bool ready_ = false;
   bool prepared_ = false;  // prepare() done: the driver and the runtime are loaded
   SharedLibrary driver_library_;

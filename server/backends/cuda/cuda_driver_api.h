@@ -52,6 +52,9 @@ namespace rgpu::server::cuda {
   X(cuMemHostRegister_v2)                              \
   X(cuMemHostUnregister)                              \
   X(cuMemGetAddressRange_v2)                           \
+  X(cuMemHostAlloc)                                    \
+  X(cuStreamIsCapturing)                               \
+  X(cuStreamWriteValue32_v2)                           \
   X(cuLogsRegisterCallback)
 
 struct DriverApi {

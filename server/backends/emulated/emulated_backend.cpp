@@ -457,6 +457,19 @@ int32_t EmulatedBackend::host_mapped_free(uint64_t address) {
   return state().memory.free(reinterpret_cast<const void*>(address));
 }
 
+uint32_t EmulatedBackend::mark_stream(void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusActive;
+  if (emulated::cudaStreamIsCapturing(s, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)
+    return 0;
+  const MarkRing::Mark mark = marks_.next();
+  const cudaError_t queued = state().enqueue_async(s, cudaGraphNodeTypeHost, [mark] {
+    __atomic_store_n(mark.word, mark.number, __ATOMIC_RELEASE);
+    return cudaSuccess;
+  });
+  return queued == cudaSuccess ? mark.number : 0;
+}
+
 }  // namespace rgpu::server::emulated
 
 namespace rgpu::server {

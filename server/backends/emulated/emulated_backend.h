@@ -20,6 +20,7 @@
 #include "server/backends/backend.h"
 #include "server/backends/cusolver_table.h"  // after the cuBLAS table
 #include "server/backends/emulated/runtime_state.h"
+#include "server/backends/stream_marks.h"
 
 namespace rgpu::server::emulated {
 
@@ -74,6 +75,9 @@ class EmulatedBackend final : public Backend {
   int32_t host_mapped_free(uint64_t address) override;
   int32_t host_register(void*, uint64_t) override { return 0; }  // nothing to pin: device memory is host memory
   int32_t host_unregister(void*) override { return 0; }
+  // A host operation that writes the mark, run when the stream's earlier work has had its time.
+  uint32_t mark_stream(void* stream) override;
+  bool mark_passed(uint32_t mark) const override { return marks_.passed(mark); }
 
   // Kernel launches executed so far (a launch captured into a graph counts at each replay).
   uint64_t launches() const { return *launches_; }
@@ -95,6 +99,8 @@ class EmulatedBackend final : public Backend {
   gen::cusolver::Api cusolver_;  // dense handles, LU and Cholesky of cusolverDn.h (cusolver.h here)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   ErrorLogSink error_log_;
+  std::unique_ptr<uint32_t[]> mark_words_ = std::make_unique<uint32_t[]>(MarkRing::kWords);
+  MarkRing marks_{mark_words_.get()};
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
   std::unordered_map<void*, std::shared_ptr<FunctionRecord>> functions_;  // of loaded modules

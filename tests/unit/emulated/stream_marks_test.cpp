@@ -1,0 +1,55 @@
+// The emulated backend's stream marks (server/backends/stream_marks.h): a mark comes back only once
+// the stream's earlier work has had its time; a capturing stream takes none, and its graph gains
+// no node.
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <memory>
+
+#include "server/backends/backend.h"
+#include "server/backends/emulated/runtime_state.h"
+#include "tests/unit/emulated/emulated_test_env.h"
+
+namespace emu = rgpu::server::emulated;
+using emu::test::FreshDevices;
+
+TEST_CASE_METHOD(FreshDevices, "a stream mark comes back once the work before it is done", "[emulated]") {
+  std::unique_ptr<rgpu::server::Backend> backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  auto& st = emu::state();
+  const auto kept = st.config.kernel_time;
+  st.config.kernel_time = std::chrono::milliseconds(100);
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+
+  st.occupy(0);  // a kernel: the device is busy 100 ms
+  const uint32_t behind_kernel = backend->mark_stream(s);
+  REQUIRE(behind_kernel != 0);
+  CHECK_FALSE(backend->mark_passed(behind_kernel));
+  REQUIRE(emu::cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(backend->mark_passed(behind_kernel));
+
+  // On an idle device at once; each mark has its own number.
+  const uint32_t idle = backend->mark_stream(s);
+  CHECK(idle != behind_kernel);
+  CHECK(backend->mark_passed(idle));
+  CHECK_FALSE(backend->mark_passed(idle + 1));
+
+  st.config.kernel_time = kept;
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE_METHOD(FreshDevices, "a capturing stream takes no mark, and its graph gains no node", "[emulated]") {
+  std::unique_ptr<rgpu::server::Backend> backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+  CHECK(backend->mark_stream(s) == 0);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  size_t nodes = 99;
+  REQUIRE(emu::cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
+  CHECK(nodes == 0);
+  REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
