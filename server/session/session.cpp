@@ -36,6 +36,25 @@ constexpr auto kInputPoll = std::chrono::microseconds(50);
 // liveness.
 constexpr int kPeerProbeMs = static_cast<int>(transport::kLivenessLook.count());
 
+
+// Calls that allocate or free stream-ordered memory (a pool's, or a graph's memory nodes).
+bool orders_pool_memory(uint32_t method) {
+  namespace ids = gen::cudart;
+  switch (method) {
+    case ids::k_cudaMallocAsync:
+    case ids::k_cudaMallocAsync_ptsz:
+    case ids::k_cudaMallocFromPoolAsync:
+    case ids::k_cudaMallocFromPoolAsync_ptsz:
+    case ids::k_cudaFreeAsync:
+    case ids::k_cudaFreeAsync_ptsz:
+    case ids::k_cudaGraphAddMemAllocNode:
+    case ids::k_cudaGraphAddMemFreeNode:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 Session::Session(uint64_t id, transport::Connection& conn, Backend& backend, OutputCapture* output,
@@ -361,6 +380,8 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
 Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                            BulkReader* reader) {
   stats_.calls.add(1);
+  if (!keeps_sync_calls_ && orders_pool_memory(h.method))
+    keep_sync_calls("it allocates stream-ordered memory, whose pool retires frees only in synchronising calls");
   if (h.flags & wire::kFlagWantsReply) stats_.round_trips.add(1);
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
@@ -378,7 +399,7 @@ Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> 
       return Status::ok();
     }
     if (gate_) gate_->wait_ends();
-    if (waited == InlineWait::kDone && !may_print_) {
+    if (waited == InlineWait::kDone && !keeps_sync_calls_) {
       reply_done_wait(h);
       return Status::ok();
     }
@@ -469,6 +490,11 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
   }
 }
 
+void Session::keep_sync_calls(const char* why) {
+  keeps_sync_calls_ = true;
+  RGPU_LOG_INFO("session %llu: waits keep their synchronising call: %s", static_cast<unsigned long long>(id_), why);
+}
+
 void Session::reply_done_wait(const wire::FrameHeader& h) {
   if (!(h.flags & wire::kFlagWantsReply)) return;
   landings_.settle(h.seq);  // as execute(): the reply promises the bytes of D2H copies now done
@@ -546,7 +572,8 @@ Status Session::load_module(uint64_t seq, std::span<const uint8_t> payload) {
   // allocation, then read again.
   int32_t status = memory_.admit(image.size()) ? backend_.load_module(image, fnames, vnames, &module)
                                                : static_cast<int32_t>(cudaErrorMemoryAllocation);
-  if (status == 0 && !may_print_) may_print_ = fatbin::may_print(image);
+  if (status == 0 && !keeps_sync_calls_ && fatbin::may_print(image))
+    keep_sync_calls("a module may call device printf, whose buffer only a synchronising call empties");
   if (memory_.enforced()) memory_.refresh();
 
   flatbuffers::FlatBufferBuilder fbb;

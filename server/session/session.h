@@ -218,9 +218,12 @@ class Session {
   std::unordered_map<uintptr_t, uint64_t> allocations_;
   std::unordered_map<uint64_t, LoadedFunction> functions_;
   std::unordered_map<uint64_t, void*> modules_;  // by client module id: backend handles
-  // Whether a module the session loaded may call device printf (fatbin::may_print): its waits then
-  // always make the synchronising call, which empties the printf buffer ahead of the reply.
-  bool may_print_ = false;
+  // Whether a synchronising call does more here than wait, so that a wait whose work is done still
+  // makes it (inline_wait.h): it empties the device printf buffer ahead of the reply (a loaded
+  // module may print, fatbin::may_print), and stream-ordered pools retire frees and give memory
+  // back only inside such calls (the session allocates from one). Set once, with the reason logged.
+  void keep_sync_calls(const char* why);
+  bool keeps_sync_calls_ = false;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::deque<HostCallback> kept_callbacks_;  // under state_mu_
