@@ -307,6 +307,11 @@ void AsyncLandings::landing_thread() {
     }
     if (queue_.empty()) {
       work_.wait(lock);
+      // A new copy is usually settled by the reply behind it (a synchronisation) within
+      // microseconds of its issue: looking at once would race that reply for it, and the reply
+      // would then sleep until this thread had sent it. So the thread looks only after a while,
+      // for copies nobody settled (a host function's request is served at once).
+      work_.wait_for(lock, kFirstLook, [&] { return stopping_ || settle_asked_ > settle_done_; });
       look = kFirstLook;
     } else {
       work_.wait_for(lock, look);
