@@ -66,6 +66,11 @@ class Connection {
   // polling rather than sleeping, because a caller is polling for the reply it will bring (a sleep
   // would add a wake-up to that caller's wait). Families whose receives sleep in the kernel ignore it.
   virtual void spin_while(const std::atomic<uint32_t>* nonzero) { (void)nonzero; }
+  // While `on`, what later sends write may wait in the connection until it is switched off, so
+  // that frames sent one after another leave together (TCP: TCP_CORK; over loopback each segment
+  // is a pass through the network stack on the sender's thread). Families that send no segments
+  // ignore it.
+  virtual void hold_sends(bool on) { (void)on; }
   // For an encrypted connection, bytes only its two ends share (tls_session.h), which the
   // handshake's proofs cover; empty for one that is not.
   virtual std::span<const uint8_t> channel_binding() const { return {}; }

@@ -68,6 +68,8 @@ class AsyncLandings {
 
   // Before the reply to call `seq` (any thread that may call CUDA).
   void settle(uint64_t seq);
+  // Whether any copy is still to be sent (read without the lock).
+  bool pending() const { return pending_.load(std::memory_order_acquire) != 0; }
   // Before a host function's callback frame: every copy done by now (those ahead of the function
   // on its stream among them) is sent, a striped one announced, before this returns. A host
   // function must not call CUDA, so the landing thread does it, in a pass that begins after this

@@ -370,11 +370,30 @@ Status Session::dispatch(const wire::FrameHeader& h, std::span<const uint8_t> pa
 
 Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                             BulkReader* reader) {
-  if (!profile_) return serve_call(h, payload, bulk, reader);
-  const auto began = CallProfile::Clock::now();
-  Status st = serve_call(h, payload, bulk, reader);
-  profile_->add(h.method, began, CallProfile::Clock::now());
+  // A synchronisation's reply held for the read-back of mapped memory sent right behind it leaves
+  // with that call's reply (or with whatever call came instead).
+  const bool held_for_this = read_back_held_;
+  read_back_held_ = false;
+  Status st = Status::ok();
+  if (!profile_) {
+    st = serve_call(h, payload, bulk, reader);
+  } else {
+    const auto began = CallProfile::Clock::now();
+    st = serve_call(h, payload, bulk, reader);
+    profile_->add(h.method, began, CallProfile::Clock::now());
+  }
+  if (held_for_this) release_sends();
   return st;
+}
+
+void Session::hold_sends() {
+  std::lock_guard<std::mutex> lock(hold_mu_);
+  if (holds_++ == 0) conn_.hold_sends(true);
+}
+
+void Session::release_sends() {
+  std::lock_guard<std::mutex> lock(hold_mu_);
+  if (--holds_ == 0) conn_.hold_sends(false);
 }
 
 Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
@@ -399,6 +418,10 @@ Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> 
       return Status::ok();
     }
     if (gate_) gate_->wait_ends();
+    if (reads_follow) {
+      hold_sends();  // released once the read-back has replied (handle_call)
+      read_back_held_ = true;
+    }
     if (waited == InlineWait::kDone && !keeps_sync_calls_) {
       reply_done_wait(h);
       return Status::ok();
@@ -473,18 +496,7 @@ void Session::execute(const wire::FrameHeader& h, std::span<const uint8_t> paylo
     // the call's asynchronous error.
     if (status != 0) send_async_error(h, status);
   } else if (ctx.wants_reply) {
-    // D2H copies whose stream is done go first: a synchronisation's reply promises their bytes.
-    landings_.settle(h.seq);
-    // Device printf output flushed by this call goes ahead of its reply (sync calls only: an
-    // async call's output follows with the next reply).
-    if (output_) {
-      std::string text = output_->take();
-      if (!text.empty()) {
-        iovec v{text.data(), text.size()};
-        (void)send(wire::FrameKind::kOutput, 0, 0, {}, {&v, 1});
-      }
-    }
-    (void)send(wire::FrameKind::kReply, h.method, h.seq, out.payload(), bulk_out);
+    send_reply(h, out.payload(), bulk_out, /*may_have_printed=*/true);
   } else if (status != 0) {
     send_async_error(h, status);
   }
@@ -497,9 +509,29 @@ void Session::keep_sync_calls(const char* why) {
 
 void Session::reply_done_wait(const wire::FrameHeader& h) {
   if (!(h.flags & wire::kFlagWantsReply)) return;
-  landings_.settle(h.seq);  // as execute(): the reply promises the bytes of D2H copies now done
   const int32_t success = cudaSuccess;
-  (void)send(wire::FrameKind::kReply, h.method, h.seq, {reinterpret_cast<const uint8_t*>(&success), sizeof success});
+  send_reply(h, {reinterpret_cast<const uint8_t*>(&success), sizeof success}, {}, /*may_have_printed=*/false);
+}
+
+void Session::send_reply(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const iovec> bulk,
+                         bool may_have_printed) {
+  // D2H copies whose stream is done go first: a synchronisation's reply promises their bytes. They
+  // and the reply are held to leave as one (over loopback TCP each frame sent on its own is a pass
+  // through the network stack on this thread).
+  const bool several = landings_.pending();
+  if (several) hold_sends();
+  landings_.settle(h.seq);
+  // Device printf output flushed by this call goes ahead of its reply (sync calls only: an async
+  // call's output follows with the next reply).
+  if (output_ && may_have_printed) {
+    std::string text = output_->take();
+    if (!text.empty()) {
+      iovec v{text.data(), text.size()};
+      (void)send(wire::FrameKind::kOutput, 0, 0, {}, {&v, 1});
+    }
+  }
+  (void)send(wire::FrameKind::kReply, h.method, h.seq, payload, bulk);
+  if (several) release_sends();
 }
 
 void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {

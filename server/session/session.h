@@ -178,6 +178,14 @@ class Session {
   void send_async_error(const wire::FrameHeader& h, int32_t status);
   // The success of a wait whose work is done (inline_wait.h), without the synchronising call.
   void reply_done_wait(const wire::FrameHeader& h);
+  // Frames sent between the first hold and the last release leave together (Connection::hold_sends);
+  // holds nest, from any thread.
+  void hold_sends();
+  void release_sends();
+  // The reply to call `h`, behind the bytes of the D2H copies it promises and, where the call may
+  // have emptied the device printf buffer, that output.
+  void send_reply(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const iovec> bulk,
+                  bool may_have_printed);
   // A kNotification frame: an allocation would take the session `bytes` past its slice.
   void notify_over_budget(uint64_t bytes);
   // Until `wake` is readable: aborts the session the moment the client's end closes, even while
@@ -211,6 +219,9 @@ class Session {
   std::unique_ptr<CallProfile> profile_;  // session thread
   std::function<void()> report_;
   std::mutex send_mu_;
+  std::mutex hold_mu_;
+  int holds_ = 0;                // hold_sends() not yet released (hold_mu_)
+  bool read_back_held_ = false;  // a synchronisation's reply waits for its read-back's (session thread)
   std::mutex abort_mu_;
   Status abort_status_ = Status::ok();
   std::atomic<bool> aborted_{false};

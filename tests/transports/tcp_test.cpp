@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <fstream>
 #include <future>
 
@@ -93,6 +94,22 @@ TEST_CASE("tcp: sockets have TCP_NODELAY, close-on-exec and the configured buffe
   CHECK(int_option(pair.listener->native_handle(), SOL_SOCKET, SO_REUSEADDR) != 0);
   CHECK(pair.client->peer() == "tcp " + pair.listener->address());
   CHECK(pair.server->peer().starts_with("tcp 127.0.0.1:"));
+}
+
+TEST_CASE("tcp: held sends cork the socket until released, and what was held arrives whole and in order") {
+  auto pair = test::connect_pair("127.0.0.1:0");
+  const int fd = pair.server->descriptor();
+  CHECK(int_option(fd, IPPROTO_TCP, TCP_CORK) == 0);
+  pair.server->hold_sends(true);
+  CHECK(int_option(fd, IPPROTO_TCP, TCP_CORK) != 0);
+  const uint8_t first[3] = {1, 2, 3}, second[2] = {4, 5};
+  REQUIRE(pair.server->send_bytes(std::array<iovec, 1>{iovec{const_cast<uint8_t*>(first), sizeof first}}).is_ok());
+  REQUIRE(pair.server->send_bytes(std::array<iovec, 1>{iovec{const_cast<uint8_t*>(second), sizeof second}}).is_ok());
+  pair.server->hold_sends(false);
+  CHECK(int_option(fd, IPPROTO_TCP, TCP_CORK) == 0);
+  uint8_t got[5] = {};
+  REQUIRE(pair.client->recv_exact(got, sizeof got).is_ok());
+  CHECK(std::vector<uint8_t>(got, got + 5) == std::vector<uint8_t>{1, 2, 3, 4, 5});
 }
 
 TEST_CASE("tcp: connecting where nobody listens is kUnavailable and names the address") {

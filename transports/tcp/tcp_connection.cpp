@@ -115,6 +115,12 @@ std::optional<PeerSilence> peer_silence(int fd) {
 
 std::optional<PeerSilence> TcpConnection::peer_silence() const { return tcp::peer_silence(fd_); }
 
+void TcpConnection::hold_sends(bool on) {
+  // Switching the cork off sends what it held at once.
+  const int value = on ? 1 : 0;
+  (void)::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &value, sizeof value);
+}
+
 std::optional<asio::ip::tcp::endpoint> peer_endpoint(int fd) {
   sockaddr_storage peer{};
   socklen_t len = sizeof peer;

@@ -20,6 +20,7 @@ class TcpConnection final : public StreamConnection {
   static Result<std::unique_ptr<Connection>> adopt(int fd);
 
   std::optional<PeerSilence> peer_silence() const override;
+  void hold_sends(bool on) override;
 
  private:
   using StreamConnection::StreamConnection;
