@@ -359,6 +359,7 @@ Status Session::dispatch(const wire::FrameHeader& h, std::span<const uint8_t> pa
       return handle_call(h, payload, bulk, nullptr);
     case wire::FrameKind::kControl: {
       LentInput lent(input_);  // a module load may wait for the GPU like a call
+      ReadBackRelease release(*this);
       return handle_control(h, payload);
     }
     case wire::FrameKind::kCallbackReturned:
@@ -370,10 +371,7 @@ Status Session::dispatch(const wire::FrameHeader& h, std::span<const uint8_t> pa
 
 Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                             BulkReader* reader) {
-  // A synchronisation's reply held for the read-back of mapped memory sent right behind it leaves
-  // with that call's reply (or with whatever call came instead).
-  const bool held_for_this = read_back_held_;
-  read_back_held_ = false;
+  ReadBackRelease release(*this);
   Status st = Status::ok();
   if (!profile_) {
     st = serve_call(h, payload, bulk, reader);
@@ -382,7 +380,6 @@ Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t>
     st = serve_call(h, payload, bulk, reader);
     profile_->add(h.method, began, CallProfile::Clock::now());
   }
-  if (held_for_this) release_sends();
   return st;
 }
 

@@ -8,12 +8,12 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <utility>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/status.h"
@@ -182,6 +182,16 @@ class Session {
   // holds nest, from any thread.
   void hold_sends();
   void release_sends();
+  // Around the serving of a call or control frame: once it is answered, releases the hold its
+  // predecessor left (a synchronisation's reply held for the read-back sent right behind it, which
+  // leaves with that read-back's reply, or with whatever frame came instead).
+  struct ReadBackRelease {
+    Session& session;
+    const bool held = std::exchange(session.read_back_held_, false);
+    ~ReadBackRelease() {
+      if (held) session.release_sends();
+    }
+  };
   // The reply to call `h`, behind the bytes of the D2H copies it promises and, where the call may
   // have emptied the device printf buffer, that output.
   void send_reply(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const iovec> bulk,
