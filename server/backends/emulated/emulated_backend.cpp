@@ -463,7 +463,8 @@ uint32_t EmulatedBackend::mark_stream(void* stream) {
   if (emulated::cudaStreamIsCapturing(s, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)
     return 0;
   const MarkRing::Mark mark = marks_.next();
-  const cudaError_t queued = state().enqueue_async(s, cudaGraphNodeTypeHost, [mark] {
+  // `keep` holds the words while the operation waits its turn (this backend may be gone by then).
+  const cudaError_t queued = state().enqueue_async(s, cudaGraphNodeTypeHost, [mark, keep = mark_words_] {
     __atomic_store_n(mark.word, mark.number, __ATOMIC_RELEASE);
     return cudaSuccess;
   });

@@ -99,7 +99,8 @@ class EmulatedBackend final : public Backend {
   gen::cusolver::Api cusolver_;  // dense handles, LU and Cholesky of cusolverDn.h (cusolver.h here)
   std::shared_ptr<std::atomic<uint64_t>> launches_;  // shared with recorded graph operations
   ErrorLogSink error_log_;
-  std::unique_ptr<uint32_t[]> mark_words_ = std::make_unique<uint32_t[]>(MarkRing::kWords);
+  // Shared with the host operations that write them: one may run after this backend is gone.
+  std::shared_ptr<uint32_t[]> mark_words_ = std::make_shared<uint32_t[]>(MarkRing::kWords);
   MarkRing marks_{mark_words_.get()};
   mutable std::mutex mu_;
   std::unordered_map<void*, std::unique_ptr<ModuleRecord>> modules_;
