@@ -105,7 +105,7 @@ TEST_CASE("a free port can be found, and a private file written in a private fol
   std::filesystem::remove_all(*dir);
 }
 
-TEST_CASE("a daemon that exits at once is an error carrying its log; one that accepts is stopped") {
+TEST_CASE("a daemon that exits at once is an error carrying its log, one that accepts is stopped") {
   auto dir = make_temp_dir();
   REQUIRE(dir.is_ok());
   // /bin/sh stands in for rgpud: it gets "--config FILE --listen 127.0.0.1:PORT" as $0 $1 ...

@@ -21,7 +21,7 @@ TEST_CASE("a folder goes in front of a path list") {
   CHECK(prepend_path("/shim", nullptr) == "/shim");
 }
 
-TEST_CASE("a child's stdout is parsed; its stderr does not get in the way") {
+TEST_CASE("a child's stdout is parsed, its stderr does not get in the way") {
   // More stderr than a pipe holds, before stdout: both pipes must be drained together.
   auto out = run_worker("/bin/sh", {"-c", "head -c 200000 /dev/zero >&2; echo \"info device $DEV\"; echo 'metric m 2 us'"},
                         {{"DEV", "emulated"}});
@@ -43,7 +43,7 @@ TEST_CASE("a program that cannot start is an error") {
   REQUIRE_FALSE(out.is_ok());
 }
 
-TEST_CASE("run_process returns both outputs; spawn_process returns at once with the child's pid") {
+TEST_CASE("run_process returns both outputs, spawn_process returns at once with the child's pid") {
   auto out = run_process("/bin/sh", {"-c", "echo out; echo err >&2"}, {});
   REQUIRE(out.is_ok());
   CHECK(out->out == "out\n");
@@ -56,7 +56,7 @@ TEST_CASE("run_process returns both outputs; spawn_process returns at once with 
   CHECK(WEXITSTATUS(status) == 7);
 }
 
-TEST_CASE("a child runs on the CPUs it is given; the spawning thread keeps its own") {
+TEST_CASE("a child runs on the CPUs it is given, the spawning thread keeps its own") {
   cpu_set_t before;
   REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
   int first = 0;

@@ -5,7 +5,7 @@
 
 using namespace rgpu::bench;
 
-TEST_CASE("metric and info lines are read; other lines are ignored") {
+TEST_CASE("metric and info lines are read, other lines are ignored") {
   auto out = parse_worker_output(
       "info device NVIDIA H200 NVL\n"
       "some program output\n"

@@ -192,7 +192,7 @@ TEST_CASE("proc_address_typedefs: the table of cuGetProcAddress, or a clear erro
   CHECK_THAT(r.output, Catch::Contains("noSuchTypedefs.h: cannot read it"));
 }
 
-TEST_CASE("type_defaults describe every parameter of a type; a name's rule or an entry's params win") {
+TEST_CASE("type_defaults describe every parameter of a type, a name's rule or an entry's params win") {
   // Under pointer_default: device an undescribed long long* is a device address, so an async call may take it.
   const std::string device = "pointer_default: device\n";
   auto plain = generate(device + spec_with("  fakeSum: {class: async}\n"));
@@ -233,7 +233,7 @@ TEST_CASE("a pattern may destroy handles of a kind its functions take") {
   CHECK_THAT(r.output, Catch::Contains("fakeSum: destroys 'stream' but takes no handle of that kind"));
 }
 
-TEST_CASE("a pattern may describe parameters of its functions; one that none of them has is rejected") {
+TEST_CASE("a pattern may describe parameters of its functions, one that none of them has is rejected") {
   const std::string device = "pointer_default: device\n";
   // The pattern's rule applies: an output makes the async call wrong.
   auto applied = generate(device + spec_with("", "  - {match: \"fakeSu*\", class: async, params: {sum: {dir: out}}}\n"));

@@ -117,7 +117,7 @@ TEST_CASE_METHOD(Fixture, "in arrays with a count, out arrays with a count, stri
   CHECK(x == -5);
 }
 
-TEST_CASE_METHOD(Fixture, "a function that returns nothing is posted; one that returns a value waits for it") {
+TEST_CASE_METHOD(Fixture, "a function that returns nothing is posted, one that returns a value waits for it") {
   const int calls = fake().calls;
   fakeTouch(23);
   CHECK(fake().value == 23);

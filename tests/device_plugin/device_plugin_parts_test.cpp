@@ -119,7 +119,7 @@ TEST_CASE("device plugin: the plugin's flags: defaults, values and clear errors"
   CHECK_THAT(parse_error({"--bogus"}), Catch::Contains("unknown argument \"--bogus\""));
 }
 
-TEST_CASE("device plugin: the admin token is read from its file, trimmed; a missing or empty file is an error", "[device_plugin]") {
+TEST_CASE("device plugin: the admin token is read from its file, trimmed, a missing or empty file is an error", "[device_plugin]") {
   const auto dir = std::filesystem::temp_directory_path() / ("rgpu-dp-token-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   dp::PluginOptions options;

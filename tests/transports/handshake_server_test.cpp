@@ -76,7 +76,7 @@ TEST_CASE("handshake server: a client that proves a token comes out, with who it
   CHECK(server.counts().pending == 0);
 }
 
-TEST_CASE("handshake server: one loop serves TCP and a Unix socket; a Unix client's pid is the kernel's, TLS or not") {
+TEST_CASE("handshake server: one loop serves TCP and a Unix socket, a Unix client's pid is the kernel's, TLS or not") {
   HandshakeServer::Limits limits;
   limits.tls = GENERATE(tls::Mode::kAuto, tls::Mode::kOn);  // --tls on takes a Unix client in plain all the same
   Running server(limits, {"other", "s3cret"}, Running::welcome, {"127.0.0.1:0", test::unix_address("hs.sock")});

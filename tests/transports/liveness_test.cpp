@@ -45,7 +45,7 @@ TEST_CASE("liveness: a server silent for the timeout less one heartbeat counts a
   CHECK_THAT(why, Contains("RGPU_PEER_TIMEOUT_S"));
 }
 
-TEST_CASE("liveness: a client that sends nothing but acknowledges is alive; one that acknowledges nothing is not") {
+TEST_CASE("liveness: a client that sends nothing but acknowledges is alive, one that acknowledges nothing is not") {
   // The server expects no data from its client: a quiet client is not a gone one.
   CHECK(gone(milliseconds(60000), milliseconds(0), false).empty());
   CHECK(gone(milliseconds(60000), milliseconds(4400), false).empty());

@@ -123,7 +123,7 @@ TEST_CASE("unix: a path where another listener is, or that is not a socket, is r
   }
 }
 
-TEST_CASE("unix: the socket file takes the process's umask; a forked child's copy does not remove it") {
+TEST_CASE("unix: the socket file takes the process's umask, a forked child's copy does not remove it") {
   const std::string address = unix_address("umask.sock");
   const mode_t old = ::umask(077);
   auto listener = transport::listen(address);

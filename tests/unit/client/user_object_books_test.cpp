@@ -62,7 +62,7 @@ TEST_CASE("a move passes the caller's references to the graph") {
   CHECK(due.size() == 1);
 }
 
-TEST_CASE("clones, child graph nodes and instantiation copy references; updates replace them") {
+TEST_CASE("clones, child graph nodes and instantiation copy references, updates replace them") {
   UserObjectBooks b;
   int a_destroyed = 0, b_destroyed = 0;
   uint64_t first = b.create(count_destroyed, &a_destroyed, 1);

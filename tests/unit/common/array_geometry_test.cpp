@@ -8,7 +8,7 @@ using rgpu::LinearPiece;
 using rgpu::LinearSide;
 using rgpu::split_linear;
 
-TEST_CASE("an element is the bytes of its channels; formats of partial bytes have none") {
+TEST_CASE("an element is the bytes of its channels, formats of partial bytes have none") {
   CHECK(rgpu::channel_bytes({32, 0, 0, 0, cudaChannelFormatKindFloat}) == 4);
   CHECK(rgpu::channel_bytes({8, 8, 8, 8, cudaChannelFormatKindUnsigned}) == 4);
   CHECK(rgpu::channel_bytes({16, 16, 0, 0, cudaChannelFormatKindSigned}) == 4);
@@ -42,7 +42,7 @@ TEST_CASE("a linear range into an array: a partial row, whole rows at once, a pa
   CHECK((p[2].offset == 270 && p[2].width == 80 && p[2].height == 1 && p[2].a_x == 0 && p[2].a_y == 5));
 }
 
-TEST_CASE("a range inside one row is one piece; a position past the row is refused") {
+TEST_CASE("a range inside one row is one piece, a position past the row is refused") {
   auto p = split_linear(LinearSide{}, LinearSide{64, 8, 1}, 40);
   REQUIRE(p.size() == 1);
   CHECK((p[0].width == 40 && p[0].b_x == 8 && p[0].b_y == 1));

@@ -136,7 +136,7 @@ TEST_CASE("the environment overrides the file, flags override both") {
   CHECK(origin(by_flag, "log_level") == "env RGPU_LOG");  // no flag: the environment still wins
 }
 
-TEST_CASE("tokens: the file's tenants, or the default tenant with RGPU_TOKEN; never shown") {
+TEST_CASE("tokens: the file's tenants, or the default tenant with RGPU_TOKEN, never shown") {
   const DaemonSettings from_file = resolve(file_config(), {}, {{"RGPU_TOKEN", "ignored"}});
   REQUIRE(from_file.config.tenants.size() == 1);
   CHECK(from_file.config.tenants[0].token == "tok-inference");

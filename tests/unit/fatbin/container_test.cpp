@@ -72,7 +72,7 @@ TEST_CASE("a compressed entry's payload is exactly its compressed bytes, without
   CHECK(c->entries[0].compression == Compression::kLz4);
 }
 
-TEST_CASE("an empty container has no entries; other entry kinds are walked over") {
+TEST_CASE("an empty container has no entries, other entry kinds are walked over") {
   auto empty = build_container({});
   auto c = parse_container(empty);
   REQUIRE(c.is_ok());

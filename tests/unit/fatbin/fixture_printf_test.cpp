@@ -8,7 +8,7 @@
 using namespace rgpu::fatbin;
 using namespace rgpu::fatbin::testing;
 
-TEST_CASE("nvcc's fatbin of a printing kernel may print; those of the other fixtures do not") {
+TEST_CASE("nvcc's fatbin of a printing kernel may print, those of the other fixtures do not") {
   CHECK(may_print(load_fixture("printing.fatbin")));
   CHECK(may_print(load_fixture("printing_plain.fatbin")));
   for (const char* quiet : {"default.fatbin", "uncompressed.fatbin", "zstd.fatbin", "lz4.fatbin", "multi.fatbin",

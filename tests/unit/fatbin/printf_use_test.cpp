@@ -39,7 +39,7 @@ EntrySpec zstd_ptx_of(const char* text) {
 
 }  // namespace
 
-TEST_CASE("an image that names vprintf may print; one that does not, does not") {
+TEST_CASE("an image that names vprintf may print, one that does not, does not") {
   CHECK(may_print(bytes_of(kPrintingPtx)));
   CHECK_FALSE(may_print(bytes_of(kQuietPtx)));
   // An ELF's string table: names separated by NULs.

@@ -151,7 +151,7 @@ TEST_CASE("what no GPU could ever hold is refused, not queued") {
   CHECK(pool.view(t0).queue.empty());
 }
 
-TEST_CASE("a client that leaves the queue frees its place; whole-GPU sessions never queue") {
+TEST_CASE("a client that leaves the queue frees its place, whole-GPU sessions never queue") {
   Pool pool(gpus(1), config());
   admit_ok(pool, request(1, 1));
   admit_ok(pool, request(2, 1));

@@ -253,7 +253,7 @@ TEST_CASE("handoffs come at most about once per quantum, turns are whole quanta"
   }
 }
 
-TEST_CASE("idling banks no credit; sessions come and go", "[arbiter][sim]") {
+TEST_CASE("idling banks no credit, sessions come and go", "[arbiter][sim]") {
   Sim sim;
   uint64_t a = sim.add(50, 100), b = sim.add(50, 100);
   sim.run_for(1s);

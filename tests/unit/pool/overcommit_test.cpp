@@ -47,7 +47,7 @@ struct Overcommitted {
 
 }  // namespace
 
-TEST_CASE("over-commit: slices may add up to twice the GPU; each is marked movable", "[pool][overcommit]") {
+TEST_CASE("over-commit: slices may add up to twice the GPU, each is marked movable", "[pool][overcommit]") {
   Overcommitted o;
   for (uint64_t id = 1; id <= 3; ++id) CHECK(admit_ok(o.pool, o.big(id)).movable);  // 18 of 20 GiB promised
   auto fourth = o.pool.admit(o.big(4), t0);

@@ -139,7 +139,7 @@ TEST_CASE("pool prints a GPU table and a session table") {
   CHECK_THAT(t, Catch::Contains("low          5s"));
 }
 
-TEST_CASE("ls: a tenant sees every GPU and only its own sessions; the admin sees all") {
+TEST_CASE("ls: a tenant sees every GPU and only its own sessions, the admin sees all") {
   Fixture f;
   AdminReply mine = f.call(kInference, "ls");
   REQUIRE(mine.ok);

@@ -373,7 +373,7 @@ TEST_CASE("the operator settings: transports, backend, logging, module cache, pe
   CHECK_THAT(refusal("peer_timeout_s: 4000\n"), Catch::StartsWith("pool.yaml:1:17: peer_timeout_s must be in 0..3600"));
 }
 
-TEST_CASE("an empty file is every default; the lines of the policy's and tenants' keys are kept") {
+TEST_CASE("an empty file is every default, the lines of the policy's and tenants' keys are kept") {
   auto empty = parse_config("", "rgpud.yaml");
   REQUIRE(empty.is_ok());
   CHECK(empty->tenants.empty());

@@ -16,7 +16,7 @@ AdminReply call(Pool& pool, std::vector<std::string> args, bool json = false, co
 
 }  // namespace
 
-TEST_CASE("a tenant added through the control API admits sessions with its slice; removed, it admits none") {
+TEST_CASE("a tenant added through the control API admits sessions with its slice, removed, it admits none") {
   Pool pool(gpus(1), config());
   AdminReply added = call(pool, {"add", "ns/pod/ctr", "token=tA", "token=tB", "memory=4096M", "compute=10"});
   INFO(added.text);
@@ -150,7 +150,7 @@ TEST_CASE("a reload of the file adds, changes and removes the file's tenants and
   CHECK(std::any_of(log.begin(), log.end(), [](const std::string& l) { return l.find("keeps its old spec") != std::string::npos; }));
 }
 
-TEST_CASE("an unhealthy GPU takes no new session; healthy again, it starts the queued ones") {
+TEST_CASE("an unhealthy GPU takes no new session, healthy again, it starts the queued ones") {
   Pool pool(gpus(2), config(Placement::kPack));
   std::vector<std::string> changes;
   (void)pool.set_gpu_health({false, true}, t0, &changes);

@@ -71,7 +71,7 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("compute gate: a call waits for its turn; a revoked turn is drained and its time reported") {
+TEST_CASE("compute gate: a call waits for its turn, a revoked turn is drained and its time reported") {
   Rig rig(10000ms);  // no idle release in this test
   auto call = std::async(std::launch::async, [&] {
     bool ran = rig.gate->enter();
@@ -93,7 +93,7 @@ TEST_CASE("compute gate: a call waits for its turn; a revoked turn is drained an
   CHECK(released.value >= 20'000'000ull);    // ns from the grant to the end of the drain
 }
 
-TEST_CASE("compute gate: an idle holder gives its turn back; a grant nobody waits for goes straight back") {
+TEST_CASE("compute gate: an idle holder gives its turn back, a grant nobody waits for goes straight back") {
   Rig rig(5ms);
   rig.one_call_granted();
   LinkMessage released;
@@ -141,7 +141,7 @@ TEST_CASE("compute gate: with a peer waiting the pause before a hurried hand-bac
   CHECK_FALSE(released->ok);  // given back, not revoked
 }
 
-TEST_CASE("compute gate: a holder waiting for its own GPU work keeps its turn; it goes back after the wait") {
+TEST_CASE("compute gate: a holder waiting for its own GPU work keeps its turn, it goes back after the wait") {
   Rig rig(5ms);
   rig.one_call_granted();
   LinkMessage hint(LinkKind::kHint);
@@ -158,7 +158,7 @@ TEST_CASE("compute gate: a holder waiting for its own GPU work keeps its turn; i
   CHECK_FALSE(after->ok);  // given back, not revoked
 }
 
-TEST_CASE("compute gate: live changes reach the worker; stop() lets a waiting call go unrun") {
+TEST_CASE("compute gate: live changes reach the worker, stop() lets a waiting call go unrun") {
   Rig rig(10000ms);
   LinkMessage change(LinkKind::kReslice);
   change.memory = 8ull << 30;

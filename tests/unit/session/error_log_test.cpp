@@ -30,7 +30,7 @@ TEST_CASE("error log: a read gives the entries from an iterator on, in order") {
   CHECK(none.entries.empty());
 }
 
-TEST_CASE("error log: bounded to the newest entries; an old iterator learns what it missed") {
+TEST_CASE("error log: bounded to the newest entries, an old iterator learns what it missed") {
   ErrorLog log;
   const std::string entry(100, 'x');
   for (int i = 0; i < 300; ++i) log.append(entry);  // 30,000 bytes

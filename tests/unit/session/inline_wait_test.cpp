@@ -46,7 +46,7 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("a wait whose work is done is answered at once; a busy one, or one with a call behind it, is handed over") {
+TEST_CASE("a wait whose work is done is answered at once, a busy one, or one with a call behind it, is handed over") {
   Rig rig;
   CHECK(rig.wait(ids::k_cudaStreamSynchronize, Rig::kStreamId) == InlineWait::kDone);
   CHECK(rig.wait(ids::k_cudaStreamSynchronize, 0) == InlineWait::kDone);
