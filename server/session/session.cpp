@@ -36,7 +36,6 @@ constexpr auto kInputPoll = std::chrono::microseconds(50);
 // liveness.
 constexpr int kPeerProbeMs = static_cast<int>(transport::kLivenessLook.count());
 
-
 // Calls that allocate or free stream-ordered memory (a pool's, or a graph's memory nodes).
 bool orders_pool_memory(uint32_t method) {
   namespace ids = gen::cudart;

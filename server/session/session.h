@@ -178,6 +178,8 @@ class Session {
   void send_async_error(const wire::FrameHeader& h, int32_t status);
   // The success of a wait whose work is done (inline_wait.h), without the synchronising call.
   void reply_done_wait(const wire::FrameHeader& h);
+  // From now on, waits make their synchronising call (keeps_sync_calls_); logs `why` once.
+  void keep_sync_calls(const char* why);
   // Frames sent between the first hold and the last release leave together (Connection::hold_sends);
   // holds nest, from any thread.
   void hold_sends();
@@ -242,8 +244,7 @@ class Session {
   // Whether a synchronising call does more here than wait, so that a wait whose work is done still
   // makes it (inline_wait.h): it empties the device printf buffer ahead of the reply (a loaded
   // module may print, fatbin::may_print), and stream-ordered pools retire frees and give memory
-  // back only inside such calls (the session allocates from one). Set once, with the reason logged.
-  void keep_sync_calls(const char* why);
+  // back only inside such calls (the session allocates from one). Set once (keep_sync_calls).
   bool keeps_sync_calls_ = false;
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
