@@ -370,15 +370,11 @@ Status Session::dispatch(const wire::FrameHeader& h, std::span<const uint8_t> pa
 
 Status Session::handle_call(const wire::FrameHeader& h, std::span<const uint8_t> payload, std::span<const uint8_t> bulk,
                             BulkReader* reader) {
-  ReadBackRelease release(*this);
-  Status st = Status::ok();
-  if (!profile_) {
-    st = serve_call(h, payload, bulk, reader);
-  } else {
-    const auto began = CallProfile::Clock::now();
-    st = serve_call(h, payload, bulk, reader);
-    profile_->add(h.method, began, CallProfile::Clock::now());
-  }
+  ReadBackRelease release(*this);  // after this call has been answered
+  if (!profile_) return serve_call(h, payload, bulk, reader);
+  const auto began = CallProfile::Clock::now();
+  Status st = serve_call(h, payload, bulk, reader);
+  profile_->add(h.method, began, CallProfile::Clock::now());
   return st;
 }
 
