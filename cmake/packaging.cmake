@@ -1,7 +1,9 @@
 # The Debian packages (`cpack -G DEB` in a build folder; scripts/test_packages.sh):
 #   rgpu-server  rgpud, its systemd unit, its default configuration (a conffile)
 #   rgpu-client  rgpu and the shim libraries
-# An install() rule joins a package by its COMPONENT: `server` or `client`. Rules without one (the
+#   rgpu-ucx     the UCX transport (librgpu_transport_ucx.so), which rgpud and the shims load when
+#                RGPU_TRANSPORT=ucx; the one package that depends on UCX
+# An install() rule joins a package by its COMPONENT: `server`, `client` or `ucx`. Rules without one (the
 # tests, the benchmark) stay out of both. The files only the package installs (the unit, the
 # configuration) are at absolute paths, in a component of their own, `server_system`, that only
 # cpack asks for (EXCLUDE_FROM_ALL): `cmake --install build [--component server] --prefix X`
@@ -20,6 +22,9 @@ set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_SET_DESTDIR ON)
 set(CPACK_INSTALL_PREFIX /usr)
 set(CPACK_COMPONENTS_ALL server server_system client)
+if(TARGET rgpu_transport_ucx)
+  list(APPEND CPACK_COMPONENTS_ALL ucx)
+endif()
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_GROUPING ONE_PER_GROUP)  # a package per group: server and server_system are one
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # rgpu-server_0.1.0_amd64.deb
@@ -44,9 +49,18 @@ set(CPACK_COMPONENT_CLIENT_DESCRIPTION
 rgpu run puts the shim libraries (libcudart, cuBLAS, cuDNN, NVML, the driver API, ...) in front of a program;\n\
 they forward its CUDA calls to an rgpud. No GPU, driver or CUDA toolkit is needed on the client.")
 
+set(CPACK_DEBIAN_UCX_PACKAGE_NAME rgpu-ucx)
+set(CPACK_COMPONENT_UCX_DESCRIPTION
+    "rgpu's UCX transport: sessions over RDMA (InfiniBand, RoCE) or UCX's own transports\n\
+rgpud and rgpu's client libraries load it when RGPU_TRANSPORT=ucx; install it beside rgpu-server or rgpu-client.")
+
 include(CPack)
 cpack_add_component_group(server)
 cpack_add_component_group(client)
 cpack_add_component(server GROUP server)
 cpack_add_component(server_system GROUP server)
 cpack_add_component(client GROUP client)
+if(TARGET rgpu_transport_ucx)
+  cpack_add_component_group(ucx)
+  cpack_add_component(ucx GROUP ucx)
+endif()

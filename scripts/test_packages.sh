@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The Debian packages end to end on this machine (scripts/test.sh runs it after the Debug tests):
-# cpack makes rgpu-server and rgpu-client from BUILD's binaries (no new build), apt installs them,
-# systemd-analyze verifies the installed unit, the installed rgpud (emulated, with the installed
-# default configuration) serves api_tour through the installed `rgpu run` and shims, and a purge
-# leaves nothing behind. The packages never stay installed: a purge runs on every exit.
+# cpack makes rgpu-server, rgpu-client and rgpu-ucx from BUILD's binaries (no new build), apt installs
+# them, systemd-analyze verifies the installed unit, the installed rgpud (emulated, with the installed
+# default configuration) serves api_tour through the installed `rgpu run` and shims, over its Unix
+# socket and over UCX, and a purge leaves nothing behind. The packages never stay installed: a purge runs on every exit.
 #
 # Usage: scripts/test_packages.sh [BUILD]   (default: build; as root, or with sudo)
 set -uo pipefail
@@ -12,7 +12,12 @@ BUILD=$(realpath "${1:-build}")
 BIN=/usr/bin  # harness.sh's start_daemon runs $BIN/rgpud: the installed one
 source tests/integration/harness.sh
 
-PACKAGES=(rgpu-server rgpu-client)
+PACKAGES=(rgpu-server rgpu-client rgpu-ucx)
+if [[ ! -e $BUILD/lib/rgpu/librgpu_transport_ucx.so ]]; then
+  echo "packages: $BUILD has no UCX transport, so cpack cannot make rgpu-ucx: install libucx-dev" \
+       "(scripts/deps.sh does) and build again" >&2
+  exit 1
+fi
 # Says that this script installed the packages: a run killed before its purge leaves it, and the
 # next run then purges what it finds. Packages installed without it are someone's: left alone.
 MARKER=/var/tmp/rgpu-test-packages.installed
@@ -43,21 +48,25 @@ done
 # 1. The packages, from the build's binaries.
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$BUILD/CMakeCache.txt")
 (cd "$WORK" && cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$WORK/debs" >"$WORK/cpack.log" 2>&1)
-check "cpack makes both packages" $? "$(tail -5 "$WORK/cpack.log")"
+check "cpack makes the packages" $? "$(tail -5 "$WORK/cpack.log")"
 server_deb=$WORK/debs/rgpu-server_${version}_$(dpkg --print-architecture).deb
 client_deb=$WORK/debs/rgpu-client_${version}_$(dpkg --print-architecture).deb
-[[ -f $server_deb && -f $client_deb ]]
+ucx_deb=$WORK/debs/rgpu-ucx_${version}_$(dpkg --print-architecture).deb
+[[ -f $server_deb && -f $client_deb && -f $ucx_deb ]]
 check "the packages carry the project's version $version" $? "$(ls "$WORK/debs")"
 depends=$(dpkg-deb -f "$server_deb" Depends; dpkg-deb -f "$client_deb" Depends)
-[[ $depends == *libc6* && $depends != *cuda* && $depends != *nvidia* ]]
-check "dependencies computed, none on CUDA or the NVIDIA driver" $? "$depends"
+[[ $depends == *libc6* && $depends != *cuda* && $depends != *nvidia* && $depends != *ucx* ]]
+check "dependencies computed, none on CUDA, the NVIDIA driver or UCX" $? "$depends"
+ucx_depends=$(dpkg-deb -f "$ucx_deb" Depends)
+[[ $ucx_depends == *libucx0* ]]
+check "rgpu-ucx, and it alone, depends on UCX" $? "$ucx_depends"
 
 # 2. Installed as an operator would.
 touch "$MARKER"
-apt_get install "$server_deb" "$client_deb" >"$WORK/apt.log" 2>&1
-check "apt installs both packages" $? "$(tail -5 "$WORK/apt.log")"
+apt_get install "$server_deb" "$client_deb" "$ucx_deb" >"$WORK/apt.log" 2>&1
+check "apt installs the packages" $? "$(tail -5 "$WORK/apt.log")"
 for f in /usr/bin/rgpud /usr/bin/rgpu-device-plugin /usr/bin/rgpu /usr/lib/rgpu/libcudart.so.13 /usr/lib/rgpu/libcuda.so.1 \
-         /lib/systemd/system/rgpud.service /etc/rgpu/rgpud.yaml; do
+         /usr/lib/rgpu/librgpu_transport_ucx.so /lib/systemd/system/rgpud.service /etc/rgpu/rgpud.yaml; do
   [[ -e $f ]]
   check "installed: $f" $?
 done
@@ -75,9 +84,9 @@ check "the installed shims need no CUDA library" $? "$unresolved"
 
 # 3. The installed rgpud, with the installed configuration (its tenant's token) and a Unix socket
 # in place of the configuration's addresses; the installed `rgpu run` puts the installed shims in
-# front of api_tour.
+# front of api_tour, through the socket and then over UCX (both ends load the installed rgpu-ucx).
 SOCK=$WORK/rgpud.sock
-RGPU_MODULE_CACHE=$WORK/modules start_daemon --config /etc/rgpu/rgpud.yaml --emulate --listen "unix:$SOCK"
+RGPU_TRANSPORT=ucx RGPU_MODULE_CACHE=$WORK/modules start_daemon --config /etc/rgpu/rgpud.yaml --emulate --listen "unix:$SOCK"
 check "the installed rgpud starts with the installed configuration" $?
 RGPUD=${PIDS[-1]}
 export RGPU_SERVER=unix:$SOCK
@@ -93,13 +102,19 @@ rc=$?
 check "api_tour through the installed rgpu run, shims and rgpud" $? "rc $rc: $(grep -v '^ok' "$WORK/tour.out" | head)"
 grep -q "session [0-9]* end (client disconnected): .*, [1-9][0-9]* calls" "$LOG"
 check "the installed rgpud served api_tour's session" $? "$(tail -3 "$LOG")"
+RGPU_TRANSPORT=ucx UCX_TLS=tcp timeout 60 /usr/bin/rgpu run -- "$BUILD/tests/integration/programs/api_tour" \
+  >"$WORK/tour-ucx.out" 2>&1
+rc=$?
+[[ $rc == 0 ]] && grep -qx "ok: a kernel launched, memory copied and freed at exit" "$WORK/tour-ucx.out" &&
+  grep -q "session [0-9]* start: .* on ucx" "$LOG"
+check "api_tour over UCX, with the installed rgpu-ucx on both ends" $? "rc $rc: $(grep -v '^ok' "$WORK/tour-ucx.out" | head)"
 kill "$RGPUD" && wait "$RGPUD" 2>/dev/null
 [[ ! -e $SOCK ]]
 check "rgpud stops and removes its socket file" $?
 
 # 4. Purged: nothing of either package is left.
 apt_get purge "${PACKAGES[@]}" >"$WORK/purge.log" 2>&1
-check "apt purges both packages" $? "$(tail -5 "$WORK/purge.log")"
+check "apt purges the packages" $? "$(tail -5 "$WORK/purge.log")"
 for p in "${PACKAGES[@]}"; do
   ! present "$p" && ! dpkg -L "$p" >/dev/null 2>&1
   check "purged: dpkg knows no file of $p" $?
