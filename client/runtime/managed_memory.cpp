@@ -1,7 +1,9 @@
-// Managed memory over mapped memory (see managed_memory.h): the allocation is client memory,
-// exposed at once, so the host reads and writes it in place and the GPU through the server's
-// mirror, kept coherent at launches and synchronisations as any exposed allocation is (the GPU
-// reads it across the bus: no migration to device memory yet). Prefetching, advice, discards and
+// Managed memory over mapped memory (see managed_memory.h): the allocation is client memory. A
+// client on the GPU host shares it with its worker, which maps it for the device at the same
+// address (shared_host.h): both sides use the same pages. Elsewhere it is exposed at once, so the
+// host reads and writes it in place and the GPU through the server's mirror, kept coherent at
+// launches and synchronisations as any exposed allocation is (the GPU reads it across the bus: no
+// migration to device memory yet). Prefetching, advice, discards and
 // stream attachment are hints that coherence here does not need: checked, and the advice and
 // prefetch locations recorded for cudaMemRangeGetAttribute(s) (managed_hints.h); a prefetch to the
 // device sends the host's changes at once. A discard keeps the bytes (CUDA leaves discarded
@@ -22,6 +24,7 @@
 #include "client/runtime/managed_hints.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/memory_map.h"
+#include "client/runtime/shared_host.h"
 
 namespace rgpu::client {
 namespace {
@@ -207,8 +210,11 @@ bool free_managed(void* p) {
   auto size = ManagedAllocations::get().remove(p);
   if (!size) return false;
   mapped_forget(p);
-  MemoryMap::get().remove_host(p);
-  munmap(p, mapping_size(*size));
+  const auto r = MemoryMap::get().remove_host(p);
+  if (r && r->shared)
+    (void)shared_host_free(p, *size, r->shared);
+  else
+    munmap(p, mapping_size(*size));
   return true;
 }
 
@@ -219,14 +225,19 @@ using rgpu::client::cudart_finish;
 extern "C" cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
   if (!devPtr || size == 0 || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
     return cudart_finish(cudaErrorInvalidValue);
-  void* p = mmap(nullptr, rgpu::client::mapping_size(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return cudart_finish(cudaErrorMemoryAllocation);
-  rgpu::client::MemoryMap::get().add_host(p, size, 0, false);
-  void* device = nullptr;
-  if (cudaError_t st = rgpu::client::mapped_device_pointer(p, &device); st != cudaSuccess) {
-    rgpu::client::MemoryMap::get().remove_host(p);
-    munmap(p, rgpu::client::mapping_size(size));
-    return cudart_finish(st);
+  // A client on the GPU host shares the pages with its worker, which maps them for the device at
+  // this same address: managed memory as it is natively, with no mirror (shared_host.h).
+  void* p = rgpu::client::shared_managed_alloc(size);
+  if (!p) {
+    p = mmap(nullptr, rgpu::client::mapping_size(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return cudart_finish(cudaErrorMemoryAllocation);
+    rgpu::client::MemoryMap::get().add_host(p, size, 0, false);
+    void* device = nullptr;
+    if (cudaError_t st = rgpu::client::mapped_device_pointer(p, &device); st != cudaSuccess) {
+      rgpu::client::MemoryMap::get().remove_host(p);
+      munmap(p, rgpu::client::mapping_size(size));
+      return cudart_finish(st);
+    }
   }
   rgpu::client::ManagedAllocations::get().add(p, size);
   *devPtr = p;

@@ -1,5 +1,6 @@
 // Managed memory (cudaMallocManaged) as mapped memory: client pages exposed from the start, at the
-// same address on the GPU host when it is free there (docs/mapped-memory.md, "Managed memory").
+// same address on the GPU host when it is free there, or, for a client on the GPU host, the
+// client's own pages shared with the worker (docs/mapped-memory.md, "Managed memory").
 #pragma once
 
 namespace rgpu::client {

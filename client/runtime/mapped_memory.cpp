@@ -214,6 +214,11 @@ bool completes_work(uint32_t id) {
 cudaError_t mapped_device_pointer(const void* p, void** out) {
   auto r = MemoryMap::get().find_host(p);
   if (!r) return cudaErrorInvalidValue;
+  // Shared memory (shared_host.h) needs no mirror and no exchange: the worker maps it for the device.
+  if (const uint64_t shared = r->shared_address(reinterpret_cast<uintptr_t>(p))) {
+    *out = reinterpret_cast<void*>(shared);
+    return cudaSuccess;
+  }
   Exposures& ex = Exposures::get();
   std::lock_guard<std::mutex> lock(ex.mu);
   Exposed* x = nullptr;
@@ -240,6 +245,10 @@ cudaError_t mapped_prepare_launch(uint8_t* args, const std::vector<KernelRecord:
     // A value in a pinned range may still be a device address the server gave out (the two
     // address spaces are apart): device memory the client knows is never rewritten.
     if (!r || map.find_device(ptr)) continue;
+    if (const uint64_t shared = r->shared_address(v)) {
+      std::memcpy(args + p.offset, &shared, sizeof shared);
+      continue;
+    }
     Exposed* x = nullptr;
     if (cudaError_t st = expose_locked(ex, *r, &x); st != cudaSuccess) return st;
     const uint64_t device = x->address() + (v - x->base);

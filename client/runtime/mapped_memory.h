@@ -22,6 +22,9 @@
 //    both sides changed is a conflict (concurrent CPU and GPU writes, atomics included, cannot be
 //    coherent across a network): the host's byte is kept, a message names it and the synchronising
 //    call returns cudaErrorIllegalState.
+// Memory shared with a session on the server's host (shared_host.h) is none of this: the worker maps
+// the client's own pages for the device, so a kernel reads and writes them in place, coherent as
+// natively, and they are never exposed, exchanged or read back.
 // docs/mapped-memory.md says what is coherent when, and what does not work.
 #pragma once
 

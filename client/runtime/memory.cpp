@@ -153,7 +153,7 @@ extern "C" cudaError_t cudaHostUnregister(void* ptr) {
   auto r = MemoryMap::get().remove_host(ptr);
   if (!r) return cudart_finish(cudaErrorHostMemoryNotRegistered);
   if (r->owned_host) {  // cudaMallocHost memory is not unregistered this way; put it back
-    MemoryMap::get().add_host(ptr, r->size, r->host_flags, true, r->shared);
+    MemoryMap::get().add_host(ptr, r->size, r->host_flags, true, r->shared, r->shared_device);
     return cudart_finish(cudaErrorInvalidValue);
   }
   rgpu::client::mapped_forget(ptr);
@@ -188,6 +188,9 @@ extern "C" cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attribute
     attributes->device = rgpu::client::current_device();
     attributes->hostPointer = const_cast<void*>(ptr);
     if (managed) attributes->devicePointer = const_cast<void*>(ptr);
+    // Shared memory's device address is known without exposing it (mapped_memory.h).
+    if (const uint64_t shared = h->shared_address(reinterpret_cast<uintptr_t>(ptr)))
+      attributes->devicePointer = reinterpret_cast<void*>(shared);
   } else {
     attributes->type = cudaMemoryTypeUnregistered;
     attributes->device = -2;  // what CUDA reports for memory it does not know

@@ -110,10 +110,16 @@ std::optional<Region> MemoryMap::find_device(const void* p) const {
   return find_in(device_, p);
 }
 
-void MemoryMap::add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared) {
+void MemoryMap::add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared,
+                         uint64_t shared_device) {
   std::unique_lock lock(mu_);
   auto b = reinterpret_cast<uintptr_t>(base);
-  host_[b] = Region{.base = b, .size = size == 0 ? 1 : size, .host_flags = flags, .owned_host = owned, .shared = shared};
+  host_[b] = Region{.base = b,
+                    .size = size == 0 ? 1 : size,
+                    .host_flags = flags,
+                    .owned_host = owned,
+                    .shared = shared,
+                    .shared_device = shared_device};
   if (b < host_lo_.load(std::memory_order_relaxed)) host_lo_.store(b, std::memory_order_relaxed);
   const uintptr_t end = b + host_[b].size;
   if (end > host_hi_.load(std::memory_order_relaxed)) host_hi_.store(end, std::memory_order_relaxed);

@@ -27,9 +27,14 @@ struct Region {
   unsigned host_flags = 0;  // pinned host ranges: the cudaHostAlloc / cudaHostRegister flags
   bool owned_host = false;  // allocated by us (cudaMallocHost / cudaHostAlloc), freed by cudaFreeHost
   uint64_t shared = 0;      // owned host memory shared with the session (shared_host.h): its id, else 0
+  uint64_t shared_device = 0;  // and the GPU's address of its start (the base, when the worker could map it there)
   // Device allocations: the pages [reserved_lo, reserved_hi) it holds reserved in this process (a
   // page two allocations share is held by one of them).
   uintptr_t reserved_lo = 0, reserved_hi = 0;
+
+  // The GPU's address of `a` (inside this range) when it is shared memory, which the worker maps
+  // for the device where it is (no mirror: mapped_memory.h); 0 when it is not.
+  uint64_t shared_address(uintptr_t a) const { return shared ? shared_device + (a - base) : 0; }
 };
 
 class MemoryMap {
@@ -47,7 +52,8 @@ class MemoryMap {
   // The device allocation containing p, if any.
   std::optional<Region> find_device(const void* p) const;
 
-  void add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared = 0);
+  void add_host(const void* base, size_t size, unsigned flags, bool owned, uint64_t shared = 0,
+                uint64_t shared_device = 0);
   std::optional<Region> remove_host(const void* base);
   std::optional<Region> find_host(const void* p) const;
   // False when no pinned host range ever held `a`: a launch's arguments are looked up only past

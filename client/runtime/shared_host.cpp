@@ -55,7 +55,7 @@ bool shares_memory() {
   return pipe.available() && pipe.carries_descriptors();
 }
 
-void* share_region(size_t len, uint64_t* id) {
+void* share_region(size_t len, uint64_t* id, uint64_t* device) {
   const int fd = ::memfd_create("rgpu-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return give_up(std::string("memfd_create: ") + std::strerror(errno)), nullptr;
   struct Closer {
@@ -72,8 +72,11 @@ void* share_region(size_t len, uint64_t* id) {
   Call call(wire::kCallShareHost, CallClass::kSync);
   call.args().put<uint64_t>(*id);
   call.args().put<uint64_t>(len);
+  call.args().put<uint64_t>(reinterpret_cast<uintptr_t>(p));
   call.attach_descriptor(fd);
-  const int32_t st = call.invoke();
+  int32_t st = call.invoke();
+  *device = call.results().get<uint64_t>();
+  if (st == 0 && !call.results().ok()) st = cudaErrorUnknown;
   if (st != 0) {
     ::munmap(p, len);
     give_up("the server answered " + std::to_string(st) + " to sharing " + std::to_string(len) + " bytes");
@@ -82,15 +85,30 @@ void* share_region(size_t len, uint64_t* id) {
   return p;
 }
 
-void* shared_host_alloc(size_t size, unsigned flags) {
+namespace {
+
+// `size` bytes shared with the session, recorded in the memory map as pinned memory with `flags`
+// (`owned`: cudaFreeHost's); null when sharing is off or fails, or, with `own_address`, when the
+// GPU would see them at another address than the client (the worker has it taken).
+void* share_allocation(size_t size, unsigned flags, bool owned, bool own_address) {
   if (!shares_memory()) return nullptr;
-  uint64_t id = 0;
-  void* p = share_region(page_rounded(size), &id);
+  uint64_t id = 0, device = 0;
+  void* p = share_region(page_rounded(size), &id, &device);
   if (!p) return nullptr;
   g_live.fetch_add(1, std::memory_order_relaxed);
-  MemoryMap::get().add_host(p, size, flags, true, id);
+  if (own_address && device != reinterpret_cast<uintptr_t>(p)) {
+    (void)shared_host_free(p, size, id);
+    return nullptr;
+  }
+  MemoryMap::get().add_host(p, size, flags, owned, id, device);
   return p;
 }
+
+}  // namespace
+
+void* shared_host_alloc(size_t size, unsigned flags) { return share_allocation(size, flags, true, false); }
+
+void* shared_managed_alloc(size_t size) { return share_allocation(size, 0, false, true); }
 
 cudaError_t shared_host_free(void* p, size_t size, uint64_t shared) {
   Call call(wire::kCallUnshareHost, CallClass::kSync);

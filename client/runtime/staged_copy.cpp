@@ -53,7 +53,8 @@ struct Ring {
     tried = true;
     chunk = static_cast<size_t>(std::clamp<int64_t>(kChunkMb.get_int(), 1, 256)) << 20;
     count = static_cast<size_t>(std::clamp<int64_t>(kChunks.get_int(), 2, 16));
-    base = static_cast<uint8_t*>(share_region(chunk * count, &id));
+    uint64_t device = 0;  // a staging area is no kernel's memory
+    base = static_cast<uint8_t*>(share_region(chunk * count, &id, &device));
     if (!base) return false;
     slots = std::make_unique<Slot[]>(count);
     const auto threads = static_cast<size_t>(std::clamp<int64_t>(kStagingThreads.get_int(), 1, 16));

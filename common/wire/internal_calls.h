@@ -27,8 +27,10 @@ enum InternalCall : uint32_t {
   kCallModuleGlobal = 0x52470006,
   kCallModuleUnload = 0x52470007,
   // Pinned host memory shared with the session (a Unix-socket client on the server's host; see
-  // copy_args.h SharedCopy). kCallShareHost (sync; in: u64 allocation id, u64 size) comes with the
-  // memory's descriptor (a sealed memfd) on the connection: the server maps and pins it.
+  // copy_args.h SharedCopy). kCallShareHost (sync; in: u64 allocation id, u64 size, u64 the client's
+  // address of it; out: u64 the GPU's address of it) comes with the memory's descriptor (a sealed
+  // memfd) on the connection: the server maps it (at the client's address when that is free there)
+  // and pins it for the device.
   // kCallUnshareHost (sync; in: u64 id) unpins and unmaps it once the device's work before it is
   // done. kCallSharedCopy (SharedCopy): a copy between the device and such memory, posted when
   // asynchronous, waited for when not.

@@ -212,6 +212,21 @@ class Backend {
     (void)address;
     return 801;
   }
+  // Host memory a client on this host shares with its session (server/session/shared_host.h):
+  // `size` bytes of the file `fd` (the caller keeps the descriptor) mapped into this worker, at
+  // `want` when that address is free here, pinned and mapped for the device. *host is where the
+  // worker reads and writes it, *address what kernels and copies use: with unified addressing the
+  // host address, so a mapping placed at the client's own address means the same to the client's
+  // kernels (its mapped memory needs no mirror: client/runtime/mapped_memory.h). Undone by
+  // host_unmap_shared(*host, size).
+  virtual int32_t host_map_shared(int fd, uint64_t size, uint64_t want, uint8_t** host, uint64_t* address) {
+    (void)fd, (void)size, (void)want, (void)host, (void)address;
+    return 801;
+  }
+  virtual int32_t host_unmap_shared(uint8_t* host, uint64_t size) {
+    (void)host, (void)size;
+    return 801;
+  }
   // Stream marks (stream_marks.h): mark_stream puts a mark behind the work queued on `stream` so
   // far and returns its number, or 0 when it cannot (no marks in this backend, a capturing stream,
   // a driver error); mark_passed reads memory only. Called from the session thread.

@@ -5,6 +5,8 @@
 // devices that copied to or from it and lets it go.
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <cuda_runtime_api.h>
 
 #include "common/config.h"
@@ -24,9 +26,9 @@ const Tunable kAcceptShared{"RGPU_ACCEPT_SHARED_MEMORY", "1",
 }  // namespace
 
 bool share_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status) {
-  (void)out;
   const auto id = in.get<uint64_t>();
   const auto size = in.get<uint64_t>();
+  const auto want = in.get<uint64_t>();
   if (!in.ok() || !in.at_end()) return false;
   const int fd = ctx.session.take_descriptor();  // taken whatever the answer: none is left behind
   static const bool accept = kAcceptShared.get_bool();
@@ -36,7 +38,9 @@ bool share_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t
     return true;
   }
   if (fd < 0) RGPU_LOG_WARN("shared host memory %llu came without its descriptor", static_cast<unsigned long long>(id));
-  status = ctx.session.shared_host().add(id, fd, size);
+  uint64_t address = 0;
+  status = ctx.session.shared_host().add(id, fd, size, want, &address);
+  out.put<uint64_t>(address);
   return true;
 }
 
@@ -44,13 +48,13 @@ bool unshare_host(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32
   (void)out;
   const auto id = in.get<uint64_t>();
   if (!in.ok() || !in.at_end()) return false;
-  // The copies queued before this call may still read or write the pages: each device that had
-  // one finishes its work first (cudaFreeHost synchronises too).
+  // The copies queued before this call may still read or write the pages, and so may the current
+  // device's kernels (the pages are mapped memory too): each such device finishes its work first
+  // (cudaFreeHost synchronises too).
   const auto& rt = ctx.cudart;
-  const uint64_t devices = ctx.session.shared_host().devices(id);
   int current = 0;
-  if (devices && rt.cudaGetDevice && rt.cudaSetDevice && rt.cudaDeviceSynchronize &&
-      rt.cudaGetDevice(&current) == cudaSuccess) {
+  if (rt.cudaGetDevice && rt.cudaSetDevice && rt.cudaDeviceSynchronize && rt.cudaGetDevice(&current) == cudaSuccess) {
+    const uint64_t devices = ctx.session.shared_host().devices(id) | uint64_t{1} << std::clamp(current, 0, 63);
     for (int d = 0; d < 64; ++d) {
       if (!(devices >> d & 1)) continue;
       if (rt.cudaSetDevice(d) == cudaSuccess) (void)rt.cudaDeviceSynchronize();

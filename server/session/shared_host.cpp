@@ -1,7 +1,6 @@
 // Shared host memory of a same-host client (see shared_host.h).
 #include "server/session/shared_host.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,12 +16,9 @@ SharedHost::~SharedHost() {
   for (auto& [id, m] : mappings_) release(m);
 }
 
-void SharedHost::release(const Mapping& m) {
-  (void)backend_.host_unregister(m.base);
-  ::munmap(m.base, m.size);
-}
+void SharedHost::release(const Mapping& m) { (void)backend_.host_unmap_shared(m.base, m.size); }
 
-int32_t SharedHost::add(uint64_t id, int fd, uint64_t size) {
+int32_t SharedHost::add(uint64_t id, int fd, uint64_t size, uint64_t want, uint64_t* address) {
   struct Closer {
     int fd;
     ~Closer() {
@@ -35,12 +31,8 @@ int32_t SharedHost::add(uint64_t id, int fd, uint64_t size) {
                   static_cast<unsigned long long>(id), static_cast<unsigned long long>(size));
     return cudaErrorInvalidValue;
   }
-  void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (base == MAP_FAILED) return cudaErrorMemoryAllocation;
-  if (int32_t pinned = backend_.host_register(base, size); pinned != cudaSuccess) {
-    ::munmap(base, size);
-    return pinned;
-  }
+  uint8_t* base = nullptr;
+  if (int32_t mapped = backend_.host_map_shared(fd, size, want, &base, address); mapped != cudaSuccess) return mapped;
   mappings_[id] = Mapping{base, size, 0};
   return cudaSuccess;
 }
@@ -49,7 +41,7 @@ void* SharedHost::find(uint64_t id, uint64_t offset, uint64_t count, int device)
   auto it = mappings_.find(id);
   if (it == mappings_.end() || offset > it->second.size || count > it->second.size - offset) return nullptr;
   it->second.devices |= uint64_t{1} << std::clamp(device, 0, 63);
-  return static_cast<uint8_t*>(it->second.base) + offset;
+  return it->second.base + offset;
 }
 
 uint64_t SharedHost::devices(uint64_t id) const {

@@ -1,8 +1,10 @@
 // Host memory a client on this host shares with its session: the client's pinned allocations
 // (cudaMallocHost, cudaHostAlloc) made in a sealed memfd whose descriptor came over the Unix socket
-// (kCallShareHost). The worker maps the same pages and pins them with the driver, so a copy between
-// them and the device is the GPU's DMA from the client's own pages (kCallSharedCopy): no bytes on the
-// socket, no staging.
+// (kCallShareHost). The worker maps the same pages, at the client's own address when it is free here,
+// and pins them for the device (Backend::host_map_shared), so a copy between them and the device is
+// the GPU's DMA from the client's own pages (kCallSharedCopy): no bytes on the socket, no staging. And
+// a kernel reads and writes them as mapped memory where they lie: the client's address is the GPU's
+// when the worker could place them there, and no mirror is needed either way.
 //
 // Session thread only (the handlers of the three calls).
 #pragma once
@@ -23,12 +25,13 @@ class SharedHost {
   SharedHost(const SharedHost&) = delete;
   SharedHost& operator=(const SharedHost&) = delete;
 
-  // Maps `size` bytes of `fd` (taken: closed here, whatever the outcome) as allocation `id` and pins
-  // them. The descriptor must be a regular file of at least `size` bytes sealed against shrinking,
-  // so that the client cannot take pages from under a mapping (a worker touching them would die of
-  // SIGBUS). Returns a cudaError_t: cudaErrorInvalidValue for a bad descriptor, size or id; the
-  // backend's for a failed pin.
-  int32_t add(uint64_t id, int fd, uint64_t size);
+  // Maps `size` bytes of `fd` (taken: closed here, whatever the outcome) as allocation `id`, at
+  // `want` (the client's address) when that is free, and pins them; *address is what the GPU uses
+  // for their start. The descriptor must be a regular file of at least `size` bytes sealed against
+  // shrinking, so that the client cannot take pages from under a mapping (a worker touching them
+  // would die of SIGBUS). Returns a cudaError_t: cudaErrorInvalidValue for a bad descriptor, size or
+  // id; the backend's for a failed pin.
+  int32_t add(uint64_t id, int fd, uint64_t size, uint64_t want, uint64_t* address);
   // The host address of [offset, offset + count) in allocation `id`, or null when that is not inside
   // one (the client's error). Notes that `device` copies to or from it.
   void* find(uint64_t id, uint64_t offset, uint64_t count, int device);
@@ -41,7 +44,7 @@ class SharedHost {
 
  private:
   struct Mapping {
-    void* base = nullptr;
+    uint8_t* base = nullptr;  // where this worker reads and writes it
     uint64_t size = 0;
     uint64_t devices = 0;
   };

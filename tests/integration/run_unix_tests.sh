@@ -125,6 +125,23 @@ grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ $(grep -c "pinned memory i
   [[ -n $in ]] && awk -v i="$in" 'BEGIN { exit !(i > 400) }'
 check "rgpud refusing shared memory: one line says so, and the copies go through the socket ($in MiB in)" $? \
   "$(tail -5 "$WORK/traffic.out")"
+# 1b, continued. Mapped memory in shared pinned memory is the client's own pages (shared_host.h): native
+# semantics, and per synchronisation no read-back call (10 more rounds, 30 more calls: two device
+# writes and the synchronisation; with a mirror, a read-back each would make it 40; a session's
+# total varies by a call or so between runs, around its start and end).
+client timeout 60 "$BIN/rgpu" run -- "$PROGS/mapped_memory" shared >"$WORK/mapped_shared.out" 2>&1
+check "mapped memory in shared pages behaves as natively (mapped_memory shared)" $? \
+  "$(grep -v '^ok' "$WORK/mapped_shared.out" | head -10)"
+calls_of() {
+  local before
+  before=$(ends "$LOG")
+  client timeout 60 "$BIN/rgpu" run -- "$PROGS/mapped_memory" sync_rounds "$1" >"$WORK/rounds.out" 2>&1 || return 1
+  for _ in $(seq 200); do (($(ends "$LOG") > before)) && break; sleep 0.05; done
+  sed -n 's/.*session [0-9]* end (.*, \([0-9]*\) calls, .*/\1/p' "$LOG" | tail -1
+}
+c10=$(calls_of 10) && c20=$(calls_of 20) && [[ -n $c10 && -n $c20 ]] && (( c20 - c10 > 25 && c20 - c10 < 35 ))
+check "mapped memory in shared pages needs no read-back ($c10 calls for 10 rounds, ${c20:-} for 20)" $? \
+  "$(tail -3 "$WORK/rounds.out")"
 # Over TCP nothing is shared, and the program holds there too.
 RGPU_SERVER=127.0.0.1:$PORT client timeout 120 "$BIN/rgpu" run -- "$PROGS/shared_copies" >"$WORK/tcp.out" 2>&1
 check "the same program over loopback TCP" $? "$(tail -5 "$WORK/tcp.out")"

@@ -89,6 +89,8 @@ class CudaBackend final : public Backend {
   int32_t movable_restore(uint64_t address) override;
   int32_t host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* address, uint8_t** host) override;
   int32_t host_mapped_free(uint64_t address) override;
+  int32_t host_map_shared(int fd, uint64_t size, uint64_t want, uint8_t** host, uint64_t* address) override;
+  int32_t host_unmap_shared(uint8_t* host, uint64_t size) override;
   int32_t host_register(void* host, uint64_t size) override;
   int32_t host_unregister(void* host) override;
   uint32_t mark_stream(void* stream) override;  // cuda_backend_marks.cpp
@@ -111,6 +113,10 @@ class CudaBackend final : public Backend {
   // Makes the worker's context current on the calling thread when none is (helper threads).
   // Returns false when no context could be made current.
   bool make_context_current();
+  // Host pages this worker mapped, pinned and mapped for the device (*device: the GPU's address);
+  // on failure they are unmapped. unmap_for_device undoes both. cuda_backend_movable.cpp.
+  int32_t map_for_device(uint8_t* host, uint64_t size, uint64_t* device);
+  int32_t unmap_for_device(uint8_t* host, uint64_t size);
   // Looks up every function and variable of a freshly loaded module.
   int32_t resolve_module_symbols(CUmodule module, const std::vector<std::string>& functions,
                                  const std::vector<std::string>& variables, LoadedModule* out);

@@ -111,10 +111,11 @@ int32_t CudaBackend::movable_restore(uint64_t address) {
 // the session's other threads (its heartbeats) go on meanwhile (common/host_memory.h).
 namespace {
 
-// `size` bytes at exactly `want`, or null when something of this process is there already.
-uint8_t* map_at(uint64_t want, uint64_t size) {
-  void* p = mmap(reinterpret_cast<void*>(want), size, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE | MAP_POPULATE, -1, 0);
+// `size` bytes at exactly `want`, or null when something of this process is there already: fresh
+// pages, or those of the file `fd` when it is not -1.
+uint8_t* map_at(uint64_t want, uint64_t size, int fd = -1) {
+  const int kind = fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+  void* p = mmap(reinterpret_cast<void*>(want), size, PROT_READ | PROT_WRITE, kind | MAP_FIXED_NOREPLACE, fd, 0);
   if (p == MAP_FAILED) return nullptr;
   if (reinterpret_cast<uint64_t>(p) != want) {  // a kernel before 4.17 takes the address as a hint
     munmap(p, size);
@@ -130,17 +131,8 @@ int32_t CudaBackend::host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* a
   uint8_t* host = want ? map_at(want, size) : nullptr;
   if (!host) host = map_populated(size);
   if (!host) return cudaErrorMemoryAllocation;
-  if (CUresult r = driver_.cuMemHostRegister_v2(host, size, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
-      r != CUDA_SUCCESS) {
-    munmap(host, size);
-    return cu_to_cuda_error(r);
-  }
-  CUdeviceptr device = 0;
-  if (CUresult r = driver_.cuMemHostGetDevicePointer_v2(&device, host, 0); r != CUDA_SUCCESS) {
-    driver_.cuMemHostUnregister(host);
-    munmap(host, size);
-    return cu_to_cuda_error(r);
-  }
+  uint64_t device = 0;
+  if (int32_t st = map_for_device(host, size, &device); st != cudaSuccess) return st;
   std::lock_guard<std::mutex> lock(movable_mu_);
   host_mapped_[device] = {host, size};
   *address = device;
@@ -157,9 +149,42 @@ int32_t CudaBackend::host_mapped_free(uint64_t address) {
     mapped = it->second;
     host_mapped_.erase(it);
   }
-  if (!make_context_current()) return cudaErrorInitializationError;
-  const CUresult r = driver_.cuMemHostUnregister(mapped.host);
-  munmap(mapped.host, mapped.size);
+  return unmap_for_device(static_cast<uint8_t*>(mapped.host), mapped.size);
+}
+
+int32_t CudaBackend::host_map_shared(int fd, uint64_t size, uint64_t want, uint8_t** host_out, uint64_t* address) {
+  if (!ready_ || !make_context_current()) return cudaErrorInitializationError;
+  uint8_t* host = want ? map_at(want, size, fd) : nullptr;
+  if (!host) {
+    void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) return cudaErrorMemoryAllocation;
+    host = static_cast<uint8_t*>(p);
+  }
+  if (int32_t st = map_for_device(host, size, address); st != cudaSuccess) return st;
+  *host_out = host;
+  return cudaSuccess;
+}
+
+int32_t CudaBackend::host_unmap_shared(uint8_t* host, uint64_t size) { return unmap_for_device(host, size); }
+
+int32_t CudaBackend::map_for_device(uint8_t* host, uint64_t size, uint64_t* device) {
+  CUdeviceptr mapped = 0;
+  CUresult r = driver_.cuMemHostRegister_v2(host, size, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+  if (r == CUDA_SUCCESS) {
+    r = driver_.cuMemHostGetDevicePointer_v2(&mapped, host, 0);
+    if (r != CUDA_SUCCESS) driver_.cuMemHostUnregister(host);
+  }
+  if (r != CUDA_SUCCESS) {
+    munmap(host, size);
+    return cu_to_cuda_error(r);
+  }
+  *device = mapped;
+  return cudaSuccess;
+}
+
+int32_t CudaBackend::unmap_for_device(uint8_t* host, uint64_t size) {
+  const CUresult r = make_context_current() ? driver_.cuMemHostUnregister(host) : CUDA_ERROR_NOT_INITIALIZED;
+  munmap(host, size);
   return cu_to_cuda_error(r);
 }
 

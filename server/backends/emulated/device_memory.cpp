@@ -100,10 +100,10 @@ cudaError_t DeviceMemory::allocate_host_mapped(int device, uint64_t size, uint64
   return add_uncounted(std::make_shared<Allocation>(device, size, footprint_of(size), want), out);
 }
 
-cudaError_t DeviceMemory::map_file(int device, int fd, uint64_t offset, uint64_t size, void** out) {
+cudaError_t DeviceMemory::map_file(int device, int fd, uint64_t offset, uint64_t size, void** out, uint64_t want) {
   *out = nullptr;
   if (size == 0 || offset % kPage) return cudaErrorInvalidValue;
-  return add_uncounted(std::make_shared<Allocation>(device, size, footprint_of(size), 0, fd, offset), out);
+  return add_uncounted(std::make_shared<Allocation>(device, size, footprint_of(size), want, fd, offset), out);
 }
 
 cudaError_t DeviceMemory::add_uncounted(std::shared_ptr<Allocation> allocation, void** out) {

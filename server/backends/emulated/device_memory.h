@@ -53,10 +53,11 @@ class DeviceMemory {
   // against the device's capacity. Freed by free(). A nonzero `want` (page-aligned) asks for that
   // address; when it is taken the memory goes elsewhere.
   cudaError_t allocate_host_mapped(int device, uint64_t size, uint64_t want, void** out);
-  // External memory's buffer (cudaExternalMemoryGetMappedBuffer): `size` bytes of the file `fd` from
-  // `offset` (page-aligned) on, shared with the file's other mappings; not counted against the
-  // device's capacity. The caller has checked that the file holds them and cannot shrink.
-  cudaError_t map_file(int device, int fd, uint64_t offset, uint64_t size, void** out);
+  // External memory's buffer (cudaExternalMemoryGetMappedBuffer), or a same-host client's shared
+  // memory (Backend::host_map_shared): `size` bytes of the file `fd` from `offset` (page-aligned)
+  // on, shared with the file's other mappings, at `want` when nonzero and free; not counted against
+  // the device's capacity. The caller has checked that the file holds them and cannot shrink.
+  cudaError_t map_file(int device, int fd, uint64_t offset, uint64_t size, void** out, uint64_t want = 0);
   // cudaErrorInvalidValue unless `ptr` is the start of a live allocation (and that allocation is
   // `expected`, when given); null is a no-op.
   cudaError_t free(const void* ptr, const Allocation* expected = nullptr);

@@ -453,6 +453,19 @@ int32_t EmulatedBackend::host_mapped_alloc(uint64_t size, uint64_t want, uint64_
   return st;
 }
 
+int32_t EmulatedBackend::host_map_shared(int fd, uint64_t size, uint64_t want, uint8_t** host, uint64_t* address) {
+  void* p = nullptr;
+  if (cudaError_t st = state().memory.map_file(current_device(), fd, 0, size, &p, want); st != cudaSuccess) return st;
+  *host = static_cast<uint8_t*>(p);
+  *address = reinterpret_cast<uintptr_t>(p);  // a device address is the host address of its backing
+  return cudaSuccess;
+}
+
+int32_t EmulatedBackend::host_unmap_shared(uint8_t* host, uint64_t size) {
+  (void)size;
+  return state().memory.free(host);
+}
+
 int32_t EmulatedBackend::host_mapped_free(uint64_t address) {
   return state().memory.free(reinterpret_cast<const void*>(address));
 }

@@ -73,6 +73,8 @@ class EmulatedBackend final : public Backend {
   int32_t movable_restore(uint64_t address) override;
   int32_t host_mapped_alloc(uint64_t size, uint64_t want, uint64_t* address, uint8_t** host) override;
   int32_t host_mapped_free(uint64_t address) override;
+  int32_t host_map_shared(int fd, uint64_t size, uint64_t want, uint8_t** host, uint64_t* address) override;
+  int32_t host_unmap_shared(uint8_t* host, uint64_t size) override;
   int32_t host_register(void*, uint64_t) override { return 0; }  // nothing to pin: device memory is host memory
   int32_t host_unregister(void*) override { return 0; }
   // A host operation that writes the mark, run when the stream's earlier work has had its time.

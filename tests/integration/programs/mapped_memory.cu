@@ -10,6 +10,10 @@
 //   mapped_memory sync_rounds N   two exposed allocations; N times a device write into each, a
 //                                 stream synchronisation, the host reading both: the read-backs
 //                                 travel behind the synchronisation, 1 round trip a round
+// Mode for a client that shares its pinned memory with its session (RGPU_SERVER=unix:PATH,
+// client/runtime/shared_host.h), where the GPU uses the client's own pages:
+//   mapped_memory shared          native semantics, for pinned and managed memory: no exchange,
+//                                 no read-back, no conflict
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -107,7 +111,58 @@ static int read_back_windows(int* scratch) {
   return 0;
 }
 
+// Shared pinned memory is the GPU's as it is natively: the host's writes are there for device work
+// at once, the device's are in host memory when a synchronisation returns, and a byte the device
+// and then the host wrote between two synchronisations keeps the host's (later) value, with no
+// error: there is one copy of it, so no conflict.
+static int shared_pages() {
+  int* h = nullptr;
+  CHECK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&h), kBytes, cudaHostAllocMapped));
+  static int want[kN];
+  for (int i = 0; i < kN; ++i) h[i] = want[i] = 2 * i;
+  int* d = nullptr;
+  CHECK_CUDA(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d), h, 0));
+  cudaPointerAttributes attrs{};
+  CHECK_CUDA(cudaPointerGetAttributes(&attrs, h + 5));
+  EXPECT(attrs.type == cudaMemoryTypeHost && attrs.hostPointer == h + 5 && attrs.devicePointer == d + 5,
+         "cudaPointerGetAttributes gives the device address of pinned memory, as natively");
+  int* scratch = nullptr;
+  CHECK_CUDA(cudaMalloc(&scratch, kBytes));
+  EXPECT(server_sees(d, scratch, want), "the device reads the host's bytes");
+  int seven = 7;
+  CHECK_CUDA(cudaMemcpy(scratch, &seven, sizeof seven, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(d + 5, scratch, sizeof seven, cudaMemcpyDeviceToDevice));
+  CHECK_CUDA(cudaStreamSynchronize(0));
+  EXPECT(h[5] == 7, "the host reads the device's write after a synchronisation");
+  CHECK_CUDA(cudaMemcpy(d, scratch, sizeof seven, cudaMemcpyDeviceToDevice));
+  h[0] = 8;  // after the device's write to the same byte, before any synchronisation
+  EXPECT(cudaDeviceSynchronize() == cudaSuccess && h[0] == 8, "a byte the device and then the host wrote is no conflict");
+  want[0] = 8, want[5] = 7;
+  EXPECT(server_sees(d, scratch, want), "and the device reads the host's value");
+  CHECK_CUDA(cudaFreeHost(h));
+
+  // Managed memory is shared the same way, at its own address on both sides.
+  int* m = nullptr;
+  CHECK_CUDA(cudaMallocManaged(reinterpret_cast<void**>(&m), kBytes, cudaMemAttachGlobal));
+  EXPECT(m[0] == 0 && m[kN - 1] == 0, "managed memory starts zeroed");
+  for (int i = 0; i < kN; ++i) m[i] = want[i] = 3 * i;
+  CHECK_CUDA(cudaMemcpy(scratch, &seven, sizeof seven, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(m, scratch, sizeof seven, cudaMemcpyDeviceToDevice));
+  m[0] = 9;  // after the device's write, before any synchronisation
+  EXPECT(cudaDeviceSynchronize() == cudaSuccess && m[0] == 9, "a managed byte the device and then the host wrote is no conflict");
+  want[0] = 9;
+  EXPECT(server_sees(m, scratch, want), "the device reads managed memory at its own address");
+  CHECK_CUDA(cudaFree(m));
+  CHECK_CUDA(cudaFree(scratch));
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && !std::strcmp(argv[1], "shared")) {
+    if (shared_pages()) return 1;
+    std::printf("ok: mapped_memory shared\n");
+    return 0;
+  }
   if (argc > 2 && !std::strcmp(argv[1], "sync_rounds")) {
     if (sync_rounds(std::atoi(argv[2]))) return 1;
     std::printf("ok: mapped_memory sync_rounds\n");
