@@ -3,7 +3,8 @@
 // the wait. The session thread watches the stream or event only while no other call is waiting to
 // be read, so no client thread is held up (but for a read-back of mapped memory sent right behind
 // the wait, which waits for it anyway: wire::kFlagReadBackFollows); anything longer goes to the
-// BlockingPool.
+// BlockingPool. A stream with a mark is watched for up to 1 ms (as long as the client polls for
+// its reply), a wait without one for 50 us.
 //
 // A stream is watched through a mark (server/backends/stream_marks.h) where the backend can put
 // one: memory, not the driver, says when its work is done, and the driver is asked only now and
