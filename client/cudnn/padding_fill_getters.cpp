@@ -6,22 +6,20 @@
 
 #include <cstring>
 
+#include "client/cudnn/rnn_settings.h"
 #include "gen/cudnn/cudnn_remote.h"
 
 namespace remote = rgpu::gen::cudnn::remote;
+using rgpu::client::cudnn::fill_bytes;
 
 namespace {
-
-size_t value_bytes(cudnnDataType_t type) {
-  return type == CUDNN_DATA_DOUBLE ? 8 : (type == CUDNN_DATA_HALF || type == CUDNN_DATA_BFLOAT16) ? 2 : 4;
-}
 
 // Writes the call's data type and padding value (held in `fill`) to the caller's pointers.
 cudnnStatus_t deliver(cudnnStatus_t status, cudnnDataType_t type, const unsigned char* fill,
                       cudnnDataType_t* dataType, void* paddingFill) {
   if (status != CUDNN_STATUS_SUCCESS) return status;
   if (dataType) *dataType = type;
-  if (paddingFill) std::memcpy(paddingFill, fill, value_bytes(type));
+  if (paddingFill) std::memcpy(paddingFill, fill, fill_bytes(type));
   return status;
 }
 

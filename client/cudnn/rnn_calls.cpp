@@ -3,14 +3,15 @@
 // descriptors travel as ids, tensor descriptors by content (legacy_call.h);
 // server/session/cudnn_rnn_calls.cpp reads the arguments back in this order.
 //
-// The weight-space queries are asked once per distinct question. Their answers depend only on
-// what the RNN descriptor was set to (rnn_settings.h), not on which descriptor id holds it:
-// PyTorch makes a new descriptor for every forward and backward and asks where each of its
-// matrices lies, 32 questions for a two-layer LSTM, each a round trip before this cache. Addresses
-// are kept as offsets into the weight space, so one answer serves every weight buffer (PyTorch
-// asks of the weights and then of their gradients).
+// The weight-space and temporary-space queries are asked once per distinct question. Their answers
+// depend only on what the descriptors were set to (rnn_settings.h), not on which ids hold it:
+// PyTorch makes new descriptors for every forward and backward and asks where each of its
+// matrices lies, 32 questions for a two-layer LSTM, and the temporary sizes forward and backward,
+// each a round trip before this cache. Addresses are kept as offsets into the weight space, so one
+// answer serves every weight buffer (PyTorch asks of the weights and then of their gradients).
 #include <cudnn.h>
 
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -23,6 +24,7 @@
 
 using rgpu::client::CallClass;
 using rgpu::client::cudnn::LegacyCall;
+using rgpu::client::cudnn::RnnDataSettings;
 using rgpu::client::cudnn::RnnSettings;
 namespace ids = rgpu::gen::cudnn;
 namespace remote = rgpu::gen::cudnn::remote;
@@ -49,6 +51,35 @@ bool question(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, WeightQuestion
   return true;
 }
 
+// A temporary-space question: the weight question's part, the dropout probability (a reserve space
+// may hold dropout's masks) in place of its descriptor, the mode and the input's data descriptor.
+struct TempQuestion {
+  WeightQuestion rnn;
+  uint32_t dropout = 0;  // the probability's bits (a total order, NaN too)
+  int32_t mode = 0;
+  RnnDataSettings x{};
+  uint8_t outputs = 0;  // bit i: the caller passed workSpaceSize, reserveSpaceSize (i = 0, 1)
+
+  auto operator<=>(const TempQuestion&) const = default;
+};
+
+// False when a descriptor was never set here, or the dynamic persistent algorithm's sizes may
+// follow cudnnBuildRNNDynamic: the server answers.
+bool question(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc, TempQuestion* q) {
+  RnnSettings rnn{};
+  if (!rgpu::client::cudnn::find_rnn_settings(rnnDesc, &rnn) || rnn.algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC ||
+      !rgpu::client::cudnn::find_rnn_data_settings(xDesc, &q->x))
+    return false;
+  float dropout = 0;
+  if (rnn.dropout && !rgpu::client::cudnn::find_dropout_probability(rnn.dropout, &dropout)) return false;
+  q->dropout = std::bit_cast<uint32_t>(dropout);
+  return question(handle, rnnDesc, &q->rnn);
+}
+
+struct TempAnswer {
+  size_t work = 0, reserve = 0;
+};
+
 // Where one matrix or bias lies: its record, and its offset into the weight space (absent: cuDNN
 // gave a null address).
 struct Placement {
@@ -66,6 +97,7 @@ struct Answers {
   std::mutex mu;
   std::map<WeightQuestion, WeightAnswer> params;
   std::map<WeightQuestion, size_t> space_sizes;
+  std::map<TempQuestion, TempAnswer> temp_sizes;
 };
 
 Answers& answers() {
@@ -73,8 +105,8 @@ Answers& answers() {
   return *a;
 }
 
-template <typename Answer>
-bool find(const std::map<WeightQuestion, Answer>& m, const WeightQuestion& q, Answer* out) {
+template <typename Question, typename Answer>
+bool find(const std::map<Question, Answer>& m, const Question& q, Answer* out) {
   std::lock_guard lock(answers().mu);
   auto it = m.find(q);
   if (it == m.end()) return false;
@@ -82,8 +114,8 @@ bool find(const std::map<WeightQuestion, Answer>& m, const WeightQuestion& q, An
   return true;
 }
 
-template <typename Answer>
-void keep(std::map<WeightQuestion, Answer>& m, const WeightQuestion& q, const Answer& a) {
+template <typename Question, typename Answer>
+void keep(std::map<Question, Answer>& m, const Question& q, const Answer& a) {
   std::lock_guard lock(answers().mu);
   m.emplace(q, a);
 }
@@ -137,6 +169,26 @@ cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescripto
   if (cacheable && find(answers().space_sizes, q, weightSpaceSize)) return CUDNN_STATUS_SUCCESS;
   const cudnnStatus_t status = remote::cudnnGetRNNWeightSpaceSize(handle, rnnDesc, weightSpaceSize);
   if (status == CUDNN_STATUS_SUCCESS && cacheable) keep(answers().space_sizes, q, *weightSpaceSize);
+  return status;
+}
+
+cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode,
+                                        cudnnRNNDataDescriptor_t xDesc, size_t* workSpaceSize,
+                                        size_t* reserveSpaceSize) {
+  TempQuestion q;
+  const bool cacheable = question(handle, rnnDesc, xDesc, &q);
+  q.mode = fwdMode;
+  q.outputs = (workSpaceSize ? 1 : 0) | (reserveSpaceSize ? 2 : 0);
+  TempAnswer a;
+  if (cacheable && find(answers().temp_sizes, q, &a)) {
+    if (workSpaceSize) *workSpaceSize = a.work;
+    if (reserveSpaceSize) *reserveSpaceSize = a.reserve;
+    return CUDNN_STATUS_SUCCESS;
+  }
+  const cudnnStatus_t status =
+      remote::cudnnGetRNNTempSpaceSizes(handle, rnnDesc, fwdMode, xDesc, workSpaceSize, reserveSpaceSize);
+  if (status == CUDNN_STATUS_SUCCESS && cacheable)
+    keep(answers().temp_sizes, q, {workSpaceSize ? *workSpaceSize : 0, reserveSpaceSize ? *reserveSpaceSize : 0});
   return status;
 }
 

@@ -1,7 +1,10 @@
-// RNN descriptors (ids, created by the generated cudnnCreateRNNDescriptor): the v8 setter and the
-// destroyer are the generated forwarders plus a client-side mirror of what was set, which
-// cudnnGetRNNDescriptor_v8 answers from (it hands back the caller's own dropout descriptor).
+// RNN and RNN data descriptors (ids, created by the generated create calls): their setters and
+// destroyers are the generated forwarders plus a client-side mirror of what was set (rnn_settings.h),
+// which cudnnGetRNNDescriptor_v8 answers from (it hands back the caller's own dropout descriptor)
+// and the size queries key their cached answers by.
 #include <cudnn.h>
+
+#include <cstring>
 
 #include "client/cudnn/descriptor_mirror.h"
 #include "client/cudnn/rnn_settings.h"
@@ -9,13 +12,20 @@
 
 namespace remote = rgpu::gen::cudnn::remote;
 using rgpu::client::cudnn::give;
+using rgpu::client::cudnn::DescriptorMirror;
 using rgpu::client::cudnn::find_rnn_settings;
+using rgpu::client::cudnn::RnnDataSettings;
 using rgpu::client::cudnn::RnnSettings;
 
 namespace {
 
-rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settings() {
-  static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>;  // exit handlers
+DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settings() {
+  static auto* m = new DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>;  // exit handlers
+  return *m;
+}
+
+DescriptorMirror<cudnnRNNDataDescriptor_t, RnnDataSettings>& data_settings() {
+  static auto* m = new DescriptorMirror<cudnnRNNDataDescriptor_t, RnnDataSettings>;  // exit handlers
   return *m;
 }
 
@@ -23,6 +33,10 @@ rgpu::client::cudnn::DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settin
 
 bool rgpu::client::cudnn::find_rnn_settings(cudnnRNNDescriptor_t d, RnnSettings* out) {
   return settings().find(d, out);
+}
+
+bool rgpu::client::cudnn::find_rnn_data_settings(cudnnRNNDataDescriptor_t d, RnnDataSettings* out) {
+  return data_settings().find(d, out);
 }
 
 extern "C" {  // exported by the shim's version script
@@ -63,6 +77,24 @@ cudnnStatus_t cudnnGetRNNDescriptor_v8(cudnnRNNDescriptor_t rnnDesc, cudnnRNNAlg
 cudnnStatus_t cudnnDestroyRNNDescriptor(cudnnRNNDescriptor_t rnnDesc) {
   settings().erase(rnnDesc);
   return remote::cudnnDestroyRNNDescriptor(rnnDesc);
+}
+
+cudnnStatus_t cudnnSetRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc, cudnnDataType_t dataType,
+                                        cudnnRNNDataLayout_t layout, int maxSeqLength, int batchSize, int vectorSize,
+                                        const int seqLengthArray[], void* paddingFill) {
+  data_settings().erase(rnnDataDesc);  // whatever the outcome: what it held before is gone
+  const cudnnStatus_t s = remote::cudnnSetRNNDataDescriptor(rnnDataDesc, dataType, layout, maxSeqLength, batchSize,
+                                                            vectorSize, seqLengthArray, paddingFill);
+  if (s != CUDNN_STATUS_SUCCESS || batchSize <= 0 || !seqLengthArray) return s;  // refused: nothing to mirror
+  RnnDataSettings r{dataType, layout, maxSeqLength, batchSize, vectorSize, {seqLengthArray, seqLengthArray + batchSize}, 0};
+  if (paddingFill) std::memcpy(&r.padding_fill, paddingFill, rgpu::client::cudnn::fill_bytes(dataType));
+  data_settings().store(rnnDataDesc, r);
+  return s;
+}
+
+cudnnStatus_t cudnnDestroyRNNDataDescriptor(cudnnRNNDataDescriptor_t rnnDataDesc) {
+  data_settings().erase(rnnDataDesc);
+  return remote::cudnnDestroyRNNDataDescriptor(rnnDataDesc);
 }
 
 }  // extern "C"

@@ -49,10 +49,14 @@ TEST_CASE("the cuDNN coverage report accounts for every export in its class") {
   CHECK(rows.at("cudnnGetBackdoor").category == "unsupported");
   CHECK(rows.at("cudnnRNNForward").category == "hand-written async");
   CHECK(rows.at("cudnnGetRNNWeightParams").category == "hand-written sync");
-  CHECK(rows.at("cudnnSetDropoutDescriptor").category == "forwarded async");  // descriptor ids
+  CHECK(rows.at("cudnnSetDropoutDescriptor").category == "hand-written async");  // a forwarder and a mirror
+  CHECK(rows.at("cudnnSetRNNDataDescriptor").category == "hand-written async");  // likewise
+  CHECK(rows.at("cudnnSetAttnDescriptor").category == "hand-written async");     // likewise
+  CHECK(rows.at("cudnnRNNSetClip_v8").category == "forwarded async");           // descriptor ids
   CHECK(rows.at("cudnnGetRNNDescriptor_v8").category == "local");             // a client-side mirror
   CHECK(rows.at("cudnnCreateDropoutDescriptor").category == "forwarded async");
   CHECK(rows.at("cudnnGetRNNWeightSpaceSize").category == "hand-written sync");  // cached by settings
+  CHECK(rows.at("cudnnGetRNNTempSpaceSizes").category == "hand-written sync");   // likewise
   CHECK(rows.at("cudnnMultiHeadAttnForward").category == "hand-written async");
   CHECK(rows.at("cudnnGetRNNDropoutLocationsInternal").category == "unsupported");  // no header declares it
 }

@@ -270,14 +270,24 @@ cudnnStatus_t cudnnGetRNNWeightSpaceSize(cudnnHandle_t handle, cudnnRNNDescripto
   return CUDNN_STATUS_SUCCESS;
 }
 
-cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t,
+// Nothing is computed here, but the sizes depend on what cuDNN's do (the descriptors' settings,
+// the mode, dropout in training), so that a client's cached answer can be told from a fresh one:
+// a layer's gate outputs for every step as work space, every layer's as reserve space in training,
+// and dropout's masks beside them.
+cudnnStatus_t cudnnGetRNNTempSpaceSizes(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnForwardMode_t fwdMode,
                                         cudnnRNNDataDescriptor_t xDesc, size_t* workSpaceSize,
                                         size_t* reserveSpaceSize) {
   if (!rnnDesc || !xDesc || !workSpaceSize) return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
-  if (!cudnn_stream(handle) || !object<Rnn>(rnnDesc)->set || !object<RnnData>(xDesc)->set)
-    return CUDNN_STATUS_BAD_PARAM;
-  *workSpaceSize = 0;  // nothing is computed
-  if (reserveSpaceSize) *reserveSpaceSize = 0;
+  const Rnn& r = *object<Rnn>(rnnDesc);
+  const RnnData& x = *object<RnnData>(xDesc);
+  if (!cudnn_stream(handle) || !r.set || !x.set) return CUDNN_STATUS_BAD_PARAM;
+  uint64_t steps = 0;
+  for (int b = 0; b < x.batch; ++b) steps += uint64_t(x.seq_lengths[b]);
+  const uint64_t layer = steps * uint64_t(r.hidden) * uint64_t(gates(r) * directions(r)) * element_bytes(r.data_type);
+  const bool dropout = r.dropout && object<Dropout>(r.dropout)->set && object<Dropout>(r.dropout)->dropout > 0;
+  *workSpaceSize = layer;
+  if (reserveSpaceSize)
+    *reserveSpaceSize = fwdMode == CUDNN_FWD_MODE_TRAINING ? layer * uint64_t(r.layers) * (dropout ? 2 : 1) : 0;
   return CUDNN_STATUS_SUCCESS;
 }
 

@@ -11,6 +11,10 @@
 //                                      alike, its weight-space size, and where 3 matrices lie in
 //                                      the weights and in their gradients (which must agree); then
 //                                      one descriptor set otherwise. The same round trips whatever N
+//   cudnn_rnn_tour temp_queries N      N times, as PyTorch's RNN step does: new dropout, RNN and
+//                                      RNN data descriptors set alike, the temporary sizes asked for
+//                                      the forward and the backward pass; then three questions that
+//                                      differ in one thing each. The same round trips whatever N
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
@@ -310,6 +314,78 @@ int weight_queries(cudnnHandle_t handle, int times) {
   return 0;
 }
 
+// New descriptors as PyTorch makes them for each pass: no dropout (or `p`, with `states`), an LSTM
+// of kHidden units, its input of kBatch sequences of `lengths`.
+struct Pass {
+  cudnnDropoutDescriptor_t drop;
+  cudnnRNNDescriptor_t rnn;
+  cudnnRNNDataDescriptor_t x;
+};
+
+int pass(cudnnHandle_t handle, Pass* p, const int (&lengths)[kBatch], float dropout = 0, void* states = nullptr,
+         size_t states_size = 0) {
+  if (lstm(&p->rnn, &p->drop, kHidden)) return 1;
+  CHECK_DNN(cudnnSetDropoutDescriptor(p->drop, handle, dropout, states, states_size, 1));
+  CHECK_DNN(cudnnCreateRNNDataDescriptor(&p->x));
+  CHECK_DNN(cudnnSetRNNDataDescriptor(p->x, CUDNN_DATA_FLOAT, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, kSeq, kBatch,
+                                      kInput, lengths, nullptr));
+  return 0;
+}
+
+int end_pass(const Pass& p) {
+  CHECK_DNN(cudnnDestroyRNNDataDescriptor(p.x));
+  return destroy_lstm(p.rnn, p.drop);
+}
+
+struct TempSizes {
+  size_t work = 0, reserve = 0;
+  bool operator==(const TempSizes& o) const { return work == o.work && reserve == o.reserve; }
+};
+
+int temp_sizes(cudnnHandle_t handle, const Pass& p, cudnnForwardMode_t mode, TempSizes* out) {
+  CHECK_DNN(cudnnGetRNNTempSpaceSizes(handle, p.rnn, mode, p.x, &out->work, &out->reserve));
+  return 0;
+}
+
+// What one question answers: a pass of its own, asked once.
+int answer(cudnnHandle_t handle, const int (&lengths)[kBatch], cudnnForwardMode_t mode, float dropout, void* states,
+           size_t states_size, TempSizes* out) {
+  Pass p;
+  if (pass(handle, &p, lengths, dropout, states, states_size) || temp_sizes(handle, p, mode, out)) return 1;
+  return end_pass(p);
+}
+
+int temp_queries(cudnnHandle_t handle, int times) {
+  const int lengths[kBatch] = {5, 3, 2};
+  TempSizes first;
+  bool agree = true;
+  for (int i = 0; i < times; ++i) {
+    Pass p;
+    TempSizes forward, backward;
+    if (pass(handle, &p, lengths) || temp_sizes(handle, p, CUDNN_FWD_MODE_TRAINING, &forward) ||
+        temp_sizes(handle, p, CUDNN_FWD_MODE_TRAINING, &backward) || end_pass(p))
+      return 1;
+    if (i == 0) first = forward;
+    agree = agree && forward == first && backward == first;
+  }
+  EXPECT(agree && first.work > 0 && first.reserve > 0, "each pass's descriptors get the first pass's temporary sizes");
+  // Each question that differs in one thing has answers of its own (none from the cache).
+  const int shorter[kBatch] = {4, 3, 2};
+  TempSizes other_lengths, inference, with_dropout;
+  if (answer(handle, shorter, CUDNN_FWD_MODE_TRAINING, 0, nullptr, 0, &other_lengths) ||
+      answer(handle, lengths, CUDNN_FWD_MODE_INFERENCE, 0, nullptr, 0, &inference))
+    return 1;
+  size_t states_size = 0;
+  CHECK_DNN(cudnnDropoutGetStatesSize(handle, &states_size));
+  void* states = nullptr;
+  CHECK_CUDA(cudaMalloc(&states, states_size));
+  if (answer(handle, lengths, CUDNN_FWD_MODE_TRAINING, 0.5f, states, states_size, &with_dropout)) return 1;
+  CHECK_CUDA(cudaFree(states));
+  EXPECT(other_lengths.work < first.work && inference.reserve == 0 && with_dropout.reserve > first.reserve,
+         "other sequence lengths, inference and dropout each have their own temporary sizes");
+  return 0;
+}
+
 int dropout_queries(cudnnHandle_t handle, int times) {
   cudnnTensorDescriptor_t x;
   CHECK_DNN(cudnnCreateTensorDescriptor(&x));
@@ -331,6 +407,12 @@ int main(int argc, char** argv) {
     if (dropout_queries(handle, std::atoi(argv[2]))) return 1;
     CHECK_CUDA(cudaDeviceSynchronize());
     std::printf("ok: cudnn_rnn_tour dropout_queries\n");
+    return 0;
+  }
+  if (argc > 2 && !std::strcmp(argv[1], "temp_queries")) {
+    if (temp_queries(handle, std::atoi(argv[2]))) return 1;
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::printf("ok: cudnn_rnn_tour temp_queries\n");
     return 0;
   }
   if (argc > 2 && !std::strcmp(argv[1], "weight_queries")) {
