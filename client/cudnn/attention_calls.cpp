@@ -30,10 +30,7 @@ struct AttnSettings {
   int q_size, k_size, v_size, q_proj, k_proj, v_proj, o_proj, qo_max_seq, kv_max_seq, max_batch, max_beam;
 };
 
-rgpu::client::cudnn::DescriptorMirror<cudnnAttnDescriptor_t, AttnSettings>& settings() {
-  static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnAttnDescriptor_t, AttnSettings>;  // exit handlers
-  return *m;
-}
+auto& settings() { return rgpu::client::cudnn::mirror_of<cudnnAttnDescriptor_t, AttnSettings>(); }
 
 // The window arrays (absent where null): as many ints as the descriptor's longest Q sequence.
 // BAD_PARAM for a descriptor never set.

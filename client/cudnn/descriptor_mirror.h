@@ -34,6 +34,13 @@ class DescriptorMirror {
   std::unordered_map<Desc, Record> records_;
 };
 
+// The process's one mirror of `Desc` descriptors. Never destroyed: calls may come from exit handlers.
+template <typename Desc, typename Record>
+DescriptorMirror<Desc, Record>& mirror_of() {
+  static auto* m = new DescriptorMirror<Desc, Record>;
+  return *m;
+}
+
 // A getter's output: written where the caller passed a pointer (cuDNN skips null ones).
 template <typename T>
 void give(T* out, T value) {

@@ -18,10 +18,7 @@ namespace remote = rgpu::gen::cudnn::remote;
 
 namespace {
 
-rgpu::client::cudnn::DescriptorMirror<cudnnDropoutDescriptor_t, float>& probabilities() {
-  static auto* m = new rgpu::client::cudnn::DescriptorMirror<cudnnDropoutDescriptor_t, float>;  // exit handlers
-  return *m;
-}
+auto& probabilities() { return rgpu::client::cudnn::mirror_of<cudnnDropoutDescriptor_t, float>(); }
 
 // What a setter (Set or Restore) posted: the probability is mirrored once the call is on its way.
 cudnnStatus_t mirrored(cudnnDropoutDescriptor_t d, float dropout, cudnnStatus_t posted) {

@@ -43,10 +43,13 @@ struct WeightQuestion {
   auto operator<=>(const WeightQuestion&) const = default;
 };
 
-// False when rnnDesc was never set here: the server answers (and refuses it).
-bool question(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, WeightQuestion* q) {
+// False when rnnDesc was never set here: the server answers (and refuses it). *dropout, when
+// asked for, is the descriptor's dropout descriptor, which the question leaves out.
+bool question(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, WeightQuestion* q,
+              cudnnDropoutDescriptor_t* dropout = nullptr) {
   if (!rgpu::client::cudnn::find_rnn_settings(rnnDesc, &q->rnn)) return false;
   q->handle = rgpu::gen::handle_id(handle);
+  if (dropout) *dropout = q->rnn.dropout;
   q->rnn.dropout = nullptr;
   return true;
 }
@@ -66,14 +69,14 @@ struct TempQuestion {
 // False when a descriptor was never set here, or the dynamic persistent algorithm's sizes may
 // follow cudnnBuildRNNDynamic: the server answers.
 bool question(cudnnHandle_t handle, cudnnRNNDescriptor_t rnnDesc, cudnnRNNDataDescriptor_t xDesc, TempQuestion* q) {
-  RnnSettings rnn{};
-  if (!rgpu::client::cudnn::find_rnn_settings(rnnDesc, &rnn) || rnn.algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC ||
+  cudnnDropoutDescriptor_t dropout = nullptr;
+  if (!question(handle, rnnDesc, &q->rnn, &dropout) || q->rnn.rnn.algo == CUDNN_RNN_ALGO_PERSIST_DYNAMIC ||
       !rgpu::client::cudnn::find_rnn_data_settings(xDesc, &q->x))
     return false;
-  float dropout = 0;
-  if (rnn.dropout && !rgpu::client::cudnn::find_dropout_probability(rnn.dropout, &dropout)) return false;
-  q->dropout = std::bit_cast<uint32_t>(dropout);
-  return question(handle, rnnDesc, &q->rnn);
+  float p = 0;
+  if (dropout && !rgpu::client::cudnn::find_dropout_probability(dropout, &p)) return false;
+  q->dropout = std::bit_cast<uint32_t>(p);
+  return true;
 }
 
 struct TempAnswer {

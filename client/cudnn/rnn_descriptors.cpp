@@ -12,22 +12,15 @@
 
 namespace remote = rgpu::gen::cudnn::remote;
 using rgpu::client::cudnn::give;
-using rgpu::client::cudnn::DescriptorMirror;
+using rgpu::client::cudnn::mirror_of;
 using rgpu::client::cudnn::find_rnn_settings;
 using rgpu::client::cudnn::RnnDataSettings;
 using rgpu::client::cudnn::RnnSettings;
 
 namespace {
 
-DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>& settings() {
-  static auto* m = new DescriptorMirror<cudnnRNNDescriptor_t, RnnSettings>;  // exit handlers
-  return *m;
-}
-
-DescriptorMirror<cudnnRNNDataDescriptor_t, RnnDataSettings>& data_settings() {
-  static auto* m = new DescriptorMirror<cudnnRNNDataDescriptor_t, RnnDataSettings>;  // exit handlers
-  return *m;
-}
+auto& settings() { return mirror_of<cudnnRNNDescriptor_t, RnnSettings>(); }
+auto& data_settings() { return mirror_of<cudnnRNNDataDescriptor_t, RnnDataSettings>(); }
 
 }  // namespace
 
