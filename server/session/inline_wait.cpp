@@ -25,35 +25,15 @@ constexpr auto kMarkedBudget = std::chrono::microseconds(1000);
 // (stream_marks.h), and a stream whose work failed never writes it.
 constexpr auto kAskEvery = std::chrono::microseconds(10);
 
-}  // namespace
-
-InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire::FrameHeader& h,
-                       std::span<const uint8_t> payload, const std::function<bool()>& input_pending) {
-  namespace ids = gen::cudart;
-  const gen::cudart::Api& rt = backend.cudart();
-  wire::Decoder in(payload);
-  uint64_t id = in.get<uint64_t>();
-  if (!in.ok() || !in.at_end()) return InlineWait::kHandOver;
-  std::function<cudaError_t()> query;
-  uint32_t mark = 0;
-  const bool per_thread = h.method == ids::k_cudaStreamSynchronize_ptsz;
-  if ((h.method == ids::k_cudaStreamSynchronize || per_thread) && rt.cudaStreamQuery) {
-    cudaStream_t s{};
-    if (!handles.resolve(HandleKind::kStream, id, &s)) return InlineWait::kAnswered;  // the call fails at once
-    // The per-thread call's stream 0 is the calling thread's default stream; the mark's is the legacy one.
-    if (per_thread && s == nullptr) s = cudaStreamPerThread;
-    query = [&rt, s] { return rt.cudaStreamQuery(s); };
-    mark = backend.mark_stream(s);
-  } else if (h.method == ids::k_cudaEventSynchronize && rt.cudaEventQuery) {
-    cudaEvent_t e{};
-    if (!handles.resolve(HandleKind::kEvent, id, &e)) return InlineWait::kAnswered;
-    query = [&rt, e] { return rt.cudaEventQuery(e); };
-  } else {
-    return InlineWait::kHandOver;
-  }
+// Watches work already queued: through `mark` (0: none), asking `query` (the driver) at the first
+// look and then every kAskEvery, or at every look without a mark, until one of them says it is
+// over, `stop()` says to stop, or `budget` is spent (kHandOver).
+template <typename Query, typename Stop>
+InlineWait watch(const Backend& backend, uint32_t mark, std::chrono::microseconds budget, const Query& query,
+                 const Stop& stop) {
   InlineWait result = InlineWait::kHandOver;
   auto asked = std::chrono::steady_clock::time_point{};  // the first look asks
-  poll_for(mark ? kMarkedBudget : kInlineBudget, [&] {
+  poll_for(budget, [&] {
     if (mark && backend.mark_passed(mark)) {
       result = InlineWait::kDone;
       return true;
@@ -65,9 +45,50 @@ InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire:
         return true;
       }
     }
-    return input_pending();
+    return stop();
   });
   return result;
+}
+
+}  // namespace
+
+InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire::FrameHeader& h,
+                       std::span<const uint8_t> payload, const std::function<bool()>& input_pending) {
+  namespace ids = gen::cudart;
+  const gen::cudart::Api& rt = backend.cudart();
+  wire::Decoder in(payload);
+  uint64_t id = in.get<uint64_t>();
+  if (!in.ok() || !in.at_end()) return InlineWait::kHandOver;
+  const bool per_thread = h.method == ids::k_cudaStreamSynchronize_ptsz;
+  if ((h.method == ids::k_cudaStreamSynchronize || per_thread) && rt.cudaStreamQuery) {
+    cudaStream_t s{};
+    if (!handles.resolve(HandleKind::kStream, id, &s)) return InlineWait::kAnswered;  // the call fails at once
+    // The per-thread call's stream 0 is the calling thread's default stream; the mark's is the legacy one.
+    if (per_thread && s == nullptr) s = cudaStreamPerThread;
+    const uint32_t mark = backend.mark_stream(s);
+    return watch(backend, mark, mark ? kMarkedBudget : kInlineBudget, [&rt, s] { return rt.cudaStreamQuery(s); },
+                 input_pending);
+  }
+  if (h.method == ids::k_cudaEventSynchronize && rt.cudaEventQuery) {
+    cudaEvent_t e{};
+    if (!handles.resolve(HandleKind::kEvent, id, &e)) return InlineWait::kAnswered;
+    return watch(backend, 0, kInlineBudget, [&rt, e] { return rt.cudaEventQuery(e); }, input_pending);
+  }
+  return InlineWait::kHandOver;
+}
+
+cudaError_t finish_stream(Backend& backend, cudaStream_t stream) {
+  const gen::cudart::Api& rt = backend.cudart();
+  if (!rt.cudaStreamSynchronize) return cudaErrorNotSupported;
+  if (rt.cudaStreamQuery) {
+    if (const uint32_t mark = backend.mark_stream(stream)) {
+      // Nothing else runs on this thread meanwhile, as in the synchronising call it replaces.
+      const auto query = [&rt, stream] { return rt.cudaStreamQuery(stream); };
+      if (watch(backend, mark, kMarkedBudget, query, [] { return false; }) == InlineWait::kDone) return cudaSuccess;
+    }
+  }
+  // A failure the driver reported comes back from this call too; work still running is waited for.
+  return rt.cudaStreamSynchronize(stream);
 }
 
 }  // namespace rgpu::server

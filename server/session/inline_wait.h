@@ -13,6 +13,8 @@
 // device printf buffer), so the caller can answer the wait at once (Session::serve_call).
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -35,5 +37,12 @@ enum class InlineWait {
 // calls (cudaDeviceSynchronize) are never served inline: kHandOver.
 InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire::FrameHeader& h,
                        std::span<const uint8_t> payload, const std::function<bool()>& input_pending);
+
+// Waits for the work queued on `stream` so far, the way a synchronous copy's own call would, and
+// returns what that call would: through a mark where the backend can put one, watched for up to
+// 1 ms, else (or after that) cudaStreamSynchronize. A synchronous small D2H copy is issued async
+// and finished here: on an H100, copy + mark watched 6.33 us, the synchronous copy 7.31 us. Only
+// for a session whose waits need no synchronising call (Session::answers_waits_from_marks).
+cudaError_t finish_stream(Backend& backend, cudaStream_t stream);
 
 }  // namespace rgpu::server

@@ -11,6 +11,7 @@
 #include "server/session/bulk_copy.h"
 #include "server/session/call_context.h"
 #include "server/session/copy_parms.h"
+#include "server/session/inline_wait.h"
 #include "server/session/session.h"
 
 namespace rgpu::server::handlers {
@@ -82,7 +83,14 @@ bool copy_1d(CallContext& ctx, wire::Decoder& in, int32_t& status, Mode mode, bo
   }
   // An async H2D copy from this staging memory completes before the call returns (CUDA's rule for
   // pageable host memory), so the buffer may be reused right after.
-  status = async ? async_fn(dst, src, a.count, kind, stream) : sync_fn(dst, src, a.count, kind);
+  if (!async && kind == cudaMemcpyDeviceToHost && async_fn && ctx.session.answers_waits_from_marks()) {
+    // Issued async and watched through a stream mark: a microsecond sooner than the synchronous
+    // call (inline_wait.h), whose result it returns.
+    status = async_fn(dst, src, a.count, kind, stream);
+    if (status == cudaSuccess) status = finish_stream(ctx.session.backend(), stream);
+  } else {
+    status = async ? async_fn(dst, src, a.count, kind, stream) : sync_fn(dst, src, a.count, kind);
+  }
   if (kind == cudaMemcpyDeviceToHost && status == cudaSuccess) ctx.bulk_out->push_back(iovec{dst, a.count});
   return true;
 }

@@ -82,6 +82,9 @@ class Session {
   Status run();
 
   Backend& backend() { return backend_; }
+  // Whether work done without error is all a wait has to learn here: no synchronising call has
+  // more to do in this session (keeps_sync_calls_), so a stream mark may answer it (inline_wait.h).
+  bool answers_waits_from_marks() const { return !keeps_sync_calls_; }
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
   ErrorLog& error_log() { return error_log_; }

@@ -77,3 +77,24 @@ TEST_CASE("an unknown handle or a capturing stream gets the driver's error, not 
   cudaGraph_t graph = nullptr;
   CHECK(emu::cudaStreamEndCapture(rig.stream, &graph) == cudaErrorStreamCaptureInvalidated);
 }
+
+TEST_CASE("finish_stream returns once the stream's work is done, or the error its synchronisation gives") {
+  Rig rig;
+  CHECK(rgpu::server::finish_stream(*rig.backend, rig.stream) == cudaSuccess);
+  CHECK(rgpu::server::finish_stream(*rig.backend, nullptr) == cudaSuccess);
+
+  // Work longer than the 1 ms watch: the synchronisation takes over and waits for it.
+  auto& st = emu::state();
+  const auto kept = st.config.kernel_time;
+  st.config.kernel_time = std::chrono::milliseconds(20);
+  st.occupy(0);
+  REQUIRE(emu::cudaStreamQuery(rig.stream) == cudaErrorNotReady);
+  CHECK(rgpu::server::finish_stream(*rig.backend, rig.stream) == cudaSuccess);
+  CHECK(emu::cudaStreamQuery(rig.stream) == cudaSuccess);  // it returned only once the work was done
+  st.config.kernel_time = kept;
+
+  REQUIRE(emu::cudaStreamBeginCapture(rig.stream, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+  CHECK(rgpu::server::finish_stream(*rig.backend, rig.stream) != cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  CHECK(emu::cudaStreamEndCapture(rig.stream, &graph) == cudaErrorStreamCaptureInvalidated);
+}
