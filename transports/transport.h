@@ -66,6 +66,10 @@ class Connection {
   // polling rather than sleeping, because a caller is polling for the reply it will bring (a sleep
   // would add a wake-up to that caller's wait). Families whose receives sleep in the kernel ignore it.
   virtual void spin_while(const std::atomic<uint32_t>* nonzero) { (void)nonzero; }
+  // Whether a send costs about a copy of its bytes, no system call while the peer is awake (shared
+  // memory): a sender then writes its frames itself rather than hand them to a writer thread, whose
+  // wake-up would be the dearest part of the send (client/runtime/outbox.h).
+  virtual bool sends_are_copies() const { return false; }
   // While `on`, what later sends write may wait in the connection until it is switched off, so
   // that frames sent one after another leave together (TCP: TCP_CORK; over loopback each segment
   // is a pass through the network stack on the sender's thread). Families that send no segments

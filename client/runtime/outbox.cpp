@@ -18,7 +18,7 @@ constexpr auto kWriterSpin = std::chrono::microseconds(50);
 }  // namespace
 
 Outbox::Outbox(transport::Connection& conn, std::function<void(const std::string&)> on_failure)
-    : conn_(conn), on_failure_(std::move(on_failure)) {
+    : conn_(conn), callers_write_(conn.sends_are_copies()), on_failure_(std::move(on_failure)) {
   queue_.reserve(64 << 10);
   batch_.reserve(64 << 10);
   writer_ = std::thread([this] { writer_loop(); });
@@ -41,7 +41,7 @@ void Outbox::wake_writer_locked() {
 }
 
 bool Outbox::append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h,
-                           std::span<const uint8_t> payload, std::span<const iovec> bulk) {
+                           std::span<const uint8_t> payload, std::span<const iovec> bulk, bool wake_writer) {
   while (queue_.size() > kMaxQueued && !stopped_) {
     wake_writer_locked();
     token_cv_.wait(lk);
@@ -55,7 +55,7 @@ bool Outbox::append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHe
   put(payload.data(), payload.size());
   for (const iovec& v : bulk) put(v.iov_base, v.iov_len);
   work_.store(true, std::memory_order_release);
-  wake_writer_locked();
+  if (wake_writer) wake_writer_locked();
   return true;
 }
 

@@ -4,9 +4,13 @@
 // instead of one each, and their callers never wait for the socket. A lone frame goes out at once:
 // the writer is woken (or is still spinning after its last write) as soon as something arrives.
 //
-// Two kinds of caller do not hand off to the writer:
+// Callers that do not hand off to the writer:
 //  - a synchronous call about to wait for its reply writes the queue itself when no write is running
 //    (one thread hop fewer on the latency path);
+//  - on a connection whose sends are copies into shared memory (Connection::sends_are_copies), the
+//    first asynchronous call after a wait (Pipe::send_call): there the writer's wake-up, a system
+//    call, cost a same-host launch 2 us of its caller's time on an H100, and kept the launch from
+//    the server until the caller's next synchronisation flushed it;
 //  - a frame whose bulk data must be on the wire before its caller returns (an H2D copy from pageable
 //    memory, a module image) is written by the caller, after everything queued ahead of it.
 //
@@ -45,9 +49,12 @@ class Outbox {
   static constexpr size_t kInlineBulk = 64 << 10;
 
   // The *_locked calls need the lock from lock(). False once the connection has failed.
-  // Queues a frame (header, payload and bulk are copied) for the writer thread.
+  // Queues a frame (header, payload and bulk are copied) and wakes the writer thread for it, unless
+  // `wake_writer` is false: the caller flushes it, or appends a frame right behind that does.
   bool append_locked(std::unique_lock<std::mutex>& lk, const wire::FrameHeader& h, std::span<const uint8_t> payload,
-                     std::span<const iovec> bulk = {});
+                     std::span<const iovec> bulk = {}, bool wake_writer = true);
+  // Whether callers write their frames themselves (flush_locked) rather than wake the writer.
+  bool callers_write() const { return callers_write_; }
   // Queues a frame of a header alone without waiting for room: the receiver thread's
   // acknowledgements. It must never wait for the writer, which may wait for the server to read,
   // which may wait for its reply to be read by the receiver, or for this very frame.
@@ -79,6 +86,7 @@ class Outbox {
   void wake_writer_locked();
 
   transport::Connection& conn_;
+  const bool callers_write_;
   std::function<void(const std::string&)> on_failure_;
   std::mutex mu_;
   std::condition_variable token_cv_;   // the write token came back, or the queue has room

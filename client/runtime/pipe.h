@@ -145,6 +145,8 @@ class Pipe {
   std::unique_ptr<Outbox> outbox_;  // its lock orders the calls of all threads
   uint64_t next_seq_ = 1;
   int pipe_device_ = 0;  // the device the server executes this pipe's calls on
+  // An asynchronous call went since the last call that waits (under the outbox's lock; send_call).
+  bool in_async_run_ = false;
   std::atomic<uint64_t> used_devices_{0};  // bit d: device_used(d)
   void mark_used(int device) {  // a plain load first: the hot path writes nothing once the bit is set
     if (device >= 0 && device < 64 && !device_used(device))

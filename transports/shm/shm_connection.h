@@ -41,6 +41,7 @@ class ShmConnection final : public Connection {
   // this end last found the ring empty after reading (stamped only then, not per frame).
   std::optional<PeerSilence> peer_silence() const override;
   void spin_while(const std::atomic<uint32_t>* nonzero) override { wait_.keep_while = nonzero; }
+  bool sends_are_copies() const override { return true; }
 
   uint32_t ring_bytes() const { return ring_bytes_; }
 

@@ -1,6 +1,7 @@
 // The call pipe's outbox: frames keep their order; calls that arrive while a write is on its way
 // go out together in the next write; a frame with bulk the caller must see on the wire is written
-// by the caller after everything queued before it; a failed write stops the outbox.
+// by the caller after everything queued before it; a failed write stops the outbox; where sends
+// are copies into shared memory, callers write their frames themselves.
 #include <catch2/catch.hpp>
 
 #include <condition_variable>
@@ -21,6 +22,7 @@ class RecordingConnection final : public transport::Connection {
   Status send_bytes(std::span<const iovec> segments) override {
     std::unique_lock<std::mutex> lock(mu_);
     writes_++;
+    writers_.push_back(std::this_thread::get_id());
     if (hold_first_ && writes_ == 1) {
       first_started_ = true;
       cv_.notify_all();
@@ -38,6 +40,14 @@ class RecordingConnection final : public transport::Connection {
   Status skip(uint64_t) override { return RGPU_ERROR(kClosed, "no input"); }
   void shutdown() override {}
   std::string peer() const override { return "recording"; }
+  bool sends_are_copies() const override { return copies_; }
+
+  explicit RecordingConnection(bool copies = false) : copies_(copies) {}
+  // The thread of each write, in order.
+  std::vector<std::thread::id> writers() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return writers_;
+  }
 
   void hold_first_write() { hold_first_ = true; }
   void wait_first_write_started() {
@@ -73,6 +83,8 @@ class RecordingConnection final : public transport::Connection {
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<uint8_t> bytes_;
+  std::vector<std::thread::id> writers_;
+  const bool copies_;
   int writes_ = 0;
   bool hold_first_ = false, first_started_ = false, released_ = false, fail_ = false;
 };
@@ -149,4 +161,27 @@ TEST_CASE("outbox: a failed write is reported once and stops the outbox") {
   auto lk = box.lock();
   CHECK(!box.append_locked(lk, wire::make_header(wire::FrameKind::kCall, 1, 2, 8, 0), payload));
   CHECK(failures == 1);
+}
+
+TEST_CASE("outbox: where sends are copies, a caller writes its frame itself, elsewhere the writer thread does") {
+  uint8_t payload[8] = {};
+  RecordingConnection shared(/*copies=*/true);
+  client::Outbox direct(shared, [](const std::string&) {});
+  CHECK(direct.callers_write());
+  {
+    auto lk = direct.lock();
+    REQUIRE(direct.append_locked(lk, wire::make_header(wire::FrameKind::kCall, 1, 1, 8, 0), payload, {},
+                                 /*wake_writer=*/false));
+    REQUIRE(direct.flush_locked(lk));
+  }
+  CHECK(shared.wait_for_bytes(kFrame) == 1);
+  CHECK(shared.writers() == std::vector<std::thread::id>{std::this_thread::get_id()});
+
+  RecordingConnection socket;
+  client::Outbox queued(socket, [](const std::string&) {});
+  CHECK(!queued.callers_write());
+  append(queued, 1);
+  CHECK(socket.wait_for_bytes(kFrame) == 1);
+  REQUIRE(socket.writers().size() == 1);
+  CHECK(socket.writers()[0] != std::this_thread::get_id());
 }
