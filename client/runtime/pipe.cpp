@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
-#include <utility>
 #include <thread>
 
 #include "client/runtime/async_notifications.h"
@@ -228,8 +227,8 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   // (a lone launch reaches the server at once); the rest of a run of them goes to the writer, which
   // batches a burst (frames published one by one gave same-host launch throughput 0.79-0.82 x
   // native in two runs of three on an H100, where the writer's batches gave 0.88-0.97 x).
-  const bool first_of_run = !waiter && !std::exchange(in_async_run_, true);
-  if (waiter) in_async_run_ = false;
+  const bool first_of_run = !in_async_run_;
+  in_async_run_ = !waiter;
   const bool now = waiter || (first_of_run && outbox_->callers_write());
   if (!outbox_->append_locked(lk, h, payload, args.bulk(), /*wake_writer=*/!now)) return false;
   return now ? outbox_->flush_locked(lk) : true;
