@@ -58,7 +58,18 @@ enum InternalCall : uint32_t {
   // arguments: the session thread waits for the device, as the block's cudaFree would have, before
   // any later call can put work on the block.
   kCallReuseBarrier = 0x52470015,
+  // A stream synchronisation answered through shared memory (client/runtime/stream_sync.cpp),
+  // async. in: u64 stream id, u8 per_thread, u64 shared allocation id (kCallShareHost), u64 offset
+  // of a 4-byte-aligned word in it, u32 value (1..kSignalAsk-1). The server puts a write of the
+  // value into that word on the stream, behind the work queued there so far, so the client learns
+  // that the work is done from the word alone; where a wait has more to learn than that (an
+  // asynchronous error told since the last signal, device printf output, a compute gate, a
+  // capturing stream) it writes value | kSignalAsk at once instead, and the client asks with the
+  // synchronising call.
+  kCallStreamSignal = 0x52470016,
 };
+
+inline constexpr uint32_t kSignalAsk = 0x80000000u;
 
 inline constexpr uint32_t kMaxMappedReadRanges = 256;
 
@@ -87,6 +98,7 @@ inline const char* internal_call_name(uint32_t id) {
     case kCallMappedRelease: return "rgpu's mapped-memory release";
     case kCallLogsRead: return "rgpu's error log read";
     case kCallReuseBarrier: return "rgpu's barrier before a freed block's reuse";
+    case kCallStreamSignal: return "rgpu's stream signal";
   }
   return nullptr;
 }

@@ -238,6 +238,14 @@ class Backend {
     (void)mark;
     return false;
   }
+  // Puts a write of `value` into the word at `host_word` (where this worker sees it; the device's
+  // address for it is `device_word`) on `stream`, behind the work queued there so far: the word
+  // holds `value` once that work is done. False when it cannot (no such writes in this backend, a
+  // capturing stream, a driver error). Mapped host memory only; session thread.
+  virtual bool write_after(void* stream, uint32_t* host_word, uint64_t device_word, uint32_t value) {
+    (void)stream, (void)host_word, (void)device_word, (void)value;
+    return false;
+  }
   // Pins host memory the process mapped itself, for copies at the bus's speed (a swapped session's
   // host copy). The emulated backend, whose device memory is host memory, needs none.
   virtual int32_t host_register(void* host, uint64_t size) {

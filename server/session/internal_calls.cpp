@@ -36,6 +36,7 @@ bool dispatch_internal(CallContext& ctx, uint32_t id, wire::Decoder& in, wire::E
     case wire::kCallMappedRelease: return mapped_release(ctx, in, out, status);
     case wire::kCallLogsRead: return logs_read(ctx, in, out, status);
     case wire::kCallReuseBarrier: return reuse_barrier(ctx, in, out, status);
+    case wire::kCallStreamSignal: return stream_signal(ctx, in, out, status);
     default: *known = false; return false;
   }
 }

@@ -42,5 +42,7 @@ bool mapped_release(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int
 bool reuse_barrier(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 // kCallLogsRead (server/session/logs.cpp).
 bool logs_read(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
+// kCallStreamSignal (server/session/stream_signal.cpp).
+bool stream_signal(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int32_t& status);
 
 }  // namespace rgpu::server::handlers

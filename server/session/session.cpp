@@ -393,7 +393,8 @@ Status Session::serve_call(const wire::FrameHeader& h, std::span<const uint8_t> 
   stats_.calls.add(1);
   if (!keeps_sync_calls_ && orders_pool_memory(h.method))
     keep_sync_calls("it allocates stream-ordered memory, whose pool retires frees only in synchronising calls");
-  if (h.flags & wire::kFlagWantsReply) stats_.round_trips.add(1);
+  // A stream signal is the client's wait too, answered through memory (stream_signal.cpp).
+  if ((h.flags & wire::kFlagWantsReply) || h.method == wire::kCallStreamSignal) stats_.round_trips.add(1);
   bool malformed = false;
   if (gen::cudart::is_blocking(h.method)) {
     // A wait must not hold up other client threads' calls: unless it ends at once, it runs
@@ -530,7 +531,14 @@ void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
   wire::Encoder e;
   e.put<int32_t>(status);
   e.put<uint32_t>(h.method);
+  async_errors_told_.fetch_add(1, std::memory_order_release);
   (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
+}
+
+bool Session::signal_answers_wait() {
+  const uint64_t told = async_errors_told_.load(std::memory_order_acquire);
+  const bool none_since = std::exchange(errors_at_signal_, told) == told;
+  return none_since && !keeps_sync_calls_ && !gate_;
 }
 
 // Natively the driver tells a process past its device memory budget; here the budget is the slice,

@@ -85,6 +85,11 @@ class Session {
   // Whether work done without error is all a wait has to learn here: no synchronising call has
   // more to do in this session (keeps_sync_calls_), so a stream mark may answer it (inline_wait.h).
   bool answers_waits_from_marks() const { return !keeps_sync_calls_; }
+  // Whether a stream signal (wire::kCallStreamSignal) may tell the client that its wait is over:
+  // work done without error is all the wait has to learn (answers_waits_from_marks), no compute
+  // gate must see the wait, and no asynchronous error was told since the last signal (the client
+  // must read that frame before its wait returns). Session thread.
+  bool signal_answers_wait();
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
   ErrorLog& error_log() { return error_log_; }
@@ -249,6 +254,8 @@ class Session {
   // module may print, fatbin::may_print), and stream-ordered pools retire frees and give memory
   // back only inside such calls (the session allocates from one). Set once (keep_sync_calls).
   bool keeps_sync_calls_ = false;
+  std::atomic<uint64_t> async_errors_told_{0};  // kAsyncError frames sent, from any thread
+  uint64_t errors_at_signal_ = 0;               // async_errors_told_ at the last stream signal
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::deque<HostCallback> kept_callbacks_;  // under state_mu_

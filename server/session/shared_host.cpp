@@ -33,14 +33,15 @@ int32_t SharedHost::add(uint64_t id, int fd, uint64_t size, uint64_t want, uint6
   }
   uint8_t* base = nullptr;
   if (int32_t mapped = backend_.host_map_shared(fd, size, want, &base, address); mapped != cudaSuccess) return mapped;
-  mappings_[id] = Mapping{base, size, 0};
+  mappings_[id] = Mapping{base, *address, size, 0};
   return cudaSuccess;
 }
 
-void* SharedHost::find(uint64_t id, uint64_t offset, uint64_t count, int device) {
+void* SharedHost::find(uint64_t id, uint64_t offset, uint64_t count, int device, uint64_t* gpu) {
   auto it = mappings_.find(id);
   if (it == mappings_.end() || offset > it->second.size || count > it->second.size - offset) return nullptr;
   it->second.devices |= uint64_t{1} << std::clamp(device, 0, 63);
+  if (gpu) *gpu = it->second.address + offset;
   return it->second.base + offset;
 }
 

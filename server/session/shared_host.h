@@ -6,7 +6,8 @@
 // a kernel reads and writes them as mapped memory where they lie: the client's address is the GPU's
 // when the worker could place them there, and no mirror is needed either way.
 //
-// Session thread only (the handlers of the three calls).
+// Session thread only (the handlers of the three calls, and of kCallStreamSignal, whose words lie
+// in such memory).
 #pragma once
 
 #include <cstdint>
@@ -33,8 +34,9 @@ class SharedHost {
   // id; the backend's for a failed pin.
   int32_t add(uint64_t id, int fd, uint64_t size, uint64_t want, uint64_t* address);
   // The host address of [offset, offset + count) in allocation `id`, or null when that is not inside
-  // one (the client's error). Notes that `device` copies to or from it.
-  void* find(uint64_t id, uint64_t offset, uint64_t count, int device);
+  // one (the client's error); *gpu (when asked) is the device's address of it. Notes that `device`
+  // copies to or from it.
+  void* find(uint64_t id, uint64_t offset, uint64_t count, int device, uint64_t* gpu = nullptr);
   // Unpins and unmaps allocation `id`; the caller has waited for the copies of each device in
   // devices(id). cudaErrorInvalidValue for an unknown id.
   int32_t remove(uint64_t id);
@@ -45,6 +47,7 @@ class SharedHost {
  private:
   struct Mapping {
     uint8_t* base = nullptr;  // where this worker reads and writes it
+    uint64_t address = 0;     // where the device does
     uint64_t size = 0;
     uint64_t devices = 0;
   };

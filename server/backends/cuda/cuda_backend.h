@@ -95,6 +95,7 @@ class CudaBackend final : public Backend {
   int32_t host_unregister(void* host) override;
   uint32_t mark_stream(void* stream) override;  // cuda_backend_marks.cpp
   bool mark_passed(uint32_t mark) const override;
+  bool write_after(void* stream, uint32_t* host_word, uint64_t device_word, uint32_t value) override;
 
  private:
   // A movable range (cuda_backend_movable.cpp): its size and, while backed, its physical handle.

@@ -1,6 +1,7 @@
-// CudaBackend's stream marks (stream_marks.h): a stream-ordered write of a word of mapped host
-// memory (cuStreamWriteValue32), which by default follows a memory barrier, so once the word
-// reads the mark the stream's earlier kernels and copies are complete and their results visible.
+// CudaBackend's stream marks (stream_marks.h) and writes after a stream's work (Backend::write_after):
+// a stream-ordered write of a word of mapped host memory (cuStreamWriteValue32), which by default
+// follows a memory barrier, so once the word reads the value the stream's earlier kernels and copies
+// are complete and their results visible.
 #include <cstring>
 
 #include "common/log.h"
@@ -22,16 +23,20 @@ uint32_t CudaBackend::mark_stream(void* stream) {
     std::memset(words, 0, MarkRing::kBytes);
     marks_ = std::make_unique<MarkRing>(static_cast<uint32_t*>(words));  // kept until the process ends
   }
+  const MarkRing::Mark mark = marks_->next();
+  return write_after(stream, mark.word, reinterpret_cast<uintptr_t>(mark.word), mark.number) ? mark.number : 0;
+}
+
+bool CudaBackend::write_after(void* stream, uint32_t* host_word, uint64_t device_word, uint32_t value) {
+  (void)host_word;  // the device writes it at its own address
+  if (!ready_) return false;
   // A write into a capturing stream would become a node of the program's graph.
   auto s = static_cast<CUstream>(stream);
   CUstreamCaptureStatus capturing = CU_STREAM_CAPTURE_STATUS_ACTIVE;
   if (driver_.cuStreamIsCapturing(s, &capturing) != CUDA_SUCCESS || capturing != CU_STREAM_CAPTURE_STATUS_NONE)
-    return 0;
-  const MarkRing::Mark mark = marks_->next();
-  if (driver_.cuStreamWriteValue32_v2(s, reinterpret_cast<CUdeviceptr>(mark.word), mark.number,
-                                      CU_STREAM_WRITE_VALUE_DEFAULT) != CUDA_SUCCESS)
-    return 0;
-  return mark.number;
+    return false;
+  return driver_.cuStreamWriteValue32_v2(s, static_cast<CUdeviceptr>(device_word), value,
+                                         CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS;
 }
 
 bool CudaBackend::mark_passed(uint32_t mark) const { return marks_ && marks_->passed(mark); }

@@ -470,18 +470,29 @@ int32_t EmulatedBackend::host_mapped_free(uint64_t address) {
   return state().memory.free(reinterpret_cast<const void*>(address));
 }
 
-uint32_t EmulatedBackend::mark_stream(void* stream) {
+bool EmulatedBackend::queue_write(void* stream, std::function<void()> write) {
   auto s = static_cast<cudaStream_t>(stream);
   cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusActive;
   if (emulated::cudaStreamIsCapturing(s, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone)
-    return 0;
+    return false;
+  return state().enqueue_async(s, cudaGraphNodeTypeHost, [write = std::move(write)] {
+    write();
+    return cudaSuccess;
+  }) == cudaSuccess;
+}
+
+uint32_t EmulatedBackend::mark_stream(void* stream) {
   const MarkRing::Mark mark = marks_.next();
   // `keep` holds the words while the operation waits its turn (this backend may be gone by then).
-  const cudaError_t queued = state().enqueue_async(s, cudaGraphNodeTypeHost, [mark, keep = mark_words_] {
+  const bool queued = queue_write(stream, [mark, keep = mark_words_] {
     __atomic_store_n(mark.word, mark.number, __ATOMIC_RELEASE);
-    return cudaSuccess;
   });
-  return queued == cudaSuccess ? mark.number : 0;
+  return queued ? mark.number : 0;
+}
+
+bool EmulatedBackend::write_after(void* stream, uint32_t* host_word, uint64_t device_word, uint32_t value) {
+  (void)device_word;  // the same address here
+  return queue_write(stream, [host_word, value] { __atomic_store_n(host_word, value, __ATOMIC_RELEASE); });
 }
 
 }  // namespace rgpu::server::emulated

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -80,6 +81,8 @@ class EmulatedBackend final : public Backend {
   // A host operation that writes the mark, run when the stream's earlier work has had its time.
   uint32_t mark_stream(void* stream) override;
   bool mark_passed(uint32_t mark) const override { return marks_.passed(mark); }
+  // Likewise a host operation that writes the value.
+  bool write_after(void* stream, uint32_t* host_word, uint64_t device_word, uint32_t value) override;
 
   // Kernel launches executed so far (a launch captured into a graph counts at each replay).
   uint64_t launches() const { return *launches_; }
@@ -87,6 +90,8 @@ class EmulatedBackend final : public Backend {
 
  private:
   std::shared_ptr<FunctionRecord> find_function(void* handle) const;
+  // Queues `write` on `stream` as a host operation, unless the stream captures.
+  bool queue_write(void* stream, std::function<void()> write);
   // A launch checked against the kernel and the device, as the operation that records it.
   int32_t kernel_operation(const LaunchRequest& request, Operation* op);
 

@@ -1,6 +1,6 @@
-// The emulated backend's stream marks (server/backends/stream_marks.h): a mark comes back only once
-// the stream's earlier work has had its time; a capturing stream takes none, and its graph gains
-// no node.
+// The emulated backend's stream marks (server/backends/stream_marks.h) and writes after a stream's work
+// (Backend::write_after): each lands only once the stream's earlier work has had its time; a
+// capturing stream takes none, and its graph gains no node.
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <memory>
@@ -51,5 +51,37 @@ TEST_CASE_METHOD(FreshDevices, "a capturing stream takes no mark, and its graph 
   REQUIRE(emu::cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
   CHECK(nodes == 0);
   REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
+  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
+}
+
+TEST_CASE_METHOD(FreshDevices, "a write after a stream's work lands once that work is done, not in a capture",
+                 "[emulated]") {
+  std::unique_ptr<rgpu::server::Backend> backend = rgpu::server::make_emulated_backend();
+  REQUIRE(backend->init().is_ok());
+  auto& st = emu::state();
+  const auto kept = st.config.kernel_time;
+  st.config.kernel_time = std::chrono::milliseconds(100);
+  cudaStream_t s = nullptr;
+  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  uint32_t word = 0;
+  const auto at = reinterpret_cast<uintptr_t>(&word);
+
+  st.occupy(0);  // a kernel: the device is busy 100 ms
+  REQUIRE(backend->write_after(s, &word, at, 7));
+  CHECK(__atomic_load_n(&word, __ATOMIC_ACQUIRE) == 0u);
+  REQUIRE(emu::cudaStreamSynchronize(s) == cudaSuccess);
+  CHECK(__atomic_load_n(&word, __ATOMIC_ACQUIRE) == 7u);
+
+  REQUIRE(emu::cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess);
+  CHECK_FALSE(backend->write_after(s, &word, at, 8));
+  cudaGraph_t graph = nullptr;
+  REQUIRE(emu::cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  size_t nodes = 99;
+  REQUIRE(emu::cudaGraphGetNodes(graph, nullptr, &nodes) == cudaSuccess);
+  CHECK(nodes == 0);
+  CHECK(word == 7u);
+  REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
+
+  st.config.kernel_time = kept;
   REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
 }
