@@ -69,9 +69,11 @@ void print_queue_notice(const transport::QueueNotice& n, bool first) {
 
 void print_stats() {
   const PipeStats& s = Pipe::get().stats();
-  std::fprintf(stderr, "rgpu: %llu calls sent without waiting, %llu round trips, %.1f ms waiting for them\n",
-               static_cast<unsigned long long>(s.async_calls.load()),
-               static_cast<unsigned long long>(s.round_trips.load()), static_cast<double>(s.waited_ns.load()) / 1e6);
+  std::fprintf(stderr,
+               "rgpu: %llu calls sent without waiting, %llu round trips, %.1f ms waiting for them; %llu of the round "
+               "trips were stream waits answered through shared memory\n",
+               static_cast<unsigned long long>(s.async_calls.load()), static_cast<unsigned long long>(s.round_trips.load()),
+               static_cast<double>(s.waited_ns.load()) / 1e6, static_cast<unsigned long long>(s.signalled.load()));
 }
 
 std::string hostname() {
@@ -200,7 +202,7 @@ bool Pipe::switch_device_locked(std::unique_lock<std::mutex>& lk, int device) {
 }
 
 bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing,
-                     size_t landing_len, int descriptor) {
+                     size_t landing_len, int descriptor, bool now) {
   if (!available()) return false;
   if (needs_context(id)) mark_used(device);
   auto lk = outbox_->lock();
@@ -228,10 +230,11 @@ bool Pipe::send_call(uint32_t id, const wire::Encoder& args, int device, Waiter*
   // batches a burst (frames published one by one gave same-host launch throughput 0.79-0.82 x
   // native in two runs of three on an H100, where the writer's batches gave 0.88-0.97 x).
   const bool first_of_run = !in_async_run_;
-  in_async_run_ = !waiter;
-  const bool now = waiter || (first_of_run && outbox_->callers_write());
-  if (!outbox_->append_locked(lk, h, payload, args.bulk(), /*wake_writer=*/!now)) return false;
-  return now ? outbox_->flush_locked(lk) : true;
+  const bool waits = waiter || now;
+  in_async_run_ = !waits;
+  const bool write = waits || (first_of_run && outbox_->callers_write());
+  if (!outbox_->append_locked(lk, h, payload, args.bulk(), /*wake_writer=*/!write)) return false;
+  return write ? outbox_->flush_locked(lk) : true;
 }
 
 bool Pipe::control_round_trip(uint32_t type, std::span<const uint8_t> payload, int device,
@@ -267,15 +270,19 @@ void Pipe::wait(Waiter& waiter) {
                              std::memory_order_relaxed);
 }
 
+std::chrono::microseconds Pipe::reply_poll() {
+  static const std::chrono::microseconds budget(std::clamp<int64_t>(kReplyPoll.get_int(), 0, 1'000'000));
+  return budget;
+}
+
 void Pipe::wait_behind(Waiter& waiter) {
   // Polling for the reply spares the caller a sleep and its wake-up on the latency path; over
   // shared memory the receiver thread polls the ring meanwhile too (spin_while), or the reply
   // would wait for two wake-ups, the receiver's and the caller's (a same-host 16 MiB copy lost
   // about 20 % to them). CUDA's own synchronisation spins like this where there are cores for it.
-  static const std::chrono::microseconds budget(std::clamp<int64_t>(kReplyPoll.get_int(), 0, 1'000'000));
   if (!waiter.done.load(std::memory_order_acquire) && polling_pays()) {
     polling_.fetch_add(1, std::memory_order_relaxed);
-    const bool done = poll_for(budget, [&] { return waiter.done.load(std::memory_order_acquire); });
+    const bool done = poll_for(reply_poll(), [&] { return waiter.done.load(std::memory_order_acquire); });
     polling_.fetch_sub(1, std::memory_order_relaxed);
     // `done` is the receiver's last touch of the waiter: the lock it still holds while it notifies
     // need not be waited for (on an H100 a same-host caller took 0.4 us from the receiver's `done`
@@ -312,6 +319,7 @@ uint64_t Pipe::register_callback(std::function<void()> fn, bool persistent) {
 void Pipe::register_mirror(uint64_t mirror, const HostRows& dst) {
   std::lock_guard<std::mutex> lock(wait_mu_);
   mirrors_[mirror] = dst;
+  has_mirrors_.store(true, std::memory_order_release);
 }
 
 void Pipe::watch_server() {

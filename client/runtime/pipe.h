@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -45,6 +46,7 @@ struct PipeStats {
   std::atomic<uint64_t> async_calls{0};  // sent without waiting
   std::atomic<uint64_t> round_trips{0};  // waited for a reply (sync calls, module loads)
   std::atomic<uint64_t> waited_ns{0};    // the time callers spent waiting for those (RGPU_STATS=1 only)
+  std::atomic<uint64_t> signalled{0};    // of the round trips, waits answered by a stream signal (stream_sync.cpp)
 };
 
 class Pipe {
@@ -73,8 +75,10 @@ class Pipe {
   // landing/landing_len: an async D2H destination, filled by a later kData frame with this seq.
   // `device` is the calling thread's current device: the pipe switches the server to it first.
   // `descriptor`: one the server receives with the call (Outbox::write_locked), or -1.
+  // `now`: a call without a reply that its caller waits behind all the same (a stream signal) is
+  // written at once, as a call with a reply is.
   bool send_call(uint32_t id, const wire::Encoder& args, int device, Waiter* waiter, void* landing = nullptr,
-                 size_t landing_len = 0, int descriptor = -1);
+                 size_t landing_len = 0, int descriptor = -1, bool now = false);
   // Whether send_call can carry a descriptor: the pipe runs over a Unix socket.
   bool carries_descriptors() const { return carries_descriptors_; }
   // Sends a control message (module upload) for `device` and waits for the control reply with the
@@ -88,12 +92,26 @@ class Pipe {
   // Waits until no async D2H still in flight lands in [p, p+n): a host range must not be read
   // for an H2D copy while an earlier D2H is still writing it.
   void wait_landings(const void* p, size_t n);
+  // Whether bytes may still come on the pipe that a synchronisation must wait for: an async D2H
+  // in flight, or a graph's D2H mirror that lands at each launch. A read, no lock.
+  bool deliveries_pending() const {
+    return landings_count_.load(std::memory_order_acquire) != 0 || has_mirrors_.load(std::memory_order_acquire);
+  }
+  // How long a caller polls for its reply (or a stream signal's word) before it sleeps
+  // (RGPU_REPLY_POLL_US).
+  static std::chrono::microseconds reply_poll();
 
   // The first error reported by an asynchronous call since the last take, or 0.
   int32_t take_async_error() { return async_error_.exchange(0); }
   int32_t peek_async_error() const { return async_error_.load(); }
 
   const PipeStats& stats() const { return stats_; }
+  // A stream wait through a stream signal counts as a round trip, as on the server; `answered`: its
+  // word said the work is done.
+  void count_signal_wait(bool answered) {
+    stats_.round_trips.fetch_add(1, std::memory_order_relaxed);
+    if (answered) stats_.signalled.fetch_add(1, std::memory_order_relaxed);
+  }
 
   // Whether a call has run on `device` for this process: the server's context there is in use
   // (what cuDevicePrimaryCtxGetState reports as active). Device snapshots and error texts need no
@@ -168,6 +186,7 @@ class Pipe {
   };
   std::unordered_map<uint64_t, Callback> callbacks_;
   std::unordered_map<uint64_t, Landing> mirrors_;
+  std::atomic<bool> has_mirrors_{false};  // !mirrors_.empty(): registered once, kept for good
   uint64_t next_callback_ = 1;
 };
 
