@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "client/runtime/arrays.h"
@@ -15,6 +16,7 @@
 #include "client/runtime/memory_map.h"
 #include "client/runtime/pipe.h"
 #include "client/runtime/shared_host.h"
+#include "client/runtime/stream_signals.h"
 #include "client/runtime/stripes.h"
 #include "common/config.h"
 #include "common/wire/array_geometry.h"
@@ -110,6 +112,14 @@ cudaError_t copy_linear(void* dst, const void* src, size_t count, cudaMemcpyKind
     if (copy_shared(h2d ? dst : const_cast<void*>(src), h2d ? const_cast<void*>(src) : dst, count, kind, async,
                     a.stream, per_thread, &st))
       return cudart_finish(static_cast<cudaError_t>(st));
+  }
+  // A small synchronous D2H copy of a client sharing memory: through a slot of the signal page,
+  // answered by the GPU's word, not by a reply (stream_signals.h). When the word says to ask, the
+  // copy goes on below, and the slot is kept until it has (its copy is on the same stream).
+  std::optional<SignalRead> read;
+  if (!async && kind == cudaMemcpyDeviceToHost && count <= kSignalReadMax) {
+    read.emplace(dst, src, count, per_thread);
+    if (read->outcome() == SignalRead::kAnswered) return cudaSuccess;
   }
   // Host <-> device, in chunks. A synchronous H2D copy into memory the client knows returns once
   // its bytes are handed to the transport, as CUDA's does from pageable memory: nothing can fail

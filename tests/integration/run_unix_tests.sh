@@ -118,6 +118,18 @@ signalled=$(sed -n 's/.*; \([0-9]*\) of the round trips were stream waits answer
 grep -q "ok: shared_copies" "$WORK/signals.out" && [[ -n $signalled ]] && ((signalled > 0))
 check "stream waits answered through shared memory (${signalled:-none} of them), the bytes there after each" $? \
   "$(tail -5 "$WORK/signals.out")"
+# The counted program (round_trips.cu: 8 round trips over TCP) makes one more here, the sharing of
+# the signal page, and its stream synchronisation and 4-byte D2H copy are answered through it (a
+# watch long enough that no busy machine runs it out).
+RGPU_STATS=1 RGPU_REPLY_POLL_US=200000 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/signal_rt.out" 2>&1
+grep -q "^ok: round_trips" "$WORK/signal_rt.out" &&
+  grep -q ", 9 round trips, .*; 2 of the round trips were stream waits answered through shared memory$" "$WORK/signal_rt.out"
+check "a stream synchronisation and a 4-byte D2H copy answered through shared memory" $? \
+  "$(tail -3 "$WORK/signal_rt.out")"
+RGPU_STREAM_SIGNALS=0 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/signal_off.out" 2>&1
+grep -q "^ok: round_trips" "$WORK/signal_off.out" &&
+  grep -q ", 8 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_off.out"
+check "RGPU_STREAM_SIGNALS=0: both answered by replies, 8 round trips" $? "$(tail -3 "$WORK/signal_off.out")"
 read -r in out < <(RGPU_STAGING_CHUNK_MB=1 RGPU_STAGING_CHUNKS=2 traffic_of "$LOG" "$PROGS/shared_copies")
 grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 8) }'
 check "the same through a ring of two 1 MiB chunks ($in MiB in, $out MiB out)" $? "$(tail -5 "$WORK/traffic.out")"

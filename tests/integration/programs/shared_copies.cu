@@ -1,6 +1,7 @@
 // Copies to and from pinned host memory (cudaMallocHost, cudaHostAlloc) and pageable memory come
 // back byte for byte at many sizes and offsets, synchronous and async on streams with a kernel
-// between them, and a cudaFreeHost with copies still queued on its memory lets them finish first.
+// between them, small synchronous reads, and a cudaFreeHost with copies still queued on its memory
+// lets them finish first.
 // Over a Unix socket (run_unix_tests.sh) pinned memory is shared with the session and pageable
 // copies are staged through shared chunks, so no byte of these copies crosses the socket; the
 // script checks the session's traffic. Over TCP, or with sharing off, the same checks hold on the
@@ -148,6 +149,29 @@ int main() {
     CHECK_OK(cudaMemcpy(dev, up, n, cudaMemcpyHostToDevice));
     CHECK_OK(cudaMemcpy(pageable.data() + 1, dev, n, cudaMemcpyDeviceToHost));
     if (!holds_pattern(pageable.data() + 1, n, round)) return std::printf("FAIL D2H to pageable memory\n"), 1;
+  }
+
+  // Small synchronous reads into pageable memory (a loss or a flag read each step): over a Unix
+  // socket they land in a slot of the signal page (client/runtime/stream_signals.h), at sizes around
+  // a slot's, and a small read past the allocation fails as the usual copy does.
+  {
+    ++round;
+    fill_pattern(up, 4096, round);
+    CHECK_OK(cudaMemcpy(dev, up, 4096, cudaMemcpyHostToDevice));
+    unsigned char small[300];
+    for (size_t n : {size_t{1}, size_t{4}, size_t{255}, size_t{256}, size_t{257}}) {
+      for (size_t off : {size_t{0}, size_t{3}, size_t{1000}}) {
+        std::memset(small, 0, sizeof small);
+        CHECK_OK(cudaMemcpy(small, dev + off, n, cudaMemcpyDeviceToHost));
+        if (std::memcmp(small, up + off, n) != 0 || small[n] != 0)
+          return std::printf("FAIL small read of %zu bytes at offset %zu\n", n, off), 1;
+      }
+    }
+    if (cudaMemcpy(small, dev + room + (1u << 20), 4, cudaMemcpyDeviceToHost) == cudaSuccess)
+      return std::printf("FAIL a small read past the allocation succeeded\n"), 1;
+    cudaGetLastError();
+    CHECK_OK(cudaMemcpy(small, dev + 3, 4, cudaMemcpyDeviceToHost));
+    if (std::memcmp(small, up + 3, 4) != 0) return std::printf("FAIL small read after the failed one\n"), 1;
   }
 
   // A copy past the device allocation fails, and the session goes on.
