@@ -12,14 +12,31 @@
 namespace emu = rgpu::server::emulated;
 using emu::test::FreshDevices;
 
-TEST_CASE_METHOD(FreshDevices, "a stream mark comes back once the work before it is done", "[emulated]") {
+namespace {
+
+// A started emulated backend and a stream on a device whose kernels take 100 ms.
+struct SlowDevice {
   std::unique_ptr<rgpu::server::Backend> backend = rgpu::server::make_emulated_backend();
-  REQUIRE(backend->init().is_ok());
-  auto& st = emu::state();
-  const auto kept = st.config.kernel_time;
-  st.config.kernel_time = std::chrono::milliseconds(100);
+  std::chrono::milliseconds kept = emu::state().config.kernel_time;
   cudaStream_t s = nullptr;
-  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  SlowDevice() {
+    REQUIRE(backend->init().is_ok());
+    emu::state().config.kernel_time = std::chrono::milliseconds(100);
+    REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
+  }
+  ~SlowDevice() {
+    emu::state().config.kernel_time = kept;
+    (void)emu::cudaStreamDestroy(s);
+  }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(FreshDevices, "a stream mark comes back once the work before it is done", "[emulated]") {
+  SlowDevice slow;
+  auto& backend = slow.backend;
+  cudaStream_t s = slow.s;
+  auto& st = emu::state();
 
   st.occupy(0);  // a kernel: the device is busy 100 ms
   const uint32_t behind_kernel = backend->mark_stream(s);
@@ -34,8 +51,6 @@ TEST_CASE_METHOD(FreshDevices, "a stream mark comes back once the work before it
   CHECK(backend->mark_passed(idle));
   CHECK_FALSE(backend->mark_passed(idle + 1));
 
-  st.config.kernel_time = kept;
-  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
 }
 
 TEST_CASE_METHOD(FreshDevices, "a capturing stream takes no mark, and its graph gains no node", "[emulated]") {
@@ -56,13 +71,10 @@ TEST_CASE_METHOD(FreshDevices, "a capturing stream takes no mark, and its graph 
 
 TEST_CASE_METHOD(FreshDevices, "a write after a stream's work lands once that work is done, not in a capture",
                  "[emulated]") {
-  std::unique_ptr<rgpu::server::Backend> backend = rgpu::server::make_emulated_backend();
-  REQUIRE(backend->init().is_ok());
+  SlowDevice slow;
+  auto& backend = slow.backend;
+  cudaStream_t s = slow.s;
   auto& st = emu::state();
-  const auto kept = st.config.kernel_time;
-  st.config.kernel_time = std::chrono::milliseconds(100);
-  cudaStream_t s = nullptr;
-  REQUIRE(emu::cudaStreamCreate(&s) == cudaSuccess);
   uint32_t word = 0;
   const auto at = reinterpret_cast<uintptr_t>(&word);
 
@@ -82,6 +94,4 @@ TEST_CASE_METHOD(FreshDevices, "a write after a stream's work lands once that wo
   CHECK(word == 7u);
   REQUIRE(emu::cudaGraphDestroy(graph) == cudaSuccess);
 
-  st.config.kernel_time = kept;
-  REQUIRE(emu::cudaStreamDestroy(s) == cudaSuccess);
 }
