@@ -24,7 +24,7 @@ const Tunable kStreamSignals{"RGPU_STREAM_SIGNALS", "1",
                              "sets; 0: from the reply to the synchronising call"};
 
 // The shared page: kWords words, then kSlots slots of kSignalReadMax bytes for small reads. A wait
-// takes the next value and the word it names (value % kWords); values grow to kSignalAsk - 1 and
+// takes the next value and the word it names (value % kWords); values grow to kSignalNever - 1 and
 // start again at 1. A word is used again only kWords waits later: a write of an older value that
 // lands late (a long-running stream whose waiter asked meanwhile) costs the wait that finds it only
 // its watch, since values never repeat that soon. A slot is the caller's alone until it releases it:
@@ -47,7 +47,7 @@ class SignalPage {
     uint64_t offset;
   };
   Word next_word() {
-    const uint32_t v = next_.fetch_add(1, std::memory_order_relaxed) % (wire::kSignalAsk - 1) + 1;
+    const uint32_t v = next_.fetch_add(1, std::memory_order_relaxed) % (wire::kSignalNever - 1) + 1;
     const uint32_t i = v % kWords;
     __atomic_store_n(&words_[i], 0u, __ATOMIC_RELAXED);
     return {v, &words_[i], i * sizeof(uint32_t)};
@@ -66,6 +66,9 @@ class SignalPage {
   uint8_t* slot(int i) { return base_ + slot_offset(i); }
   static uint64_t slot_offset(int i) { return kWords * sizeof(uint32_t) + static_cast<uint64_t>(i) * kSignalReadMax; }
   uint64_t id() const { return id_; }
+  // The server said no wait of this session will be answered through the page.
+  bool closed() const { return closed_.load(std::memory_order_relaxed); }
+  void close() { closed_.store(true, std::memory_order_relaxed); }
 
  private:
   SignalPage(uint8_t* base, uint64_t id) : base_(base), words_(reinterpret_cast<uint32_t*>(base)), id_(id) {}
@@ -81,6 +84,7 @@ class SignalPage {
   uint64_t id_;
   std::atomic<uint32_t> next_{0};
   std::atomic<uint64_t> taken_{0};
+  std::atomic<bool> closed_{false};
   static_assert(kSlots == 64, "one bit of taken_ per slot");
 };
 
@@ -91,7 +95,8 @@ SignalPage* usable_page(bool per_thread) {
       mapped_read_back_follows(per_thread ? gen::cudart::k_cudaStreamSynchronize_ptsz
                                           : gen::cudart::k_cudaStreamSynchronize))
     return nullptr;
-  return SignalPage::get();
+  SignalPage* page = SignalPage::get();
+  return page && !page->closed() ? page : nullptr;
 }
 
 bool signal_and_watch(SignalPage& page, uint64_t stream, bool per_thread, const char* what) {
@@ -110,8 +115,9 @@ bool signal_and_watch(SignalPage& page, uint64_t stream, bool per_thread, const 
   uint32_t seen = 0;
   spin_for(Pipe::reply_poll(), SpinRules{.yield = !polling_pays()}, [&] {
     seen = __atomic_load_n(word.at, __ATOMIC_ACQUIRE);
-    return seen == word.value || seen == (word.value | wire::kSignalAsk);
+    return seen == word.value || (seen & ~(wire::kSignalAsk | wire::kSignalNever)) == word.value;
   });
+  if (seen == (word.value | wire::kSignalAsk | wire::kSignalNever)) page.close();
   const bool answered = seen == word.value;
   pipe.count_signal_wait(answered);
   return answered;

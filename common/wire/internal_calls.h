@@ -60,16 +60,18 @@ enum InternalCall : uint32_t {
   kCallReuseBarrier = 0x52470015,
   // A stream synchronisation answered through shared memory (client/runtime/stream_sync.cpp),
   // async. in: u64 stream id, u8 per_thread, u64 shared allocation id (kCallShareHost), u64 offset
-  // of a 4-byte-aligned word in it, u32 value (1..kSignalAsk-1). The server puts a write of the
+  // of a 4-byte-aligned word in it, u32 value (1..kSignalNever-1). The server puts a write of the
   // value into that word on the stream, behind the work queued there so far, so the client learns
   // that the work is done from the word alone; where a wait has more to learn than that (an
-  // asynchronous error told since the last signal, device printf output, a compute gate, a
-  // capturing stream) it writes value | kSignalAsk at once instead, and the client asks with the
-  // synchronising call.
+  // asynchronous error told since the last signal, a capturing stream) it writes value | kSignalAsk
+  // at once instead, and the client asks with the synchronising call; where every wait of the
+  // session will (device printf output, a compute gate), value | kSignalAsk | kSignalNever, and the
+  // client sends no more signals.
   kCallStreamSignal = 0x52470016,
 };
 
 inline constexpr uint32_t kSignalAsk = 0x80000000u;
+inline constexpr uint32_t kSignalNever = 0x40000000u;
 
 inline constexpr uint32_t kMaxMappedReadRanges = 256;
 

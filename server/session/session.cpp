@@ -535,10 +535,10 @@ void Session::send_async_error(const wire::FrameHeader& h, int32_t status) {
   (void)send(wire::FrameKind::kAsyncError, h.method, h.seq, e.payload());
 }
 
-bool Session::signal_answers_wait() {
+Session::SignalAnswer Session::signal_answer() {
+  if (keeps_sync_calls_ || gate_) return SignalAnswer::kNever;
   const uint64_t told = async_errors_told_.load(std::memory_order_acquire);
-  const bool none_since = std::exchange(errors_at_signal_, told) == told;
-  return none_since && !keeps_sync_calls_ && !gate_;
+  return std::exchange(errors_at_signal_, told) == told ? SignalAnswer::kWrite : SignalAnswer::kAsk;
 }
 
 // Natively the driver tells a process past its device memory budget; here the budget is the slice,

@@ -85,11 +85,13 @@ class Session {
   // Whether work done without error is all a wait has to learn here: no synchronising call has
   // more to do in this session (keeps_sync_calls_), so a stream mark may answer it (inline_wait.h).
   bool answers_waits_from_marks() const { return !keeps_sync_calls_; }
-  // Whether a stream signal (wire::kCallStreamSignal) may tell the client that its wait is over:
-  // work done without error is all the wait has to learn (answers_waits_from_marks), no compute
-  // gate must see the wait, and no asynchronous error was told since the last signal (the client
-  // must read that frame before its wait returns). Session thread.
-  bool signal_answers_wait();
+  // What a stream signal (wire::kCallStreamSignal) may say of a wait: that its work is done
+  // (kWrite), when that is all the wait has to learn. kAsk: an asynchronous error was told since the
+  // last signal (the client must read that frame before its wait returns). kNever: no wait of this
+  // session will be answered so: a module may print (answers_waits_from_marks), or a compute gate
+  // must see each wait. Session thread.
+  enum class SignalAnswer { kWrite, kAsk, kNever };
+  SignalAnswer signal_answer();
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
   ErrorLog& error_log() { return error_log_; }

@@ -5,8 +5,10 @@
 // sync about 2.3 us over native, 1.4 us of it from the reply to the caller's return).
 //
 // Where the word alone cannot say what the wait must learn, it says "ask" (value | kSignalAsk, at
-// once, from here) and the client makes the synchronising call after all (Session::signal_answers_wait).
-// A stream whose work fails never writes the word: the client asks once its watch ends.
+// once, from here) and the client makes the synchronising call after all (Session::signal_answer);
+// where no wait of the session can be answered so, "ask, and never signal again" (| kSignalNever),
+// so that the client's waits do not each pay a signal for nothing. A stream whose work fails never
+// writes the word: the client asks once its watch ends.
 #include <cuda_runtime_api.h>
 
 #include "common/wire/internal_calls.h"
@@ -24,7 +26,7 @@ bool stream_signal(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
   const auto shared = in.get<uint64_t>();
   const auto offset = in.get<uint64_t>();
   const auto value = in.get<uint32_t>();
-  if (!in.ok() || !in.at_end() || per_thread > 1 || value == 0 || (value & wire::kSignalAsk) != 0) return false;
+  if (!in.ok() || !in.at_end() || per_thread > 1 || value == 0 || value >= wire::kSignalNever) return false;
   int device = 0;
   if (ctx.cudart.cudaGetDevice) (void)ctx.cudart.cudaGetDevice(&device);
   uint64_t gpu = 0;
@@ -40,10 +42,11 @@ bool stream_signal(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
   const bool resolved = ctx.handles.resolve(HandleKind::kStream, stream_id, &stream);
   // The per-thread call's stream 0 is the calling thread's default stream (as in inline_wait.cpp).
   if (resolved && per_thread && stream == nullptr) stream = cudaStreamPerThread;
-  if (resolved && ctx.session.signal_answers_wait() &&
-      ctx.session.backend().write_after(stream, word, gpu, value))
+  const Session::SignalAnswer answer = ctx.session.signal_answer();
+  if (resolved && answer == Session::SignalAnswer::kWrite && ctx.session.backend().write_after(stream, word, gpu, value))
     return true;
-  __atomic_store_n(word, value | wire::kSignalAsk, __ATOMIC_RELEASE);
+  const uint32_t never = answer == Session::SignalAnswer::kNever ? wire::kSignalNever : 0;
+  __atomic_store_n(word, value | wire::kSignalAsk | never, __ATOMIC_RELEASE);
   return true;
 }
 

@@ -130,6 +130,14 @@ RGPU_STREAM_SIGNALS=0 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/
 grep -q "^ok: round_trips" "$WORK/signal_off.out" &&
   grep -q ", 8 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_off.out"
 check "RGPU_STREAM_SIGNALS=0: both answered by replies, 8 round trips" $? "$(tail -3 "$WORK/signal_off.out")"
+# A compute-sliced session's gate must see each wait: the first signal is told "never", and the
+# rest of its waits go straight to their calls (one signal more than with signals off, and the page).
+RGPU_COMPUTE=50 RGPU_STATS=1 RGPU_REPLY_POLL_US=200000 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" \
+  >"$WORK/signal_gated.out" 2>&1
+grep -q "^ok: round_trips" "$WORK/signal_gated.out" &&
+  grep -q ", 10 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_gated.out"
+check "a compute-sliced session: one signal told never, then its waits are calls (10 round trips)" $? \
+  "$(tail -3 "$WORK/signal_gated.out")"
 read -r in out < <(RGPU_STAGING_CHUNK_MB=1 RGPU_STAGING_CHUNKS=2 traffic_of "$LOG" "$PROGS/shared_copies")
 grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 8) }'
 check "the same through a ring of two 1 MiB chunks ($in MiB in, $out MiB out)" $? "$(tail -5 "$WORK/traffic.out")"
