@@ -46,7 +46,7 @@ struct PipeStats {
   std::atomic<uint64_t> async_calls{0};  // sent without waiting
   std::atomic<uint64_t> round_trips{0};  // waited for a reply (sync calls, module loads)
   std::atomic<uint64_t> waited_ns{0};    // the time callers spent waiting for those (RGPU_STATS=1 only)
-  std::atomic<uint64_t> signalled{0};    // of the round trips, waits answered by a stream signal (stream_sync.cpp)
+  std::atomic<uint64_t> signalled{0};    // of the round trips, waits answered by a stream signal (stream_signals.h)
 };
 
 class Pipe {

@@ -88,15 +88,17 @@ class SignalPage {
   static_assert(kSlots == 64, "one bit of taken_ per slot");
 };
 
-// The page when a wait can be answered through it now, else null.
+// The page when a wait can be answered through it now, else null (first: a client without one
+// learns that from a static).
 SignalPage* usable_page(bool per_thread) {
+  SignalPage* page = SignalPage::get();
+  if (!page || page->closed()) return nullptr;
   Pipe& pipe = Pipe::get();
   if (!pipe.available() || pipe.deliveries_pending() ||
       mapped_read_back_follows(per_thread ? gen::cudart::k_cudaStreamSynchronize_ptsz
                                           : gen::cudart::k_cudaStreamSynchronize))
     return nullptr;
-  SignalPage* page = SignalPage::get();
-  return page && !page->closed() ? page : nullptr;
+  return page;
 }
 
 bool signal_and_watch(SignalPage& page, uint64_t stream, bool per_thread, const char* what) {

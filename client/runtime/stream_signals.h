@@ -6,9 +6,9 @@
 //
 // The word's other answer, "ask" (the value with wire::kSignalAsk: the server knows the wait must
 // learn more; with wire::kSignalNever too, every wait of the session will, and no signal is sent
-// again: a module may print, or a compute gate must see each wait), or a watch that runs out (RGPU_REPLY_POLL_US: a long kernel, or failed work, which
-// never writes the word) sends the caller to the synchronising call, whose reply says how the work
-// ended. So does a wait that must learn more than that the work is done, which the client knows of
+// again: a module may print, or a compute gate must see each wait), or a watch that runs out
+// (RGPU_REPLY_POLL_US: a long kernel, or failed work, which never writes the word) sends the caller
+// to the synchronising call, whose reply says how the work ended. So does a wait that must learn more than that the work is done, which the client knows of
 // itself: bytes still to land from the pipe (an async D2H, a graph's D2H mirror) or mapped memory
 // to read back (mapped_memory.h); and so does any client that shares no memory (a TCP session,
 // RGPU_SHARED_MEMORY=0) or sets RGPU_STREAM_SIGNALS=0.

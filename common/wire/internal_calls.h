@@ -58,8 +58,8 @@ enum InternalCall : uint32_t {
   // arguments: the session thread waits for the device, as the block's cudaFree would have, before
   // any later call can put work on the block.
   kCallReuseBarrier = 0x52470015,
-  // A stream synchronisation answered through shared memory (client/runtime/stream_sync.cpp),
-  // async. in: u64 stream id, u8 per_thread, u64 shared allocation id (kCallShareHost), u64 offset
+  // A stream synchronisation (or a small synchronous D2H copy's) answered through shared memory
+  // (client/runtime/stream_signals.h), async. in: u64 stream id, u8 per_thread, u64 shared allocation id (kCallShareHost), u64 offset
   // of a 4-byte-aligned word in it, u32 value (1..kSignalNever-1). The server puts a write of the
   // value into that word on the stream, behind the work queued there so far, so the client learns
   // that the work is done from the word alone; where a wait has more to learn than that (an

@@ -52,6 +52,13 @@ InlineWait watch(const Backend& backend, uint32_t mark, std::chrono::microsecond
 
 }  // namespace
 
+bool waited_stream(const HandleTable& handles, uint64_t id, bool per_thread, cudaStream_t* out) {
+  if (!handles.resolve(HandleKind::kStream, id, out)) return false;
+  // A mark put on stream 0 would go to the legacy stream.
+  if (per_thread && *out == nullptr) *out = cudaStreamPerThread;
+  return true;
+}
+
 InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire::FrameHeader& h,
                        std::span<const uint8_t> payload, const std::function<bool()>& input_pending) {
   namespace ids = gen::cudart;
@@ -62,9 +69,7 @@ InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire:
   const bool per_thread = h.method == ids::k_cudaStreamSynchronize_ptsz;
   if ((h.method == ids::k_cudaStreamSynchronize || per_thread) && rt.cudaStreamQuery) {
     cudaStream_t s{};
-    if (!handles.resolve(HandleKind::kStream, id, &s)) return InlineWait::kAnswered;  // the call fails at once
-    // The per-thread call's stream 0 is the calling thread's default stream; the mark's is the legacy one.
-    if (per_thread && s == nullptr) s = cudaStreamPerThread;
+    if (!waited_stream(handles, id, per_thread, &s)) return InlineWait::kAnswered;  // the call fails at once
     const uint32_t mark = backend.mark_stream(s);
     return watch(backend, mark, mark ? kMarkedBudget : kInlineBudget, [&rt, s] { return rt.cudaStreamQuery(s); },
                  input_pending);

@@ -38,6 +38,10 @@ enum class InlineWait {
 InlineWait wait_inline(Backend& backend, const HandleTable& handles, const wire::FrameHeader& h,
                        std::span<const uint8_t> payload, const std::function<bool()>& input_pending);
 
+// The stream a wait on client stream `id` waits for: the per-thread call's stream 0 is the calling
+// thread's default stream (the legacy one's is nullptr). False for an unknown id.
+bool waited_stream(const HandleTable& handles, uint64_t id, bool per_thread, cudaStream_t* out);
+
 // Waits for the work queued on `stream` so far, the way a synchronous copy's own call would, and
 // returns what that call would: through a mark where the backend can put one, watched for up to
 // 1 ms, else (or after that) cudaStreamSynchronize. A synchronous small D2H copy is issued async

@@ -14,6 +14,7 @@
 #include "common/wire/internal_calls.h"
 #include "gen/cudart/cudart_api.h"
 #include "server/backends/backend.h"
+#include "server/session/inline_wait.h"
 #include "server/session/internal_handlers.h"
 #include "server/session/session.h"
 
@@ -39,9 +40,7 @@ bool stream_signal(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
   }
   status = cudaSuccess;
   cudaStream_t stream{};
-  const bool resolved = ctx.handles.resolve(HandleKind::kStream, stream_id, &stream);
-  // The per-thread call's stream 0 is the calling thread's default stream (as in inline_wait.cpp).
-  if (resolved && per_thread && stream == nullptr) stream = cudaStreamPerThread;
+  const bool resolved = waited_stream(ctx.handles, stream_id, per_thread != 0, &stream);
   const Session::SignalAnswer answer = ctx.session.signal_answer();
   if (resolved && answer == Session::SignalAnswer::kWrite && ctx.session.backend().write_after(stream, word, gpu, value))
     return true;
