@@ -58,16 +58,23 @@ enum InternalCall : uint32_t {
   // arguments: the session thread waits for the device, as the block's cudaFree would have, before
   // any later call can put work on the block.
   kCallReuseBarrier = 0x52470015,
-  // A stream synchronisation (or a small synchronous D2H copy's) answered through shared memory
-  // (client/runtime/stream_signals.h), async. in: u64 stream id, u8 per_thread, u64 shared allocation id (kCallShareHost), u64 offset
-  // of a 4-byte-aligned word in it, u32 value (1..kSignalNever-1). The server puts a write of the
-  // value into that word on the stream, behind the work queued there so far, so the client learns
-  // that the work is done from the word alone; where a wait has more to learn than that (an
-  // asynchronous error told since the last signal, a capturing stream) it writes value | kSignalAsk
-  // at once instead, and the client asks with the synchronising call; where every wait of the
-  // session will (device printf output, a compute gate), value | kSignalAsk | kSignalNever, and the
-  // client sends no more signals.
+  // A stream or event synchronisation (or a small synchronous D2H copy's) answered through shared
+  // memory (client/runtime/stream_signals.h), async. in: u64 id, u8 SignalWaited (what the id
+  // names), u64 shared allocation id (kCallShareHost), u64 offset of a 4-byte-aligned word in it,
+  // u32 value (1..kSignalNever-1). The server puts a write of the value into that word behind the
+  // waited-for work (on the stream, behind the work queued there so far; for an event, on a stream
+  // of the session's own that waits for the event), so the client learns that the work is done from
+  // the word alone; where a wait has more to learn than that (an asynchronous error told since the
+  // last signal, a capturing stream) it writes value | kSignalAsk at once instead, and the client
+  // asks with the synchronising call; where every wait of the session will (device printf output, a
+  // compute gate), value | kSignalAsk | kSignalNever, and the client sends no more signals.
   kCallStreamSignal = 0x52470016,
+};
+
+enum SignalWaited : uint8_t {
+  kSignalStream = 0,           // the work queued so far on a stream
+  kSignalPerThreadStream = 1,  // likewise, a per-thread call's: its stream 0 is the thread's default stream
+  kSignalEvent = 2,            // the work an event stands for
 };
 
 inline constexpr uint32_t kSignalAsk = 0x80000000u;

@@ -126,6 +126,7 @@ void Session::forget_device_buffers() {
     it = rings_.erase(it);
   }
   landings_.forget_device(device);
+  event_signal_streams_.erase(device);
 }
 
 StagingRing& Session::staging_ring(int stripe) {
@@ -539,6 +540,18 @@ Session::SignalAnswer Session::signal_answer() {
   if (keeps_sync_calls_ || gate_) return SignalAnswer::kNever;
   const uint64_t told = async_errors_told_.load(std::memory_order_acquire);
   return std::exchange(errors_at_signal_, told) == told ? SignalAnswer::kWrite : SignalAnswer::kAsk;
+}
+
+// Kept for the session's life (its worker process's end frees it) or until cudaDeviceReset
+// destroys it with the rest of the device's streams (forget_device_buffers).
+cudaStream_t Session::event_signal_stream() {
+  int device = 0;
+  const auto& rt = backend_.cudart();
+  if (rt.cudaGetDevice) rt.cudaGetDevice(&device);
+  auto [it, made] = event_signal_streams_.try_emplace(device, nullptr);
+  if (made && (!rt.cudaStreamCreateWithFlags || rt.cudaStreamCreateWithFlags(&it->second, cudaStreamNonBlocking) != cudaSuccess))
+    it->second = nullptr;  // not tried again on this device
+  return it->second;
 }
 
 // Natively the driver tells a process past its device memory budget; here the budget is the slice,

@@ -92,6 +92,10 @@ class Session {
   // must see each wait. Session thread.
   enum class SignalAnswer { kWrite, kAsk, kNever };
   SignalAnswer signal_answer();
+  // The session's own stream on the current device, on which a signal waits for an event
+  // (stream_signal.cpp): non-blocking, so that the program's legacy default stream never waits for
+  // it. Null when the backend cannot make one. Session thread.
+  cudaStream_t event_signal_stream();
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
   ErrorLog& error_log() { return error_log_; }
@@ -258,6 +262,7 @@ class Session {
   bool keeps_sync_calls_ = false;
   std::atomic<uint64_t> async_errors_told_{0};  // kAsyncError frames sent, from any thread
   uint64_t errors_at_signal_ = 0;               // async_errors_told_ at the last stream signal
+  std::map<int, cudaStream_t> event_signal_streams_;  // by device; session thread only
   std::vector<uint8_t> staging_;
   std::unordered_map<uint64_t, std::unique_ptr<Mirror>> mirrors_;
   std::deque<HostCallback> kept_callbacks_;  // under state_mu_
