@@ -10,6 +10,8 @@ namespace rgpu::client {
 
 // Whether this process is capturing `stream` into a graph.
 bool stream_capturing(cudaStream_t stream);
+// Whether it is capturing any stream.
+bool capture_under_way();
 
 // An async H2D or D2H copy issued on a capturing stream: captured against a server mirror.
 cudaError_t capture_host_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream);

@@ -83,6 +83,7 @@ class CaptureRegistry {
     return it == capturing_.end() ? 0 : it->second->id;
   }
   bool capturing(cudaStream_t s) { return capture_id(s) != 0; }
+  bool any() const { return any_.load(std::memory_order_acquire); }
   void add_input(cudaStream_t s, MirroredInput in) {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = capturing_.find(key(s)); it != capturing_.end()) it->second->inputs.push_back(in);
@@ -495,6 +496,8 @@ cudaError_t instantiate_with_params(cudaGraphExec_t* exec, cudaGraph_t graph, cu
 }  // namespace
 
 bool stream_capturing(cudaStream_t stream) { return CaptureRegistry::get().capturing(stream); }
+
+bool capture_under_way() { return CaptureRegistry::get().any(); }
 
 cudaError_t capture_host_copy(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
   CaptureRegistry& reg = CaptureRegistry::get();

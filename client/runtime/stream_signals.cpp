@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "client/runtime/call.h"
+#include "client/runtime/capture.h"
 #include "client/runtime/device.h"
 #include "client/runtime/mapped_memory.h"
 #include "client/runtime/pipe.h"
@@ -88,27 +89,28 @@ class SignalPage {
   static_assert(kSlots == 64, "one bit of taken_ per slot");
 };
 
-// The page when a wait can be answered through it now, else null (first: a client without one
-// learns that from a static).
-SignalPage* usable_page(bool per_thread) {
+// The page when a wait that `sync_call` (the synchronising call's id) would make can be answered
+// through it now, else null (first: a client without one learns that from a static).
+SignalPage* usable_page(uint32_t sync_call) {
   SignalPage* page = SignalPage::get();
   if (!page || page->closed()) return nullptr;
   Pipe& pipe = Pipe::get();
-  if (!pipe.available() || pipe.deliveries_pending() ||
-      mapped_read_back_follows(per_thread ? gen::cudart::k_cudaStreamSynchronize_ptsz
-                                          : gen::cudart::k_cudaStreamSynchronize))
-    return nullptr;
+  if (!pipe.available() || pipe.deliveries_pending() || mapped_read_back_follows(sync_call)) return nullptr;
   return page;
 }
 
-bool signal_and_watch(SignalPage& page, uint64_t stream, bool per_thread, const char* what) {
+uint32_t stream_sync_call(bool per_thread) {
+  return per_thread ? gen::cudart::k_cudaStreamSynchronize_ptsz : gen::cudart::k_cudaStreamSynchronize;
+}
+
+bool signal_and_watch(SignalPage& page, uint64_t id, wire::SignalWaited waited, const char* what) {
   Pipe& pipe = Pipe::get();
   trace_wait(what);
   const SignalPage::Word word = page.next_word();
   thread_local wire::Encoder args;
   args.clear();
-  args.put<uint64_t>(stream);
-  args.put<uint8_t>(per_thread ? 1 : 0);
+  args.put<uint64_t>(id);
+  args.put<uint8_t>(waited);
   args.put<uint64_t>(page.id());
   args.put<uint64_t>(word.offset);
   args.put<uint32_t>(word.value);
@@ -125,15 +127,27 @@ bool signal_and_watch(SignalPage& page, uint64_t stream, bool per_thread, const 
   return answered;
 }
 
+wire::SignalWaited stream_waited(bool per_thread) {
+  return per_thread ? wire::kSignalPerThreadStream : wire::kSignalStream;
+}
+
 }  // namespace
 
 bool wait_through_signal(uint64_t stream, bool per_thread, const char* what) {
-  SignalPage* page = usable_page(per_thread);
-  return page && signal_and_watch(*page, stream, per_thread, what);
+  SignalPage* page = usable_page(stream_sync_call(per_thread));
+  return page && signal_and_watch(*page, stream, stream_waited(per_thread), what);
+}
+
+bool wait_for_event_through_signal(uint64_t event) {
+  // An event recorded inside a capture would pull the session's signal stream into it; and while a
+  // capture is under way the call itself may have an error to give.
+  if (capture_under_way()) return false;
+  SignalPage* page = usable_page(gen::cudart::k_cudaEventSynchronize);
+  return page && signal_and_watch(*page, event, wire::kSignalEvent, "cudaEventSynchronize");
 }
 
 SignalRead::SignalRead(void* dst, const void* src, size_t n, bool per_thread) {
-  SignalPage* page = n <= kSignalReadMax ? usable_page(per_thread) : nullptr;
+  SignalPage* page = n <= kSignalReadMax ? usable_page(stream_sync_call(per_thread)) : nullptr;
   if (!page || (slot_ = page->take_slot()) < 0) return;
   wire::SharedCopy a{};
   a.device = reinterpret_cast<uint64_t>(src);
@@ -150,7 +164,7 @@ SignalRead::SignalRead(void* dst, const void* src, size_t n, bool per_thread) {
     outcome_ = kAsk;  // the usual copy reports what became of the session
     return;
   }
-  if (!signal_and_watch(*page, a.stream, per_thread, per_thread ? "cudaMemcpy_ptds" : "cudaMemcpy")) {
+  if (!signal_and_watch(*page, a.stream, stream_waited(per_thread), per_thread ? "cudaMemcpy_ptds" : "cudaMemcpy")) {
     outcome_ = kAsk;
     return;
   }

@@ -1,6 +1,6 @@
 // Stream signals (wire::kCallStreamSignal): a client on rgpud's host that shares memory with its
-// session learns that a stream's work is done from a word of a shared page, which the GPU sets
-// behind that work, instead of from the reply to a synchronising call. The wait skips the server's
+// session learns that a stream's (or an event's) work is done from a word of a shared page, which
+// the GPU sets behind that work, instead of from the reply to a synchronising call. The wait skips the server's
 // reply and the client's receiver thread, which on an H100 cost a same-host launch + sync 1.4 us of
 // the 2.3 us it took over native.
 //
@@ -24,6 +24,10 @@ namespace rgpu::client {
 // caller is to make the synchronising call (which then waits for the same work). `what` names the
 // wait for RGPU_TRACE_WAITS.
 bool wait_through_signal(uint64_t stream, bool per_thread, const char* what);
+
+// Likewise for the work client event `event` stands for (cudaEventSynchronize); never while a
+// capture is under way.
+bool wait_for_event_through_signal(uint64_t event);
 
 // A small synchronous D2H copy (at most kSignalReadMax bytes) from device address `src` on the
 // default stream, through a slot of the shared page and a signal: the GPU's copy lands in the slot,

@@ -50,13 +50,14 @@ RGPU_MODULE_BY_KEY_KB=0 client timeout 60 "$BIN/rgpu" run -- "$PROGS/api_tour" >
 check "module offered by key, cache hit" $? "$(grep -v '^ok' "$WORK/tour3.out" | head)"
 
 # 1c. Round trips: what CUDA answers without the GPU costs no traffic, async work does not wait
-# (the expected 8 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
-check_round_trips "a representative program makes exactly 8 round trips" 8 "^ok: round_trips" "$PROGS/round_trips"
+# (the expected 9 are listed in round_trips.cu); RGPU_SYNC=1 makes every call wait.
+check_round_trips "a representative program makes exactly 9 round trips" 9 "^ok: round_trips" "$PROGS/round_trips"
 RGPU_TRACE_WAITS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/trace.out" 2>"$WORK/trace.err"
-[[ $(grep -c "waits for the server$" "$WORK/trace.err") == 8 ]] &&
+[[ $(grep -c "waits for the server$" "$WORK/trace.err") == 9 ]] &&
   grep -q "^rgpu: cudaStreamSynchronize waits for the server$" "$WORK/trace.err" &&
+  grep -q "^rgpu: cudaEventSynchronize waits for the server$" "$WORK/trace.err" &&
   grep -q "^rgpu: rgpu's module upload waits for the server$" "$WORK/trace.err"
-check "RGPU_TRACE_WAITS=1 names each of the 8 round trips" $? "$(head -12 "$WORK/trace.err")"
+check "RGPU_TRACE_WAITS=1 names each of the 9 round trips" $? "$(head -12 "$WORK/trace.err")"
 RGPU_SYNC=1 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/rts.out" 2>"$WORK/rts.err"
 rc=$?
 [[ $rc == 0 ]] && grep -q "rgpu: 0 calls sent without waiting" "$WORK/rts.err"

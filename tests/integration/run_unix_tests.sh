@@ -118,25 +118,25 @@ signalled=$(sed -n 's/.*; \([0-9]*\) of the round trips were stream waits answer
 grep -q "ok: shared_copies" "$WORK/signals.out" && [[ -n $signalled ]] && ((signalled > 0))
 check "stream waits answered through shared memory (${signalled:-none} of them), the bytes there after each" $? \
   "$(tail -5 "$WORK/signals.out")"
-# The counted program (round_trips.cu: 8 round trips over TCP) makes one more here, the sharing of
-# the signal page, and its stream synchronisation and 4-byte D2H copy are answered through it (a
-# watch long enough that no busy machine runs it out).
+# The counted program (round_trips.cu: 9 round trips over TCP) makes one more here, the sharing of
+# the signal page, and its stream and event synchronisations and 4-byte D2H copy are answered
+# through it (a watch long enough that no busy machine runs it out).
 RGPU_STATS=1 RGPU_REPLY_POLL_US=200000 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/signal_rt.out" 2>&1
 grep -q "^ok: round_trips" "$WORK/signal_rt.out" &&
-  grep -q ", 9 round trips, .*; 2 of the round trips were stream waits answered through shared memory$" "$WORK/signal_rt.out"
-check "a stream synchronisation and a 4-byte D2H copy answered through shared memory" $? \
+  grep -q ", 10 round trips, .*; 3 of the round trips were stream waits answered through shared memory$" "$WORK/signal_rt.out"
+check "a stream and an event synchronisation and a 4-byte D2H copy answered through shared memory" $? \
   "$(tail -3 "$WORK/signal_rt.out")"
 RGPU_STREAM_SIGNALS=0 RGPU_STATS=1 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" >"$WORK/signal_off.out" 2>&1
 grep -q "^ok: round_trips" "$WORK/signal_off.out" &&
-  grep -q ", 8 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_off.out"
-check "RGPU_STREAM_SIGNALS=0: both answered by replies, 8 round trips" $? "$(tail -3 "$WORK/signal_off.out")"
+  grep -q ", 9 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_off.out"
+check "RGPU_STREAM_SIGNALS=0: all three answered by replies, 9 round trips" $? "$(tail -3 "$WORK/signal_off.out")"
 # A compute-sliced session's gate must see each wait: the first signal is told "never", and the
 # rest of its waits go straight to their calls (one signal more than with signals off, and the page).
 RGPU_COMPUTE=50 RGPU_STATS=1 RGPU_REPLY_POLL_US=200000 client timeout 60 "$BIN/rgpu" run -- "$PROGS/round_trips" \
   >"$WORK/signal_gated.out" 2>&1
 grep -q "^ok: round_trips" "$WORK/signal_gated.out" &&
-  grep -q ", 10 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_gated.out"
-check "a compute-sliced session: one signal told never, then its waits are calls (10 round trips)" $? \
+  grep -q ", 11 round trips, .*; 0 of the round trips were stream waits answered through shared memory$" "$WORK/signal_gated.out"
+check "a compute-sliced session: one signal told never, then its waits are calls (11 round trips)" $? \
   "$(tail -3 "$WORK/signal_gated.out")"
 read -r in out < <(RGPU_STAGING_CHUNK_MB=1 RGPU_STAGING_CHUNKS=2 traffic_of "$LOG" "$PROGS/shared_copies")
 grep -q "ok: shared_copies" "$WORK/traffic.out" && [[ -n $in ]] && awk -v i="$in" -v o="$out" 'BEGIN { exit !(i < 8 && o < 8) }'

@@ -8,8 +8,9 @@
 //   1  cudaFuncGetAttributes, once (then cached)
 //   1  cudaOccupancyMaxActiveBlocksPerMultiprocessor, once per question (PyTorch asks every step)
 //   1  cudaStreamSynchronize
+//   1  cudaEventSynchronize (its event's creation and record wait for nothing)
 //   1  the 4-byte D2H cudaMemcpy
-// = 8 round trips, however many iterations the loop makes.
+// = 9 round trips, however many iterations the loop makes.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -57,8 +58,14 @@ int main() {
     }
   }
   CHECK_CUDA(cudaStreamSynchronize(s));
+  cudaEvent_t done;
+  CHECK_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  axpy<<<(n + 255) / 256, 256, 0, s>>>(2.0f, x, y, n);
+  CHECK_CUDA(cudaEventRecord(done, s));
+  CHECK_CUDA(cudaEventSynchronize(done));
   float first = 0;
   CHECK_CUDA(cudaMemcpy(&first, y, sizeof first, cudaMemcpyDeviceToHost));
+  CHECK_CUDA(cudaEventDestroy(done));
   CHECK_CUDA(cudaFree(x));
   CHECK_CUDA(cudaFree(y));
   CHECK_CUDA(cudaStreamDestroy(s));

@@ -1,5 +1,5 @@
-// cudaStreamSynchronize: answered through a stream signal where one can (stream_signals.h), else
-// by the synchronising call.
+// cudaStreamSynchronize and cudaEventSynchronize: answered through a stream signal where one can
+// (stream_signals.h), else by the synchronising call.
 #include <cuda_runtime_api.h>
 
 #include "client/runtime/cudart_errors.h"
@@ -10,11 +10,12 @@
 namespace rgpu::client {
 namespace {
 
+namespace remote = gen::cudart::remote;
+
 cudaError_t synchronize(cudaStream_t stream, bool per_thread) {
   if (wait_through_signal(gen::handle_id(stream), per_thread,
                           per_thread ? "cudaStreamSynchronize_ptsz" : "cudaStreamSynchronize"))
     return cudart_finish(cudaSuccess);
-  namespace remote = gen::cudart::remote;
   return cudart_finish(per_thread ? remote::cudaStreamSynchronize_ptsz(stream) : remote::cudaStreamSynchronize(stream));
 }
 
@@ -25,4 +26,10 @@ extern "C" cudaError_t cudaStreamSynchronize(cudaStream_t stream) { return rgpu:
 
 extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
   return rgpu::client::synchronize(stream, true);
+}
+
+extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  namespace client = rgpu::client;
+  if (client::wait_for_event_through_signal(rgpu::gen::handle_id(event))) return client::cudart_finish(cudaSuccess);
+  return client::cudart_finish(client::remote::cudaEventSynchronize(event));
 }
