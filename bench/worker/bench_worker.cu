@@ -126,8 +126,9 @@ void copy(bool quick, cudaStream_t stream) {
   for (size_t bytes : sizes) copy_size(bytes, stream);
 }
 
-// Latency of the three calls a training loop waits on most: a small synchronous read-back (a
-// loss's .item()), a launch it waits for, an allocation. Each is the median of single calls after
+// Latency of the calls a training loop waits on most: a small synchronous read-back (a loss's
+// .item()), a launch it waits for (through the stream, or through an event recorded after it, as
+// timing code does), an allocation. Each is the median of single calls after
 // warm-up, measured in kRounds interleaved rounds, and the best round counts: on a shared machine a
 // round can land on a busy core, and that says nothing about the call (native and remote alike).
 constexpr int kRounds = 3;
@@ -141,10 +142,13 @@ void latency(bool quick, cudaStream_t stream) {
   CHECK(cudaMalloc(&dev, 4));
   CHECK(cudaMemset(dev, 0, 4));
   uint32_t host = 0;
+  cudaEvent_t done = nullptr;
+  CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
 
-  double d2h = 1e30, launch_sync = 1e30, malloc_free = 1e30;
+  double d2h = 1e30, launch_sync = 1e30, launch_event = 1e30, malloc_free = 1e30;
   for (int round = 0; round < kRounds; ++round) {
-    std::fprintf(stderr, "latency round %d of %d: 4-byte D2H, launch + sync (x %d), cudaMalloc + cudaFree (x %d)\n",
+    std::fprintf(stderr,
+                 "latency round %d of %d: 4-byte D2H, launch + stream or event sync (x %d), cudaMalloc + cudaFree (x %d)\n",
                  round + 1, kRounds, iters, alloc_iters);
     d2h = std::min(d2h, median_seconds(warmup, iters, [&] {
                      CHECK(cudaMemcpy(&host, dev, 4, cudaMemcpyDeviceToHost));
@@ -153,6 +157,11 @@ void latency(bool quick, cudaStream_t stream) {
                              empty_kernel<<<1, 1, 0, stream>>>();
                              CHECK(cudaStreamSynchronize(stream));
                            }));
+    launch_event = std::min(launch_event, median_seconds(warmup, iters, [&] {
+                              empty_kernel<<<1, 1, 0, stream>>>();
+                              CHECK(cudaEventRecord(done, stream));
+                              CHECK(cudaEventSynchronize(done));
+                            }));
     CHECK(cudaGetLastError());  // a launch error stays the last error until read: one check covers all
     malloc_free = std::min(malloc_free, median_seconds(warmup / 4, alloc_iters, [&] {
                              void* p = nullptr;
@@ -162,7 +171,9 @@ void latency(bool quick, cudaStream_t stream) {
   }
   metric("latency_d2h_4B", us(d2h), "us");
   metric("latency_launch_sync", us(launch_sync), "us");
+  metric("latency_launch_event_sync", us(launch_event), "us");
   metric("latency_malloc_free_1MiB", us(malloc_free), "us");
+  CHECK(cudaEventDestroy(done));
   CHECK(cudaFree(dev));
 }
 

@@ -51,7 +51,8 @@ for key in ("date", "host", "server", "server_device"):
 rows = {r["metric"]: r for r in report["rows"]}
 expected = ["transport_pingpong_64B", "transport_sink_1conn", "transport_source_1conn",
             "transport_sink_4conn", "transport_source_4conn",
-            "latency_d2h_4B", "latency_launch_sync", "latency_malloc_free_1MiB", "launch_throughput"]
+            "latency_d2h_4B", "latency_launch_sync", "latency_launch_event_sync", "latency_malloc_free_1MiB",
+            "launch_throughput"]
 for kind in ("h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable"):
     for size in ("4KiB", "1MiB", "16MiB"):
         expected += [f"copy_{kind}_{size}/1conn", f"copy_{kind}_{size}/striped"]
