@@ -53,6 +53,7 @@ std::vector<uint8_t> script(std::mt19937_64& rng) {
     if (rng() % 20 == 0) id = rng() % 2 ? rgpu::wire::kCallModuleGlobal : rgpu::wire::kCallModuleUnload;
     if (rng() % 20 == 0) id = rgpu::wire::kCallMappedExpose + static_cast<uint32_t>(rng() % 4);
     if (rng() % 20 == 0) id = rgpu::wire::kCallLogsRead;
+    if (rng() % 20 == 0) id = rgpu::wire::kCallStreamSignal;
     std::vector<uint8_t> payload(rng() % 96);
     for (auto& b : payload) b = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);  // mostly zeros: small values
     size_t bulk = rng() % 8 == 0 ? rng() % 256 : 0;
