@@ -221,7 +221,8 @@ class Session {
   void watch_peer(int wake);
   void heartbeat();  // a kHeartbeat frame, unless a reply is being sent
   Status aborted_status();  // why abort() ended the session (ok: the client went away)
-  // cudaDeviceReset freed the current device's context, and with it the pinned staging rings.
+  // cudaDeviceReset freed the current device's context, and with it the pinned staging rings and the
+  // event signal stream.
   void forget_device_buffers();
   Status handle_control(const wire::FrameHeader& h, std::span<const uint8_t> payload);
   // One frame read whole (from the connection, or stashed by a waiting host function).

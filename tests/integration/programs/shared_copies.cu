@@ -1,7 +1,7 @@
 // Copies to and from pinned host memory (cudaMallocHost, cudaHostAlloc) and pageable memory come
 // back byte for byte at many sizes and offsets, synchronous and async on streams with a kernel
-// between them, small synchronous reads, and a cudaFreeHost with copies still queued on its memory
-// lets them finish first.
+// between them (waited for through the stream or an event), small synchronous reads, and a
+// cudaFreeHost with copies still queued on its memory lets them finish first.
 // Over a Unix socket (run_unix_tests.sh) pinned memory is shared with the session and pageable
 // copies are staged through shared chunks, so no byte of these copies crosses the socket; the
 // script checks the session's traffic. Over TCP, or with sharing off, the same checks hold on the
@@ -184,6 +184,29 @@ int main() {
   CHECK_OK(cudaMemcpy(dev, up, 4096, cudaMemcpyHostToDevice));
   CHECK_OK(cudaMemcpy(down + 1, dev, 4096, cudaMemcpyDeviceToHost));
   if (!holds_pattern(down + 1, 4096, round)) return std::printf("FAIL copy after the failed one\n"), 1;
+
+  // An event never recorded is complete at once; one recorded on a default stream (per-thread and
+  // legacy) behind copies and a kernel has their bytes there once synchronised. Over a Unix socket
+  // these waits are answered through shared memory (client/runtime/stream_signals.h).
+  {
+    cudaEvent_t fresh = nullptr;
+    CHECK_OK(cudaEventCreateWithFlags(&fresh, cudaEventDisableTiming));
+    CHECK_OK(cudaEventSynchronize(fresh));
+    for (cudaStream_t on : {cudaStreamPerThread, static_cast<cudaStream_t>(nullptr)}) {
+      ++round;
+      const size_t n = (2u << 20) + 9;
+      fill_pattern(up + 5, n, round);
+      std::memset(down, 0, n + 16);
+      CHECK_OK(cudaMemcpyAsync(dev + 2, up + 5, n, cudaMemcpyHostToDevice, on));
+      touch<<<static_cast<unsigned>((n + 255) / 256), 256, 0, on>>>(dev + 2, n);
+      CHECK_OK(cudaGetLastError());
+      CHECK_OK(cudaMemcpyAsync(down + 3, dev + 2, n, cudaMemcpyDeviceToHost, on));
+      CHECK_OK(cudaEventRecord(fresh, on));
+      CHECK_OK(cudaEventSynchronize(fresh));
+      if (!holds_pattern(down + 3, n, round)) return std::printf("FAIL copies before an event on a default stream\n"), 1;
+    }
+    CHECK_OK(cudaEventDestroy(fresh));
+  }
 
   CHECK_OK(cudaEventDestroy(done));
   CHECK_OK(cudaStreamDestroy(s));
