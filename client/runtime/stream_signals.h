@@ -1,17 +1,21 @@
 // Stream signals (wire::kCallStreamSignal): a client on rgpud's host that shares memory with its
 // session learns that a stream's (or an event's) work is done from a word of a shared page, which
-// the GPU sets behind that work, instead of from the reply to a synchronising call. The wait skips the server's
-// reply and the client's receiver thread, which on an H100 cost a same-host launch + sync 1.4 us of
-// the 2.3 us it took over native.
+// the GPU sets behind that work, instead of from the reply to a synchronising call. The wait skips
+// the server's reply and the client's receiver thread, which on an H100 cost a same-host launch +
+// sync 1.4 us of the 2.3 us it took over native.
 //
 // The word's other answer, "ask" (the value with wire::kSignalAsk: the server knows the wait must
 // learn more; with wire::kSignalNever too, every wait of the session will, and no signal is sent
 // again: a module may print, or a compute gate must see each wait), or a watch that runs out
 // (RGPU_REPLY_POLL_US: a long kernel, or failed work, which never writes the word) sends the caller
-// to the synchronising call, whose reply says how the work ended. So does a wait that must learn more than that the work is done, which the client knows of
-// itself: bytes still to land from the pipe (an async D2H, a graph's D2H mirror) or mapped memory
-// to read back (mapped_memory.h); and so does any client that shares no memory (a TCP session,
+// to the synchronising call, whose reply says how the work ended. So does a wait that must learn
+// more than that the work is done, which the client knows of itself: bytes still to land from the
+// pipe (an async D2H, a graph's D2H mirror), mapped memory to read back (mapped_memory.h), or, for
+// an event, a capture under way; and so does any client that shares no memory (a TCP session,
 // RGPU_SHARED_MEMORY=0) or sets RGPU_STREAM_SIGNALS=0.
+//
+// An event's signal waits on one stream of the session's per device, so a wait behind another
+// thread's longer one runs its watch out and asks: slower, never early.
 #pragma once
 
 #include <cstddef>
