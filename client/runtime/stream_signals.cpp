@@ -21,8 +21,9 @@ namespace {
 
 const Tunable kStreamSignals{"RGPU_STREAM_SIGNALS", "1",
                              "1: a client on rgpud's host that shares memory with its session learns that a stream's "
-                             "work is done (cudaStreamSynchronize, a small synchronous D2H copy) from a word the GPU "
-                             "sets; 0: from the reply to the synchronising call"};
+                             "or an event's work is done (cudaStreamSynchronize, cudaEventSynchronize, a small "
+                             "synchronous D2H copy) from a word the GPU sets; 0: from the reply to the synchronising "
+                             "call"};
 
 // The shared page: kWords words, then kSlots slots of kSignalReadMax bytes for small reads. A wait
 // takes the next value and the word it names (value % kWords); values grow to kSignalNever - 1 and

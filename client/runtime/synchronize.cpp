@@ -19,6 +19,11 @@ cudaError_t synchronize(cudaStream_t stream, bool per_thread) {
   return cudart_finish(per_thread ? remote::cudaStreamSynchronize_ptsz(stream) : remote::cudaStreamSynchronize(stream));
 }
 
+cudaError_t synchronize(cudaEvent_t event) {
+  if (wait_for_event_through_signal(gen::handle_id(event))) return cudart_finish(cudaSuccess);
+  return cudart_finish(remote::cudaEventSynchronize(event));
+}
+
 }  // namespace
 }  // namespace rgpu::client
 
@@ -28,8 +33,4 @@ extern "C" cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream) {
   return rgpu::client::synchronize(stream, true);
 }
 
-extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  namespace client = rgpu::client;
-  if (client::wait_for_event_through_signal(rgpu::gen::handle_id(event))) return client::cudart_finish(cudaSuccess);
-  return client::cudart_finish(client::remote::cudaEventSynchronize(event));
-}
+extern "C" cudaError_t cudaEventSynchronize(cudaEvent_t event) { return rgpu::client::synchronize(event); }
