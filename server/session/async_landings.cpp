@@ -18,13 +18,9 @@
 namespace rgpu::server {
 namespace {
 
-// A piece is copied off the device, and its event recorded, before it can be sent. Each slice's
-// first piece is small, so that its bytes go out soon; the next ones double up to the largest, so
-// that a large copy takes few calls to issue (two a piece, on the session thread, before anything
-// is sent): 256 MiB over 12 stripes is 60 pieces where 2 MiB ones made 132. The device copies many
-// times faster than a connection sends, so a larger piece is done before its stripe reaches it.
-constexpr uint64_t kFirstPiece = 1u << 20;
-constexpr uint64_t kLargestPiece = 8u << 20;
+// A piece is copied off the device, and its event recorded, before it can be sent: small enough
+// that the first goes out soon, large enough that its event costs nothing against its bytes.
+constexpr uint64_t kPiece = 2u << 20;
 // The landing thread looks at the pending copies this often at first, backing off to the longest
 // while none is done (each look is an event query per pending copy).
 constexpr auto kFirstLook = std::chrono::microseconds(20);
@@ -165,11 +161,10 @@ int32_t AsyncLandings::issue(uint64_t seq, uint32_t method, const void* src, uin
   // every stripe has its first piece early.
   const uint32_t stripes = std::max<uint32_t>(route.stripes, 1);
   const uint64_t slice = route.stripes ? ((n + stripes - 1) / stripes + 4095) & ~uint64_t{4095} : n;
-  for (uint64_t within = 0, piece = kFirstPiece; status == cudaSuccess && within < slice;
-       within += piece, piece = std::min(piece * 2, kLargestPiece)) {
+  for (uint64_t within = 0; status == cudaSuccess && within < slice; within += kPiece) {
     for (uint32_t k = 0; k < stripes && status == cudaSuccess; ++k) {
       const uint64_t start = std::min<uint64_t>(uint64_t{k} * slice + within, n);
-      const uint64_t end = std::min<uint64_t>(uint64_t{k} * slice + std::min(within + piece, slice), n);
+      const uint64_t end = std::min<uint64_t>(uint64_t{k} * slice + std::min(within + kPiece, slice), n);
       if (start >= end) continue;
       Piece p{start, end - start, k, take_event(l.device)};
       status = p.done ? rt.cudaMemcpyAsync(l.buffer.data + start, static_cast<const uint8_t*>(src) + start, p.length,
