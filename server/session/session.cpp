@@ -544,10 +544,8 @@ Session::SignalAnswer Session::signal_answer() {
 
 // Kept for the session's life (its worker process's end frees it) or until cudaDeviceReset
 // destroys it with the rest of the device's streams (forget_device_buffers).
-cudaStream_t Session::event_signal_stream() {
-  int device = 0;
+cudaStream_t Session::event_signal_stream(int device) {
   const auto& rt = backend_.cudart();
-  if (rt.cudaGetDevice) rt.cudaGetDevice(&device);
   auto [it, made] = event_signal_streams_.try_emplace(device, nullptr);
   if (made && (!rt.cudaStreamCreateWithFlags || rt.cudaStreamCreateWithFlags(&it->second, cudaStreamNonBlocking) != cudaSuccess))
     it->second = nullptr;  // not tried again on this device

@@ -92,10 +92,10 @@ class Session {
   // must see each wait. Session thread.
   enum class SignalAnswer { kWrite, kAsk, kNever };
   SignalAnswer signal_answer();
-  // The session's own stream on the current device, on which a signal waits for an event
+  // The session's own stream on `device` (the current one), on which a signal waits for an event
   // (stream_signal.cpp): non-blocking, so that the program's legacy default stream never waits for
   // it. Null when the backend cannot make one. Session thread.
-  cudaStream_t event_signal_stream();
+  cudaStream_t event_signal_stream(int device);
   // The memory slice every allocation is checked against (not enforced for a whole-GPU session).
   MemorySlice& memory() { return memory_; }
   ErrorLog& error_log() { return error_log_; }

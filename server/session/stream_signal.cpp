@@ -22,13 +22,13 @@ namespace rgpu::server::handlers {
 namespace {
 
 // The stream whose work so far the word is to follow: the client's stream, or, for an event, the
-// session's own signal stream made to wait for the event. False for an unknown stream or event, or
+// session's own signal stream on `device` (the current one) made to wait for the event. False for an unknown stream or event, or
 // where the backend cannot.
-bool signalled_stream(CallContext& ctx, uint64_t id, wire::SignalWaited waited, cudaStream_t* out) {
+bool signalled_stream(CallContext& ctx, uint64_t id, wire::SignalWaited waited, int device, cudaStream_t* out) {
   if (waited != wire::kSignalEvent) return waited_stream(ctx.handles, id, waited == wire::kSignalPerThreadStream, out);
   cudaEvent_t event{};
   if (!id || !ctx.handles.resolve(HandleKind::kEvent, id, &event) || !ctx.cudart.cudaStreamWaitEvent) return false;
-  cudaStream_t stream = ctx.session.event_signal_stream();
+  cudaStream_t stream = ctx.session.event_signal_stream(device);
   if (!stream || ctx.cudart.cudaStreamWaitEvent(stream, event, cudaEventWaitDefault) != cudaSuccess) return false;
   *out = stream;
   return true;
@@ -59,7 +59,7 @@ bool stream_signal(CallContext& ctx, wire::Decoder& in, wire::Encoder& out, int3
   status = cudaSuccess;
   cudaStream_t stream{};
   const Session::SignalAnswer answer = ctx.session.signal_answer();
-  const bool resolved = answer == Session::SignalAnswer::kWrite && signalled_stream(ctx, id, waited, &stream);
+  const bool resolved = answer == Session::SignalAnswer::kWrite && signalled_stream(ctx, id, waited, device, &stream);
   if (resolved && ctx.session.backend().write_after(stream, word, gpu, value))
     return true;
   const uint32_t never = answer == Session::SignalAnswer::kNever ? wire::kSignalNever : 0;
